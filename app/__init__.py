@@ -1,0 +1,85 @@
+"""Application factory of the Festival Data Service."""
+import swagger_ui_bundle
+from flask import Flask, request, send_from_directory
+from peewee import InterfaceError, OperationalError
+
+from db.database import bind_database, database_answers
+
+from .auth import KeyCache, authenticate
+from .config import load_config
+from .smorest import Api, error_body
+
+API_PREFIX = "/public-api/v1"
+DOCS_ASSETS = f"{API_PREFIX}/docs/assets"
+
+
+def _openapi_settings():
+    return {
+        "API_TITLE": "Festival Data Service",
+        "API_VERSION": "v1",
+        "OPENAPI_VERSION": "3.0.3",
+        "OPENAPI_URL_PREFIX": API_PREFIX,
+        "OPENAPI_JSON_PATH": "openapi.json",
+        "OPENAPI_SWAGGER_UI_PATH": "docs",
+        "OPENAPI_SWAGGER_UI_URL": f"{DOCS_ASSETS}/",
+        "API_SPEC_OPTIONS": {
+            "info": {"description": "Public, read-only data of one festival, chosen by the API key."},
+            "components": {"securitySchemes": {
+                "ApiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"}}},
+            "security": [{"ApiKey": []}],
+        },
+    }
+
+
+def _register_database(app):
+    db = bind_database(app.config["DATABASE_URL"], readonly=app.config["DATABASE_READONLY"])
+
+    @app.before_request
+    def open_connection():
+        db.connect(reuse_if_open=True)
+
+    @app.teardown_request
+    def close_connection(exc):
+        if not db.is_closed():
+            db.close()
+
+    @app.errorhandler(OperationalError)
+    @app.errorhandler(InterfaceError)
+    def database_error(error):
+        # The same exception class covers "server gone" and "bad SQL": ask the database.
+        if database_answers(db):
+            app.logger.error("database error", exc_info=error)
+            return error_body(500), 500
+        app.logger.error("database unavailable", exc_info=error)
+        return error_body(503), 503
+
+
+def create_app(config=None):
+    """Create the WSGI app; ``config`` overrides settings read from the environment."""
+    app = Flask(__name__)
+    app.config.update(_openapi_settings())
+    app.config.update(load_config(config))
+    app.json.sort_keys = False
+    app.json.ensure_ascii = False
+
+    _register_database(app)
+    app.extensions["festival_keys"] = KeyCache(app.config["API_KEY_CACHE_SECONDS"])
+
+    api = Api(app)
+    from .api import BLUEPRINTS
+
+    for blp in BLUEPRINTS:
+        api.register_blueprint(blp, url_prefix=API_PREFIX)
+    protected = {blp.name for blp in BLUEPRINTS}
+
+    @app.before_request
+    def require_key():
+        if request.blueprint in protected:
+            authenticate()
+
+    @app.get(f"{DOCS_ASSETS}/<path:filename>")
+    def docs_assets(filename):
+        return send_from_directory(swagger_ui_bundle.swagger_ui_path, filename)
+
+    app.extensions["festival_api"] = api
+    return app

@@ -1,0 +1,183 @@
+"""``festival-api``: set up the database, load festivals, manage API keys, serve."""
+import os
+import sys
+import uuid
+
+import click
+
+from db import models as m
+from db.database import bind_database
+from db.keys import create_key, list_keys, revoke_key
+
+from .config import load_config
+
+
+def _open_database():
+    db = bind_database(os.environ.get("DATABASE_URL") or load_config()["DATABASE_URL"])
+    db.connect(reuse_if_open=True)
+    return db
+
+
+def _festival_or_fail(slug):
+    festival = m.Festival.get_or_none(m.Festival.slug == slug)
+    if festival is None:
+        raise click.ClickException(f"no festival with slug {slug!r} (see `festival-api festivals`)")
+    return festival
+
+
+def _progress(section, count):
+    click.echo(f"  {section:<24} {count:>6} rows", err=True)
+
+
+def _import(path):
+    from seed.importer import FixtureError, import_file
+
+    click.echo(f"Importing {path}", err=True)
+    try:
+        summary = import_file(path, progress=_progress)
+    except FixtureError as exc:
+        for json_path, message in exc.problems:
+            click.echo(f"  {json_path}: {message}", err=True)
+        raise click.ClickException(f"{path} is invalid ({len(exc.problems)} problem(s)); nothing was written")
+    click.echo(f"Imported {summary.festival.slug}: {summary.rows} rows, revision {summary.revision}", err=True)
+    return summary
+
+
+@click.group()
+def main():
+    """Festival Data Service: a public read-only festival data API."""
+
+
+@main.command()
+def init():
+    """Create the database tables (safe to run again)."""
+    _open_database()
+    m.create_tables()
+    click.echo("Database ready.", err=True)
+
+
+@main.command()
+def seed():
+    """Load the bundled demo festivals (safe to run again)."""
+    from seed import bundled_fixtures
+
+    _open_database()
+    m.create_tables()
+    for path in bundled_fixtures():
+        _import(path)
+
+
+@main.command("import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+def import_(file):
+    """Validate FILE, then replace that festival's data with it."""
+    _open_database()
+    m.create_tables()
+    _import(file)
+
+
+@main.command()
+def festivals():
+    """List festivals, one per line: slug, name, revision."""
+    from db.revisions import current_revision
+
+    _open_database()
+    for festival in m.Festival.select().order_by(m.Festival.slug):
+        revision, _ = current_revision(festival.id)
+        click.echo(f"{festival.slug}\t{festival.name}\trevision {revision}")
+
+
+@main.group()
+def keys():
+    """Create, list and revoke API keys."""
+
+
+@keys.command("create")
+@click.argument("slug")
+@click.option("--label", help="A note saying who the key is for.")
+def keys_create(slug, label):
+    """Create a key for festival SLUG; the key is printed once, alone on the last line."""
+    _open_database()
+    key, plain = create_key(_festival_or_fail(slug), label=label)
+    click.echo(f"Created key {key.id} ({key.prefix}…) for {slug}. Store it now: it is not shown again.", err=True)
+    click.echo(plain)
+
+
+@keys.command("list")
+@click.argument("slug", required=False)
+def keys_list(slug):
+    """List keys (id, festival, prefix, state, label), of one festival when SLUG is given."""
+    _open_database()
+    festival = _festival_or_fail(slug) if slug else None
+    for key in list_keys(festival):
+        state = "revoked" if key.revoked_at else "active"
+        click.echo(f"{key.id}\t{key.festival.slug}\t{key.prefix}…\t{state}\t{key.label or ''}")
+
+
+@keys.command("revoke")
+@click.argument("key_id")
+def keys_revoke(key_id):
+    """Revoke the key with id KEY_ID."""
+    try:
+        key_uuid = uuid.UUID(key_id)
+    except ValueError:
+        raise click.ClickException(f"{key_id!r} is not a key id (see `festival-api keys list`)")
+    _open_database()
+    if not revoke_key(key_uuid):
+        raise click.ClickException(f"no key with id {key_id}")
+    click.echo(f"Revoked {key_id}.", err=True)
+
+
+def _serve(host, port, threads):
+    from waitress import serve as waitress_serve
+
+    from . import create_app
+
+    app = create_app()
+    click.echo(f"Serving on http://{host}:{port}/public-api/v1 (docs: /public-api/v1/docs)", err=True)
+    waitress_serve(app, host=host, port=port, threads=threads, ident="festival-api")
+
+
+_config = load_config()
+host_option = click.option("--host", default=_config["HOST"], show_default=True)
+port_option = click.option("--port", default=_config["PORT"], show_default=True, type=int)
+threads_option = click.option("--threads", default=_config["THREADS"], show_default=True, type=int)
+
+
+@main.command()
+@host_option
+@port_option
+@threads_option
+def serve(host, port, threads):
+    """Serve the API with waitress."""
+    _serve(host, port, threads)
+
+
+@main.command()
+@host_option
+@port_option
+@threads_option
+def demo(host, port, threads):
+    """Create the local database, load the demo festivals, print a key for each, serve."""
+    from seed import bundled_fixtures
+
+    _open_database()
+    m.create_tables()
+    for path in bundled_fixtures():
+        _import(path)
+    lines = []
+    for festival in m.Festival.select().order_by(m.Festival.slug):
+        _, plain = create_key(festival, label="demo")
+        lines.append((festival.slug, plain))
+    base = f"http://{host}:{port}/public-api/v1"
+    click.echo("\nDemo API keys (one per festival):")
+    for slug, plain in lines:
+        click.echo(f"  {slug:<24} {plain}")
+    click.echo("\nTry:")
+    click.echo(f'  curl -H "X-API-Key: {lines[0][1]}" "{base}/news"\n')
+    sys.stdout.flush()
+    _serve(host, port, threads)
+
+
+if __name__ == "__main__":
+    main()

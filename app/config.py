@@ -1,0 +1,41 @@
+"""Every setting comes from an environment variable with a default (README: Configuration)."""
+import os
+
+from db.database import DEFAULT_DATABASE_URL
+
+
+def _bool(value):
+    return str(value).strip().lower() in ("1", "true", "yes", "on")
+
+
+def _list(value):
+    return [item.strip() for item in str(value).split(",") if item.strip()]
+
+
+# name -> (default, parser, description); the README table lists the same settings.
+SETTINGS = {
+    "DATABASE_URL": (DEFAULT_DATABASE_URL, str, "sqlite:///PATH or postgresql://USER@HOST:PORT/DB"),
+    "DATABASE_READONLY": ("true", _bool, "Open SQLite read-only in the HTTP service"),
+    "API_KEY_CACHE_SECONDS": ("5", float, "How long a key lookup is reused; a revoked key stops working within this time"),
+    "RESPONSE_CACHE_SECONDS": ("5", float, "How long an identical request at the same data revision is answered from memory (0 disables)"),
+    "RESPONSE_CACHE_ENTRIES": ("2000", int, "Most responses kept in the in-memory response cache"),
+    "CACHE_MAX_AGE": ("10", int, "max-age of the Cache-Control header of API responses, in seconds"),
+    "CORS_ORIGINS": ("*", _list, "Comma-separated origins allowed to call the API from a browser; * for any"),
+    "COMPRESS_MIN_SIZE": ("1024", int, "Responses larger than this many bytes are compressed when the client accepts it"),
+    "RATELIMIT_DEFAULT": ("600 per minute", str, "Requests allowed per API key; Flask-Limiter syntax; empty disables"),
+    "RATELIMIT_STORAGE_URI": ("memory://", str, "memory:// for one process, redis://HOST:PORT for several"),
+    "LOG_LEVEL": ("INFO", str, "Level of the access and error log (written to stderr as JSON lines)"),
+    "HOST": ("127.0.0.1", str, "Address `festival-api serve` listens on"),
+    "PORT": ("8080", int, "Port `festival-api serve` listens on"),
+    "THREADS": ("8", int, "Worker threads of `festival-api serve`"),
+}
+
+
+def load_config(overrides=None, environ=None):
+    """Build the Flask config from the environment, then ``overrides``."""
+    environ = os.environ if environ is None else environ
+    config = {}
+    for name, (default, parse, _) in SETTINGS.items():
+        config[name] = parse(environ.get(name, default))
+    config.update(overrides or {})
+    return config

@@ -1,0 +1,52 @@
+"""flask-smorest configured the way this API needs: 400 for bad input, three array encodings."""
+import flask_smorest
+from webargs.flaskparser import FlaskParser
+from werkzeug.datastructures import MultiDict
+from werkzeug.http import HTTP_STATUS_CODES
+
+GENERIC_MESSAGES = {
+    400: "Invalid query parameters.",
+    401: "A valid X-API-Key header is required.",
+    404: "Not found.",
+    405: "Method not allowed.",
+    429: "Too many requests.",
+    500: "Internal server error.",
+    503: "The service is unavailable; try again shortly.",
+}
+
+
+def error_body(code):
+    """The JSON error body for ``code``, for errors raised outside flask-smorest."""
+    return {"code": code, "status": HTTP_STATUS_CODES.get(code, "Error"), "message": GENERIC_MESSAGES[code]}
+
+
+class QueryParser(FlaskParser):
+    """Bad parameters are a 400, and ``name[]=`` keys count as ``name=``."""
+
+    DEFAULT_VALIDATION_STATUS = 400
+
+    def load_querystring(self, req, schema):
+        args = req.args
+        if any(key.endswith("[]") for key in args):
+            merged = MultiDict()
+            for key, value in args.items(multi=True):
+                merged.add(key[:-2] if key.endswith("[]") else key, value)
+            args = merged
+        return self._makeproxy(args, schema)
+
+
+class Blueprint(flask_smorest.Blueprint):
+    ARGUMENTS_PARSER = QueryParser()
+
+
+class Api(flask_smorest.Api):
+    """Every error in one JSON shape, always with a message, never with internals."""
+
+    def handle_http_exception(self, error):
+        payload, code, headers = super().handle_http_exception(error)
+        if code >= 500:
+            payload.pop("errors", None)
+            payload["message"] = GENERIC_MESSAGES.get(code, GENERIC_MESSAGES[500])
+        elif "message" not in payload:
+            payload["message"] = GENERIC_MESSAGES.get(code) or error.description
+        return payload, code, headers

@@ -1,0 +1,26 @@
+"""Allowed values of every enumerated column; the fixture schema and the API share them."""
+
+SUB_FEST_PROGRAMME_STATUSES = (
+    "draft", "scheduled", "ongoing", "completed", "result_published", "cancelled",
+)
+PROGRAM_TYPES = ("individual", "group")
+GENDERS = ("male", "female", "other")
+REGISTRATION_TYPES = ("individual", "group")
+TOPIC_STATUSES = ("pending", "approved", "rejected")
+NEWS_STATUSES = ("draft", "published", "archived")
+TOPPER_SCOPE_TYPES = ("subfest", "category", "section", "collection")
+TOPPER_ENTITY_TYPES = ("candidate", "team", "section", "group")
+RANKING_BASES = ("points",)
+
+# column name -> allowed values, for the fixture schema
+COLUMN_ENUMS = {
+    ("sub_fest_programme", "status"): SUB_FEST_PROGRAMME_STATUSES,
+    ("programme", "program_type"): PROGRAM_TYPES,
+    ("candidate", "gender"): GENDERS,
+    ("registration", "type"): REGISTRATION_TYPES,
+    ("registration", "topic_status"): TOPIC_STATUSES,
+    ("news", "status"): NEWS_STATUSES,
+    ("topper_placeholder", "scope_type"): TOPPER_SCOPE_TYPES,
+    ("topper_placeholder", "entity_type"): TOPPER_ENTITY_TYPES,
+    ("topper_placeholder", "ranking_basis"): RANKING_BASES,
+}

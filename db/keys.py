@@ -1,0 +1,44 @@
+"""API keys: random tokens with a recognisable prefix; only their SHA-256 is stored."""
+import hashlib
+import secrets
+
+from .models import ApiKey, Festival, utcnow
+
+KEY_PREFIX = "fds_"
+
+
+def hash_key(plain):
+    return hashlib.sha256(plain.encode("utf-8")).hexdigest()
+
+
+def create_key(festival, label=None):
+    """Create a key for ``festival``; return ``(ApiKey, plain key)``. The plain key is not stored."""
+    plain = KEY_PREFIX + secrets.token_urlsafe(32)
+    key = ApiKey.create(festival=festival, label=label, prefix=plain[:10], key_hash=hash_key(plain))
+    return key, plain
+
+
+def find_active_key(plain):
+    """Return ``(key id, festival)`` for a valid, unrevoked key, else None."""
+    row = (ApiKey
+           .select(ApiKey.id, ApiKey.revoked_at, Festival)
+           .join(Festival)
+           .where(ApiKey.key_hash == hash_key(plain))
+           .first())
+    if row is None or row.revoked_at is not None or not row.festival.is_active:
+        return None
+    return row.id, row.festival
+
+
+def list_keys(festival=None):
+    query = ApiKey.select(ApiKey, Festival).join(Festival).order_by(Festival.slug, ApiKey.created_at)
+    if festival is not None:
+        query = query.where(ApiKey.festival == festival)
+    return list(query)
+
+
+def revoke_key(key_id):
+    """Revoke a key; return False when there is no such key."""
+    return bool(ApiKey.update(revoked_at=utcnow())
+                .where((ApiKey.id == key_id) & ApiKey.revoked_at.is_null())
+                .execute()) or ApiKey.select().where(ApiKey.id == key_id).exists()

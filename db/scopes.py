@@ -1,0 +1,146 @@
+"""What the public may see. Every query of the API starts from one of these scopes.
+
+A record outside its scope is treated as if it did not exist: absent from lists, 404 on
+detail, not counted anywhere. Review the privacy rules here and only here.
+"""
+from . import models as m
+from .models import utcnow
+
+
+def visible_sub_fest():
+    return (m.SubFest.is_active == True) & (m.SubFest.is_public == True)  # noqa: E712
+
+
+def visible_programme():
+    """A sub-fest programme and its master record are both active and public."""
+    return ((m.SubFestProgramme.is_active == True) & (m.SubFestProgramme.is_public == True)  # noqa: E712
+            & (m.Programme.is_active == True) & (m.Programme.is_public == True))  # noqa: E712
+
+
+def visible_candidate():
+    """A sub-fest candidate and the person behind it are both active and public."""
+    return ((m.SubFestCandidate.is_active == True) & (m.SubFestCandidate.is_public == True)  # noqa: E712
+            & (m.Candidate.is_active == True) & (m.Candidate.is_public == True))  # noqa: E712
+
+
+def visible_result():
+    return (m.Result.is_published == True) & (m.Result.is_public == True)  # noqa: E712
+
+
+def visible_news(now=None):
+    return ((m.News.status == "published") & (m.News.is_public == True)  # noqa: E712
+            & (m.News.is_deleted == False)  # noqa: E712
+            & m.News.published_at.is_null(False) & (m.News.published_at <= (now or utcnow())))
+
+
+def public_sub_fests(festival_id):
+    return m.SubFest.select().where((m.SubFest.festival == festival_id) & visible_sub_fest())
+
+
+def public_categories(sub_fest_id):
+    return m.Category.select().where(
+        (m.Category.sub_fest == sub_fest_id)
+        & (m.Category.is_active == True) & (m.Category.is_public == True))  # noqa: E712
+
+
+def public_teams(sub_fest_id):
+    return m.Team.select().where(
+        (m.Team.sub_fest == sub_fest_id)
+        & (m.Team.is_active == True) & (m.Team.is_public == True))  # noqa: E712
+
+
+def public_sections(sub_fest_id):
+    return m.Section.select().where(
+        (m.Section.sub_fest == sub_fest_id)
+        & (m.Section.is_active == True) & (m.Section.is_public == True))  # noqa: E712
+
+
+def public_venues(festival_id):
+    return m.Venue.select().where((m.Venue.festival == festival_id) & (m.Venue.is_public == True))  # noqa: E712
+
+
+def public_collections(festival_id):
+    return m.ProgrammeCollection.select().where(
+        (m.ProgrammeCollection.festival == festival_id)
+        & (m.ProgrammeCollection.is_public == True))  # noqa: E712
+
+
+def public_programmes(festival_id, *columns):
+    """Active public sub-fest programmes of public sub-fests of the festival."""
+    return (m.SubFestProgramme
+            .select(*(columns or (m.SubFestProgramme,)))
+            .join(m.Programme)
+            .switch(m.SubFestProgramme)
+            .join(m.SubFest)
+            .where((m.SubFest.festival == festival_id) & visible_sub_fest() & visible_programme()))
+
+
+def public_candidates(festival_id, *columns):
+    """Active public sub-fest candidates of public sub-fests of the festival."""
+    return (m.SubFestCandidate
+            .select(*(columns or (m.SubFestCandidate,)))
+            .join(m.Candidate)
+            .switch(m.SubFestCandidate)
+            .join(m.SubFest)
+            .where((m.SubFest.festival == festival_id) & visible_sub_fest() & visible_candidate()))
+
+
+def public_results(festival_id, *columns):
+    """Published public results of public programmes of the festival."""
+    return (m.Result
+            .select(*(columns or (m.Result,)))
+            .join(m.SubFestProgramme)
+            .join(m.Programme)
+            .switch(m.SubFestProgramme)
+            .join(m.SubFest)
+            .where((m.SubFest.festival == festival_id) & visible_sub_fest()
+                   & visible_programme() & visible_result()))
+
+
+def public_topper_placeholders(festival_id):
+    return (m.TopperPlaceholder
+            .select()
+            .join(m.SubFest)
+            .where((m.SubFest.festival == festival_id) & visible_sub_fest()
+                   & (m.TopperPlaceholder.is_published == True)))  # noqa: E712
+
+
+def public_pages(festival_id):
+    return m.WebsitePage.select().where(
+        (m.WebsitePage.festival == festival_id)
+        & (m.WebsitePage.is_published == True) & (m.WebsitePage.is_public == True))  # noqa: E712
+
+
+def public_news(festival_id, now=None):
+    return m.News.select().where((m.News.festival == festival_id) & visible_news(now))
+
+
+def public_downloads(festival_id):
+    return m.Download.select().where((m.Download.festival == festival_id) & (m.Download.is_public == True))  # noqa: E712
+
+
+def public_albums(festival_id):
+    return m.GalleryAlbum.select().where(
+        (m.GalleryAlbum.festival == festival_id) & (m.GalleryAlbum.is_public == True))  # noqa: E712
+
+
+def public_images(festival_id):
+    """Public images in public albums of the festival."""
+    return (m.GalleryImage
+            .select(m.GalleryImage, m.GalleryAlbum)
+            .join(m.GalleryAlbum)
+            .where((m.GalleryAlbum.festival == festival_id)
+                   & (m.GalleryAlbum.is_public == True) & (m.GalleryImage.is_public == True)))  # noqa: E712
+
+
+def public_programme_ids(festival_id):
+    """Subquery of visible sub-fest programme ids, for references from other records."""
+    return public_programmes(festival_id, m.SubFestProgramme.id)
+
+
+def public_category_ids(festival_id):
+    return (m.Category.select(m.Category.id)
+            .join(m.SubFest)
+            .where((m.SubFest.festival == festival_id) & visible_sub_fest()
+                   & (m.Category.is_active == True) & (m.Category.is_public == True)))  # noqa: E712
+

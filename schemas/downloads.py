@@ -1,0 +1,27 @@
+"""Downloads: query arguments and output."""
+from marshmallow import fields
+
+from db.downloads import DOWNLOAD_SORTS
+
+from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
+from .fields import Array, Bool, Text
+
+
+class DownloadQueryArgsSchema(sort_args(tuple(DOWNLOAD_SORTS), "createdAt", "desc")):
+    search = Array(Text(), split=False, metadata={
+        "description": "Words to find in the title, description or category; all must match."})
+    category = Text(max_length=100, metadata={"description": "Download category label, case-insensitive."})
+    is_public = Bool(metadata={"description": "Output stays restricted to public downloads."})
+
+
+class DownloadSchema(OutSchema):
+    id = Uuid()
+    title = fields.String()
+    description = fields.String(allow_none=True)
+    category = fields.String(allow_none=True)
+    file_url = fields.String()
+    created_at = UtcDateTime()
+    updated_at = UtcDateTime()
+
+
+DownloadListSchema = list_envelope(DownloadSchema, "DownloadList")

@@ -1,0 +1,104 @@
+"""Query-parameter fields shared by every endpoint (DESIGN.md §3)."""
+import datetime
+
+import marshmallow as ma
+from marshmallow import fields, validate
+
+
+class Bool(fields.Boolean):
+    """``true/false/1/0``, case-insensitive; nothing else."""
+
+    truthy = {"true", "1"}
+    falsy = {"false", "0"}
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str):
+            value = value.strip().lower()
+            if value in self.truthy:
+                return True
+            if value in self.falsy:
+                return False
+        raise self.make_error("invalid", input=value)
+
+
+Bool.default_error_messages = {"invalid": "Not a valid boolean: use true, false, 1 or 0."}
+
+
+class Array(fields.List):
+    """A parameter taking several values.
+
+    Accepts repeated keys (``a=1&a=2``), bracket keys (``a[]=1``, merged by the parser)
+    and comma-separated values (``a=1,2``). ``split=False`` keeps commas, for free text.
+    """
+
+    def __init__(self, inner, *, split=True, max_items=100, **kwargs):
+        self.split = split
+        super().__init__(inner, validate=validate.Length(max=max_items), **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not ma.utils.is_collection(value):
+            value = [value]
+        raw = []
+        for item in value:
+            if self.split and isinstance(item, str):
+                raw.extend(part.strip() for part in item.split(",") if part.strip())
+            elif not (isinstance(item, str) and not item.strip()):
+                raw.append(item)
+        return super()._deserialize(raw, attr, data, **kwargs)
+
+
+class Enum(fields.String):
+    """A string limited to ``choices``; the error names the allowed values."""
+
+    def __init__(self, choices, **kwargs):
+        self.choices = tuple(choices)
+        metadata = {**kwargs.pop("metadata", {}), "enum": list(self.choices)}
+        super().__init__(
+            validate=validate.OneOf(self.choices, error="Must be one of: {choices}."),
+            metadata=metadata, **kwargs,
+        )
+
+
+class Text(fields.String):
+    """Free text: trimmed, bounded length, empty means absent."""
+
+    def __init__(self, max_length=200, **kwargs):
+        super().__init__(validate=validate.Length(max=max_length), **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        return super()._deserialize(value, attr, data, **kwargs).strip()
+
+
+class Instant(fields.Field):
+    """A date (``2026-02-01``) or a date-time with an offset; returned as naive UTC.
+
+    ``end_of_day`` makes a bare date mean its last moment, for inclusive upper bounds.
+    """
+
+    default_error_messages = {
+        "invalid": "Not a valid date or date-time: use YYYY-MM-DD or an ISO 8601 date-time with an offset.",
+    }
+
+    def __init__(self, end_of_day=False, **kwargs):
+        self.end_of_day = end_of_day
+        metadata = {**kwargs.pop("metadata", {}), "type": "string", "format": "date-time"}
+        super().__init__(metadata=metadata, **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, str):
+            raise self.make_error("invalid")
+        value = value.strip()
+        try:
+            if len(value) == 10:
+                day = datetime.date.fromisoformat(value)
+                moment = datetime.datetime.combine(
+                    day, datetime.time.max if self.end_of_day else datetime.time.min)
+                return moment
+            moment = datetime.datetime.fromisoformat(value.replace(" ", "+"))
+        except ValueError as exc:
+            raise self.make_error("invalid") from exc
+        if moment.tzinfo is None:
+            raise self.make_error("invalid")
+        return moment.astimezone(datetime.timezone.utc).replace(tzinfo=None)

@@ -1,0 +1,62 @@
+"""Gallery: query arguments and output."""
+from marshmallow import fields
+
+from db.gallery import IMAGE_SORTS
+
+from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
+
+
+class GalleryQueryArgsSchema(sort_args(tuple(IMAGE_SORTS), "createdAt", "desc")):
+    album_id = fields.UUID(metadata={"description": "Only images of this album."})
+    sub_fest_program_id = fields.UUID(metadata={"description": "Only images of this programme."})
+    category_id = fields.UUID(metadata={"description": "Only images of this category."})
+
+
+class AlbumRefSchema(OutSchema):
+    id = Uuid()
+    title = fields.String()
+
+
+class ProgrammeRefSchema(OutSchema):
+    id = Uuid()
+    code = fields.String()
+    name = fields.String()
+    name_local = fields.String(allow_none=True)
+
+
+class CategoryRefSchema(OutSchema):
+    id = Uuid()
+    name = fields.String()
+
+
+class GalleryImageSchema(OutSchema):
+    id = Uuid()
+    title = fields.String(allow_none=True)
+    description = fields.String(allow_none=True)
+    image_url = fields.String()
+    thumbnail_url = fields.String(allow_none=True)
+    album = fields.Nested(AlbumRefSchema)
+    programme = fields.Nested(ProgrammeRefSchema, attribute="programme_ref", allow_none=True,
+                              metadata={"description": "Set only when the programme is public."})
+    category = fields.Nested(CategoryRefSchema, attribute="category_ref", allow_none=True,
+                             metadata={"description": "Set only when the category is public."})
+    created_at = UtcDateTime()
+    updated_at = UtcDateTime()
+
+
+class GalleryAlbumSchema(OutSchema):
+    id = Uuid()
+    title = fields.String()
+    description = fields.String(allow_none=True)
+    cover_url = fields.String(allow_none=True)
+    image_count = fields.Integer(metadata={"description": "Public images in the album."})
+    created_at = UtcDateTime()
+    updated_at = UtcDateTime()
+
+
+GalleryListSchema = list_envelope(
+    GalleryImageSchema, "GalleryList",
+    gallery_albums=fields.List(fields.Nested(GalleryAlbumSchema)),
+    gallery_images=fields.List(fields.Nested(GalleryImageSchema), metadata={
+        "description": "The same images as `data`, kept for website compatibility routes."}),
+)

@@ -1,0 +1,80 @@
+"""Nested objects, one schema each, reused wherever they appear. Public fields only.
+
+The serialised objects are Peewee model instances (or dicts with the same attribute
+names). ``CandidateIdentitySchema`` is the only view of a person the API has: it names
+no private field, and nothing else may serialise a ``Candidate``.
+"""
+from marshmallow import fields
+
+from .common import OutSchema, UtcDateTime, Uuid
+
+
+class SubFestRefSchema(OutSchema):
+    id = Uuid()
+    slug = fields.String()
+    name = fields.String()
+    name_local = fields.String(allow_none=True)
+
+
+class ProgramRefSchema(OutSchema):
+    """The master programme: name, code and type."""
+
+    id = Uuid()
+    code = fields.String()
+    name = fields.String()
+    name_local = fields.String(allow_none=True)
+    program_type = fields.String()
+    duration_minutes = fields.Integer(allow_none=True)
+
+
+class CategoryRefSchema(OutSchema):
+    id = Uuid()
+    name = fields.String()
+    name_local = fields.String(allow_none=True)
+
+
+class TeamRefSchema(OutSchema):
+    id = Uuid()
+    name = fields.String()
+    public_name = fields.String(allow_none=True)
+    color_code = fields.String(allow_none=True)
+    level = fields.Integer()
+    logo_url = fields.String(allow_none=True)
+
+
+class SectionRefSchema(OutSchema):
+    id = Uuid()
+    key = fields.String()
+    name = fields.String()
+    name_local = fields.String(allow_none=True)
+
+
+class VenueRefSchema(OutSchema):
+    id = Uuid()
+    name = fields.String()
+    name_local = fields.String(allow_none=True)
+    location = fields.String(allow_none=True)
+
+
+class CollectionRefSchema(OutSchema):
+    id = Uuid()
+    key = fields.String()
+    name = fields.String()
+
+
+class CandidateIdentitySchema(OutSchema):
+    """A candidate as the public sees them: name, chest number, gender. Nothing private."""
+
+    id = Uuid(metadata={"description": "Sub-fest candidate id."})
+    chest_no = fields.String()
+    name = fields.String()
+    name_local = fields.String(allow_none=True)
+    gender = fields.String(allow_none=True)
+    avatar_url = fields.String(allow_none=True)
+
+
+class ScheduleRefSchema(OutSchema):
+    id = Uuid()
+    scheduled_at = UtcDateTime()
+    duration_minutes = fields.Integer(allow_none=True)
+    venue = fields.Nested(VenueRefSchema, allow_none=True)

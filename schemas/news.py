@@ -1,0 +1,36 @@
+"""News: query arguments and output."""
+from marshmallow import fields
+
+from db.enums import NEWS_STATUSES
+from db.news import NEWS_SORTS
+
+from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
+from .fields import Array, Bool, Enum, Text
+from .html import SafeHtml
+
+
+class NewsQueryArgsSchema(sort_args(tuple(NEWS_SORTS), "publishedAt", "desc")):
+    search = Array(Text(), split=False, metadata={
+        "description": "Words to find in the title or summary; several terms must all match."})
+    status = Array(Enum(NEWS_STATUSES), metadata={
+        "description": "Output stays restricted to published news."})
+    is_public = Array(Bool(), metadata={"description": "Output stays restricted to public news."})
+    tags = Array(fields.String(), metadata={"description": "Any of these tags."})
+    has_thumbnail = Array(Bool())
+    has_feature_image = Array(Bool())
+
+
+class NewsSchema(OutSchema):
+    id = Uuid()
+    title = fields.String()
+    summary = fields.String(allow_none=True)
+    content_html = SafeHtml(allow_none=True, metadata={
+        "description": "Sanitised HTML (allow-listed tags, no scripts), safe to render."})
+    tags = fields.List(fields.String())
+    published_at = UtcDateTime()
+    thumbnail_url = fields.String(allow_none=True)
+    feature_image_url = fields.String(allow_none=True)
+    created_at = UtcDateTime()
+    updated_at = UtcDateTime()
+
+NewsListSchema = list_envelope(NewsSchema, "NewsList")

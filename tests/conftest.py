@@ -1,0 +1,163 @@
+"""Shared test fixtures: a database seeded with the bundled festivals, keys, an API client.
+
+The database is built once per session from ``seed/fixtures/*.json``; tests that write
+(imports, key revocation) use ``fresh_app``, which works on a copy.
+"""
+import contextlib
+import json
+import sqlite3
+
+import pytest
+from playhouse.test_utils import count_queries
+
+from app import create_app
+from db import models as m
+from db.database import bind_database, database
+from db.keys import create_key, revoke_key
+from seed import bundled_fixtures
+from seed.importer import import_file
+
+API = "/public-api/v1"
+BIG = "kalolsavam-2026"
+SMALL = "college-fest-2026"
+
+
+@pytest.fixture(scope="session")
+def fixture_data():
+    """The bundled fixture files as JSON, by festival slug: the source of expected values."""
+    data = {}
+    for path in bundled_fixtures():
+        with open(path, encoding="utf-8") as fh:
+            loaded = json.load(fh)
+        data[loaded["festival"]["slug"]] = loaded
+    return data
+
+
+def _build_database(url):
+    db = bind_database(url)
+    db.connect(reuse_if_open=True)
+    m.create_tables()
+    for path in bundled_fixtures():
+        import_file(path)
+    keys = {}
+    for festival in m.Festival.select():
+        keys[festival.slug] = create_key(festival, label="tests")[1]
+    revoked_id, keys["revoked"] = create_key(m.Festival.get(m.Festival.slug == BIG), label="revoked")
+    revoke_key(revoked_id.id)
+    db.close()
+    return keys
+
+
+@pytest.fixture(scope="session")
+def seeded(tmp_path_factory):
+    """``(database url, {slug: plain key, "revoked": revoked key})`` of the seeded database."""
+    path = tmp_path_factory.mktemp("db") / "festival.sqlite3"
+    url = f"sqlite:///{path}"
+    keys = _build_database(url)
+    return url, keys
+
+
+@pytest.fixture(scope="session")
+def keys(seeded):
+    return seeded[1]
+
+
+TEST_SETTINGS = {
+    "RESPONSE_CACHE_SECONDS": 0,
+    "API_KEY_CACHE_SECONDS": 0,
+    "RATELIMIT_DEFAULT": "",
+}
+
+
+@pytest.fixture(scope="session")
+def app(seeded):
+    """The app on the seeded database, opened read-only as in production."""
+    return create_app({"DATABASE_URL": seeded[0], **TEST_SETTINGS})
+
+
+class ApiClient:
+    """``api.get("/news", key="big", limit=5)``: GET with a festival's key and query params."""
+
+    def __init__(self, client, keys):
+        self.client = client
+        self.keys = keys
+
+    def get(self, path, key=BIG, headers=None, **params):
+        headers = dict(headers or {})
+        if key is not None:
+            headers["X-API-Key"] = self.keys.get(key, key)
+        return self.client.get(API + path, query_string=params, headers=headers)
+
+    def ok(self, path, key=BIG, **params):
+        """GET and assert 200; return the JSON body."""
+        response = self.get(path, key=key, **params)
+        assert response.status_code == 200, response.get_data(as_text=True)
+        return response.get_json()
+
+    def all(self, path, key=BIG, **params):
+        """Every item of a list endpoint, following pages of 500."""
+        items, page = [], 1
+        while True:
+            body = self.ok(path, key=key, page=page, limit=500, **params)
+            items.extend(body["data"])
+            if not body["meta"]["hasNextPage"]:
+                return items
+            page += 1
+
+
+@pytest.fixture(scope="session")
+def api(app, keys):
+    return ApiClient(app.test_client(), keys)
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def fresh_app(seeded, tmp_path):
+    """An app on a private writable copy of the seeded database, for tests that change data."""
+    source = seeded[0][len("sqlite:///"):]
+    target = tmp_path / "copy.sqlite3"
+    with contextlib.closing(sqlite3.connect(source)) as src, \
+            contextlib.closing(sqlite3.connect(target)) as dst:
+        src.backup(dst)
+    url = f"sqlite:///{target}"
+    app = create_app({"DATABASE_URL": url, **TEST_SETTINGS, "DATABASE_READONLY": False})
+    previous = database.obj
+    yield app, url
+    database.initialize(previous)
+
+
+@contextlib.contextmanager
+def writable(url):
+    """Bind the models to a writable connection of ``url`` for the block, then restore."""
+    previous = database.obj
+    db = bind_database(url)
+    db.connect(reuse_if_open=True)
+    try:
+        yield db
+    finally:
+        db.close()
+        database.initialize(previous)
+
+
+@pytest.fixture
+def query_count():
+    """``with query_count() as counter: ...; counter.count`` counts SQL statements."""
+    return count_queries
+
+
+def walk(value):
+    """Every key and scalar value inside a JSON document."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield k
+            yield from walk(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from walk(v)
+    else:
+        yield value
+
