@@ -1,0 +1,127 @@
+"""API keys resolve the festival (DESIGN §1) and every error has one JSON shape (§4)."""
+import pytest
+
+from conftest import API, BIG, SMALL, writable
+from db.keys import create_key, revoke_key
+
+
+def assert_error(response, status):
+    assert response.status_code == status, response.get_data(as_text=True)
+    body = response.get_json()
+    assert body["code"] == status
+    assert isinstance(body["status"], str) and body["status"]
+    assert isinstance(body["message"], str) and body["message"]
+    return body
+
+
+@pytest.mark.parametrize("key", [None, "", "fds_not-a-real-key", "revoked"])
+def test_missing_unknown_or_revoked_key_is_401(api, keys, key):
+    response = api.get("/news", key=key)
+    body = assert_error(response, 401)
+    if key:
+        assert keys.get(key, key) not in response.get_data(as_text=True)
+    assert "data" not in body
+
+
+def test_key_resolves_its_own_festival(api):
+    big = api.ok("/news", key=BIG)
+    small = api.ok("/news", key=SMALL)
+    assert big["context"]["festival"]["slug"] == BIG
+    assert small["context"]["festival"]["slug"] == SMALL
+    assert not {i["id"] for i in big["data"]} & {i["id"] for i in small["data"]}
+
+
+@pytest.mark.parametrize("path", ["/news", "/subfests", "/gallery", "/downloads"])
+def test_festival_a_key_never_returns_festival_b_data(api, fixture_data, path):
+    small_ids = set()
+    for section in fixture_data[SMALL].values():
+        if isinstance(section, list):
+            small_ids.update(row["id"] for row in section if isinstance(row, dict) and "id" in row)
+    body = api.get(path, key=BIG, limit=500).get_data(as_text=True)
+    assert not [i for i in small_ids if i in body]
+
+
+def test_options_needs_no_key(client):
+    response = client.options(f"{API}/news")
+    assert response.status_code in (200, 204)
+
+
+def test_revocation_takes_effect(fresh_app):
+    app, url = fresh_app
+    from db.models import Festival
+
+    with writable(url):
+        key, plain = create_key(Festival.get(Festival.slug == SMALL), label="to revoke")
+    client = app.test_client()
+    assert client.get(f"{API}/news", headers={"X-API-Key": plain}).status_code == 200
+    with writable(url):
+        revoke_key(key.id)
+    assert_error(client.get(f"{API}/news", headers={"X-API-Key": plain}), 401)
+
+
+@pytest.mark.parametrize("params, field", [
+    ({"limit": 0}, "limit"),
+    ({"limit": 501}, "limit"),
+    ({"limit": "ten"}, "limit"),
+    ({"page": 0}, "page"),
+    ({"page": -1}, "page"),
+    ({"page": 10**12}, "page"),
+    ({"page": "1e9999"}, "page"),
+    ({"sortBy": "email"}, "sortBy"),
+    ({"sortOrder": "up"}, "sortOrder"),
+    ({"status": "bogus"}, "status"),
+    ({"isPublic": "maybe"}, "isPublic"),
+    ({"hasThumbnail": "yes"}, "hasThumbnail"),
+])
+def test_bad_parameters_are_400_naming_the_parameter(api, params, field):
+    body = assert_error(api.get("/news", **params), 400)
+    assert field in body["errors"]["query"]
+
+
+def test_unknown_sort_field_names_the_allowed_ones(api):
+    body = assert_error(api.get("/news", sortBy="nope"), 400)
+    assert "publishedAt" in body["errors"]["query"]["sortBy"][0]
+
+
+@pytest.mark.parametrize("path, params, field", [
+    ("/gallery", {"albumId": "not-a-uuid"}, "albumId"),
+    ("/gallery", {"categoryId": "123"}, "categoryId"),
+    ("/downloads", {"isPublic": "2"}, "isPublic"),
+    ("/subfests", {"sortBy": "festival"}, "sortBy"),
+])
+def test_malformed_values_on_other_endpoints(api, path, params, field):
+    body = assert_error(api.get(path, **params), 400)
+    assert field in body["errors"]["query"]
+
+
+def test_unknown_parameters_are_ignored(api):
+    assert api.ok("/news", _=12345, cacheBuster="x") == api.ok("/news")
+
+
+def test_unknown_path_is_json_404(api):
+    assert_error(api.get("/no-such-endpoint"), 404)
+
+
+@pytest.mark.parametrize("method", ["post", "put", "patch", "delete"])
+def test_other_methods_are_405(client, keys, method):
+    response = getattr(client, method)(f"{API}/news", headers={"X-API-Key": keys[BIG]})
+    assert_error(response, 405)
+
+
+def test_unexpected_error_is_a_generic_500(app, api, monkeypatch):
+    import app.api.news as news_view
+
+    def explode(*args, **kwargs):
+        raise RuntimeError("secret internals /etc/passwd SELECT * FROM candidate")
+
+    monkeypatch.setattr(news_view, "list_news", explode)
+    response = api.get("/news")
+    body = assert_error(response, 500)
+    text = response.get_data(as_text=True)
+    assert "secret" not in text and "SELECT" not in text and "Traceback" not in text
+    assert body["message"] == "Internal server error."
+
+
+def test_head_is_allowed(client, keys):
+    response = client.head(f"{API}/news", headers={"X-API-Key": keys[BIG]})
+    assert response.status_code == 200

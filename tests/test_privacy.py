@@ -1,0 +1,141 @@
+"""Crawl every endpoint of the OpenAPI document for both festivals and look for leaks.
+
+Nothing private (candidate contact and admission fields, by name or by value) and nothing
+hidden (records marked "HIDDEN" in the fixtures, and the ids of hidden records) may
+appear in any response body.
+"""
+import itertools
+
+import pytest
+
+from conftest import API, BIG, SMALL
+from fixture_rules import (
+    PRIVATE_FIELD_NAMES,
+    flag,
+    private_values,
+    visible_news,
+    visible_programme_ids,
+    visible_sub_fests,
+)
+
+
+def hidden_ids(data):
+    """Ids of records the fixture hides, by the visibility rules."""
+    hidden = set()
+    plain_rules = {
+        "subFests": lambda r: not (flag(r, "is_active") and flag(r, "is_public")),
+        "categories": lambda r: not (flag(r, "is_active") and flag(r, "is_public")),
+        "teams": lambda r: not (flag(r, "is_active") and flag(r, "is_public")),
+        "sections": lambda r: not (flag(r, "is_active") and flag(r, "is_public")),
+        "venues": lambda r: not flag(r, "is_public"),
+        "programmes": lambda r: not (flag(r, "is_active") and flag(r, "is_public")),
+        "subFestProgrammes": lambda r: not (flag(r, "is_active") and flag(r, "is_public")),
+        "candidates": lambda r: True,  # a person's master id is never shown at all
+        "subFestCandidates": lambda r: not (flag(r, "is_active") and flag(r, "is_public")),
+        "results": lambda r: not (flag(r, "is_published", False) and flag(r, "is_public")),
+        "topperPlaceholders": lambda r: not flag(r, "is_published", False),
+        "websitePages": lambda r: not (flag(r, "is_published") and flag(r, "is_public")),
+        "downloads": lambda r: not flag(r, "is_public"),
+        "galleryAlbums": lambda r: not flag(r, "is_public"),
+        "galleryImages": lambda r: not flag(r, "is_public"),
+    }
+    for section, is_hidden in plain_rules.items():
+        hidden.update(r["id"] for r in data.get(section, []) if is_hidden(r))
+    visible = {n["id"] for n in visible_news(data)}
+    hidden.update(n["id"] for n in data.get("news", []) if n["id"] not in visible)
+    return hidden
+
+
+def samples(data):
+    """Values for every id/selector parameter the endpoints take, from the fixture."""
+    sub_fests = visible_sub_fests(data)
+    programmes = visible_programme_ids(data)
+    sub_fest_ids = {s["id"] for s in sub_fests}
+    with_results = {r["sub_fest_programme"] for r in data.get("results", [])
+                    if flag(r, "is_published", False) and flag(r, "is_public")}
+    programme_rows = [p for p in data.get("subFestProgrammes", []) if p["id"] in programmes]
+    programme_rows.sort(key=lambda p: (p["id"] not in with_results, p["id"]))
+    candidates = [c for c in data.get("subFestCandidates", [])
+                  if flag(c, "is_active") and flag(c, "is_public") and c["sub_fest"] in sub_fest_ids]
+    registered = {r.get("sub_fest_candidate") for r in data.get("registrations", [])}
+    candidates.sort(key=lambda c: (c["id"] not in registered, c["id"]))
+    placeholders = [p for p in data.get("topperPlaceholders", []) if flag(p, "is_published", False)]
+    pages = [p for p in data.get("websitePages", []) if flag(p, "is_published") and flag(p, "is_public")]
+    return {
+        "subFestId": [s["id"] for s in sub_fests],
+        "subFestSlug": [s["slug"] for s in sub_fests],
+        "subFestProgramId": [p["id"] for p in programme_rows[:6]],
+        "programCode": [p["code"] for p in programme_rows[:3]],
+        "subFestCandidateId": [c["id"] for c in candidates[:6]],
+        "chestNo": [c["chest_no"] for c in candidates[:3]],
+        "topperPlaceholderId": [p["id"] for p in placeholders],
+        "placeholderId": [p["id"] for p in placeholders[:3]],
+        "pageSlug": [p["slug"] for p in pages],
+        "pageId": [p["id"] for p in pages],
+    }
+
+
+def endpoint_requests(spec, data):
+    """``(path, params)`` pairs: each endpoint with each sample of each selector it takes."""
+    values = samples(data)
+    for path, item in sorted(spec["paths"].items()):
+        operation = item.get("get")
+        if operation is None or path.endswith(("openapi.json", "/docs")):
+            continue
+        params = {p["name"]: p for p in operation.get("parameters", []) if p.get("in") == "query"}
+        required = [name for name, p in params.items() if p.get("required")]
+        optional = [name for name in params if name in values and name not in required]
+        base_choices = [values.get(name, []) for name in required]
+        for combo in itertools.product(*base_choices):
+            base = dict(zip(required, combo))
+            base["limit"] = 500
+            yield path, base
+            for name in optional:
+                for value in values[name][:3]:
+                    yield path, {**base, name: value}
+
+
+@pytest.fixture(scope="module")
+def spec(app):
+    return app.test_client().get(f"{API}/openapi.json").get_json()
+
+
+@pytest.mark.parametrize("slug", [BIG, SMALL])
+def test_no_private_or_hidden_data_in_any_response(client, keys, fixture_data, spec, slug):
+    data = fixture_data[slug]
+    secrets = private_values(data)
+    assert secrets, "the fixture must fill private candidate fields"
+    hidden = hidden_ids(data)
+    assert hidden
+    seen_ok = {}
+    for path, params in endpoint_requests(spec, data):
+        route = path[len(API):] if path.startswith(API) else path
+        response = client.get(f"{API}{route}", query_string=params, headers={"X-API-Key": keys[slug]})
+        assert response.status_code in (200, 400, 404), (route, params, response.status_code)
+        text = response.get_data(as_text=True)
+        assert "HIDDEN" not in text, (route, params)
+        leaked = [s for s in secrets if s in text]
+        assert not leaked, (route, params, leaked[:3])
+        body = response.get_json()
+        keys_in_body = set(_keys(body))
+        assert not keys_in_body & set(PRIVATE_FIELD_NAMES), (route, params)
+        leaked_ids = [i for i in hidden if i in text]
+        assert not leaked_ids, (route, params, leaked_ids[:3])
+        if response.status_code == 200:
+            seen_ok[route] = seen_ok.get(route, 0) + 1
+    endpoints = {p[len(API):] for p in spec["paths"] if "get" in spec["paths"][p]}
+    assert set(seen_ok) == endpoints, f"endpoints never answered 200: {endpoints - set(seen_ok)}"
+
+
+def _keys(value):
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield k
+            yield from _keys(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _keys(v)
+
+
+def test_crawl_covers_many_requests(fixture_data, spec):
+    assert sum(1 for _ in endpoint_requests(spec, fixture_data[BIG])) >= 4
