@@ -125,3 +125,19 @@ def test_unexpected_error_is_a_generic_500(app, api, monkeypatch):
 def test_head_is_allowed(client, keys):
     response = client.head(f"{API}/news", headers={"X-API-Key": keys[BIG]})
     assert response.status_code == 200
+
+
+def test_unreachable_database_is_503(tmp_path, keys):
+    from app import create_app
+    from conftest import TEST_SETTINGS
+    from db.database import database
+
+    previous = database.obj
+    try:
+        broken = create_app({**TEST_SETTINGS, "DATABASE_URL": f"sqlite:///{tmp_path}/missing/dir/x.db"})
+        response = broken.test_client().get(f"{API}/news", headers={"X-API-Key": keys[BIG]})
+    finally:
+        database.initialize(previous)
+    body = assert_error(response, 503)
+    assert "missing" not in response.get_data(as_text=True)
+    assert body["message"]
