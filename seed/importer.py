@@ -221,7 +221,9 @@ def apply(data, converted, progress=None, recompute=True):
                 rows.append(row)
                 for name, inline in section.inline.items():
                     for order, value in enumerate(raw.get(name, [])):
-                        link = {inline.parent_field: row["id"], inline.value_field: value}
+                        # Derived ids keep link rows stable across re-imports too.
+                        link = {"id": uuid.uuid5(row["id"], f"{name}/{order}/{value}"),
+                                inline.parent_field: row["id"], inline.value_field: value}
                         if inline.order_field:
                             link[inline.order_field] = order
                         links[name].append(link)

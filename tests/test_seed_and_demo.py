@@ -1,0 +1,49 @@
+"""`festival-api seed` is idempotent; `festival-api demo` loads, prints keys and a curl line, serves."""
+import re
+
+from click.testing import CliRunner
+
+import app.cli as cli_module
+from conftest import BIG, SMALL, writable
+from db import models as m
+from db.keys import find_active_key
+
+
+def snapshot():
+    """Ids of every stored row but the computed ones."""
+    return {model.__name__: sorted(str(row.id) for row in model.select(model.id))
+            for model in m.ALL_MODELS if model not in (m.FestivalRevision, m.TopperEntry)}
+
+
+def test_seed_twice_gives_the_same_data(tmp_path, monkeypatch):
+    url = f"sqlite:///{tmp_path}/seed.db"
+    monkeypatch.setenv("DATABASE_URL", url)
+    runner = CliRunner()
+    assert runner.invoke(cli_module.main, ["seed"]).exit_code == 0
+    with writable(url):
+        first = snapshot()
+    result = runner.invoke(cli_module.main, ["seed"])
+    assert result.exit_code == 0, result.output
+    with writable(url):
+        assert snapshot() == first
+        assert {f.slug for f in m.Festival.select()} == {BIG, SMALL}
+    assert "subFestCandidates" in result.output, "the import shows its progress"
+
+
+def test_demo_loads_prints_working_keys_and_serves(tmp_path, monkeypatch):
+    url = f"sqlite:///{tmp_path}/demo.db"
+    monkeypatch.setenv("DATABASE_URL", url)
+    served = {}
+    monkeypatch.setattr(cli_module, "_serve", lambda host, port, threads: served.update(
+        host=host, port=port, threads=threads))
+    result = CliRunner().invoke(cli_module.main, ["demo", "--port", "8123"])
+    assert result.exit_code == 0, result.output
+    assert served == {"host": "127.0.0.1", "port": 8123, "threads": 8}
+    printed = dict(re.findall(r"^\s+([a-z0-9-]+)\s+(fds_\S+)$", result.output, re.M))
+    assert set(printed) == {BIG, SMALL}
+    assert re.search(r'curl -H "X-API-Key: fds_\S+" "http://127\.0\.0\.1:8123/public-api/v1/news"',
+                     result.output)
+    with writable(url):
+        for slug, plain in printed.items():
+            _, festival = find_active_key(plain)
+            assert festival.slug == slug
