@@ -3,7 +3,8 @@ import os
 from urllib.parse import urlparse
 
 from peewee import DatabaseProxy, PostgresqlDatabase, SqliteDatabase
-from playhouse.db_url import connect as connect_url
+from playhouse.db_url import parse as parse_url
+from playhouse.pool import PooledPostgresqlDatabase
 
 DEFAULT_DATABASE_URL = "sqlite:///festival.db"
 
@@ -19,6 +20,37 @@ SQLITE_PRAGMAS = {
 }
 
 
+class ByteOrderTextMixin:
+    """Tell queries which collation compares text byte by byte, as SQLite always does.
+
+    ``db.query.text_key`` reads ``byte_order_collation`` from the SQL context, so one
+    query renders ``LOWER(col)`` on SQLite and ``LOWER(col COLLATE "C")`` on PostgreSQL
+    and both engines order and match text the same way, whatever the database's locale.
+    """
+
+    def get_context_options(self):
+        return {**super().get_context_options(), "byte_order_collation": '"C"'}
+
+
+class PostgresDatabase(ByteOrderTextMixin, PostgresqlDatabase):
+    """PostgreSQL, one connection per request."""
+
+
+class PooledPostgresDatabase(ByteOrderTextMixin, PooledPostgresqlDatabase):
+    """PostgreSQL with a connection pool (``postgresql+pool://``); closing returns to the pool."""
+
+
+POSTGRES_SCHEMES = {
+    "postgres": PostgresDatabase,
+    "postgresql": PostgresDatabase,
+    "postgres+pool": PooledPostgresDatabase,
+    "postgresql+pool": PooledPostgresDatabase,
+}
+
+# Every transaction of a read-only session is read-only: the server refuses any write.
+READ_ONLY_OPTION = "-c default_transaction_read_only=on"
+
+
 def sqlite_path(url):
     """Return the file path of an ``sqlite:///`` URL, or None for other engines."""
     parsed = urlparse(url)
@@ -31,7 +63,8 @@ def sqlite_path(url):
 def make_database(url=None, readonly=False):
     """Create (but do not open) a Peewee database for ``url``.
 
-    ``readonly`` opens SQLite files with ``mode=ro``: the HTTP service never writes.
+    ``readonly`` opens SQLite files with ``mode=ro`` and makes every PostgreSQL
+    transaction read-only: the HTTP service never writes.
     """
     url = url or os.environ.get("DATABASE_URL", DEFAULT_DATABASE_URL)
     path = sqlite_path(url)
@@ -43,9 +76,19 @@ def make_database(url=None, readonly=False):
                 check_same_thread=False,
             )
         return SqliteDatabase(path, pragmas=SQLITE_PRAGMAS, check_same_thread=False)
-    if url.startswith("postgres://"):
-        url = "postgresql://" + url[len("postgres://"):]
-    return connect_url(url)
+    return make_postgres_database(url, readonly=readonly)
+
+
+def make_postgres_database(url, readonly=False):
+    """A PostgreSQL database for a ``postgresql://`` URL; query parameters go to libpq."""
+    scheme = urlparse(url).scheme
+    if scheme not in POSTGRES_SCHEMES:
+        raise ValueError(f"DATABASE_URL must start with sqlite:/// or postgresql://, not {scheme}://")
+    params = parse_url(url, unquote_password=True, unquote_user=True)
+    name = params.pop("database")
+    if readonly:
+        params["options"] = f"{params.get('options') or ''} {READ_ONLY_OPTION}".strip()
+    return POSTGRES_SCHEMES[scheme](name, **params)
 
 
 def bind_database(url=None, readonly=False):

@@ -1,8 +1,18 @@
-"""Query helpers every list shares: sorting, paging, text search and patterns."""
+"""Query helpers every list shares: sorting, paging, text search and patterns.
+
+Text compares the same on SQLite and PostgreSQL (``text_key``): the ASCII letters A-Z
+are folded to a-z and nothing else is (Malayalam has no case; "É" and "é" stay
+different), then characters compare by code point, which is UTF-8 byte order. That is
+what SQLite's ``LOWER`` and ``BINARY`` collation do, and what PostgreSQL does under the
+"C" collation whatever the database's locale. Sorting on a text column orders by that
+key, then by the exact text (so "Apple" comes before "apple"), then by id; search and
+``*Pattern`` parameters match on it.
+"""
 import math
+import string
 from dataclasses import dataclass
 
-from peewee import SQL, NodeList, Value, fn
+from peewee import SQL, CharField, ColumnBase, NodeList, TextField, Value, fn
 
 
 @dataclass
@@ -27,11 +37,60 @@ class Page:
         }
 
 
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
+def ascii_lower(text):
+    """Fold A-Z to a-z and nothing else: Python's side of ``text_key``."""
+    return text.translate(_ASCII_LOWER)
+
+
+class ByteOrder(ColumnBase):
+    """``node`` compared byte by byte: ``COLLATE "C"`` on PostgreSQL, as is on SQLite."""
+
+    def __init__(self, node):
+        super().__init__()
+        self.node = node
+
+    def __sql__(self, ctx):
+        collation = ctx.state.byte_order_collation  # set by db.database.ByteOrderTextMixin
+        if collation:
+            return ctx.sql(NodeList((self.node, SQL(f"COLLATE {collation}"))))
+        return ctx.sql(self.node)
+
+
+class SortAsText(ColumnBase):
+    """Marks a text expression (not a plain text column) in a sort table, e.g.
+    ``SortAsText(fn.COALESCE(Team.public_name, Team.name))``, so it sorts like text."""
+
+    def __init__(self, node):
+        super().__init__()
+        self.node = node
+
+    def __sql__(self, ctx):
+        return ctx.sql(self.node)
+
+
+def text_key(column):
+    """The engine-independent key of a text column: A-Z folded, compared byte-wise."""
+    return fn.LOWER(ByteOrder(column))
+
+
+def sort_keys(column):
+    """What ``ORDER BY`` uses for ``column``: text by ``text_key`` then exact text."""
+    if isinstance(column, SortAsText):
+        return (text_key(column.node), ByteOrder(column.node))
+    if isinstance(column, (CharField, TextField)):
+        return (text_key(column), ByteOrder(column))
+    return (column,)
+
+
 def apply_sorting(query, sort_by, sort_order, mapping, id_field):
     """Order by the column ``mapping[sort_by]``, then ``id_field`` as the tie-breaker.
 
     ``mapping`` maps public sort names to columns or expressions; a value may also be a
-    tuple of columns. NULLs sort last in both directions on every engine.
+    tuple of columns. Text columns (and ``SortAsText`` expressions) sort by ``text_key``,
+    the same order on every engine. NULLs sort last in both directions on every engine.
     """
     columns = mapping[sort_by]
     if not isinstance(columns, tuple):
@@ -40,7 +99,7 @@ def apply_sorting(query, sort_by, sort_order, mapping, id_field):
     order = []
     for column in columns:
         order.append(column.is_null())  # False (0) before True (1): NULLs last
-        order.append(column.desc() if desc else column.asc())
+        order.extend(key.desc() if desc else key.asc() for key in sort_keys(column))
     order.append(id_field.desc() if desc else id_field.asc())
     return query.order_by(*order)
 
@@ -60,10 +119,10 @@ def _escape_like(text):
 
 
 def ilike(column, pattern):
-    """Case-insensitive LIKE with ``\\`` as the escape character, on every engine."""
+    """LIKE on ``text_key(column)`` (A-Z case-insensitive) with ``\\`` as the escape character."""
     return NodeList((
-        fn.LOWER(column), SQL("LIKE"),
-        Value(pattern.lower(), converter=False), SQL("ESCAPE"), Value("\\", converter=False),
+        text_key(column), SQL("LIKE"),
+        Value(ascii_lower(pattern), converter=False), SQL("ESCAPE"), Value("\\", converter=False),
     ))
 
 

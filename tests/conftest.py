@@ -2,9 +2,14 @@
 
 The database is built once per session from ``seed/fixtures/*.json``; tests that write
 (imports, key revocation) use ``fresh_app``, which works on a copy.
+
+The database is a temporary SQLite file, or, when ``TEST_DATABASE_URL`` names an empty
+scratch PostgreSQL database (``postgresql://USER@HOST:PORT/NAME``), that database; the
+whole suite runs the same on both.
 """
 import contextlib
 import json
+import os
 import sqlite3
 
 import pytest
@@ -16,6 +21,13 @@ from db.database import bind_database, database
 from db.keys import create_key, revoke_key
 from seed import bundled_fixtures
 from seed.importer import import_file
+
+import pg_scratch
+
+TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "").strip() or None
+ON_POSTGRES = pg_scratch.is_postgres_url(TEST_DATABASE_URL)
+if TEST_DATABASE_URL and not ON_POSTGRES:
+    raise pytest.UsageError("TEST_DATABASE_URL must be a postgresql:// URL of an empty scratch database")
 
 API = "/public-api/v1"
 BIG = "kalolsavam-2026"
@@ -51,10 +63,32 @@ def _build_database(url):
 @pytest.fixture(scope="session")
 def seeded(tmp_path_factory):
     """``(database url, {slug: plain key, "revoked": revoked key})`` of the seeded database."""
+    if ON_POSTGRES:
+        yield from _seeded_postgres(TEST_DATABASE_URL)
+        return
     path = tmp_path_factory.mktemp("db") / "festival.sqlite3"
     url = f"sqlite:///{path}"
     keys = _build_database(url)
-    return url, keys
+    yield url, keys
+
+
+def _seeded_postgres(url):
+    """Seed the scratch database; leave it empty again afterwards so it can be reused."""
+    found = pg_scratch.table_names(url)
+    if found:
+        pytest.exit(f"TEST_DATABASE_URL must name an empty scratch database; "
+                    f"{pg_scratch.database_name(url)} has tables ({', '.join(found[:5])}, ...). "
+                    f"Drop and create it again.", returncode=3)
+    try:
+        yield url, _build_database(url)
+    finally:
+        _close_bound_database()
+        pg_scratch.drop_tables(url, [model._meta.table_name for model in m.ALL_MODELS])
+
+
+def _close_bound_database():
+    if database.obj is not None and not database.obj.is_closed():
+        database.obj.close()
 
 
 @pytest.fixture(scope="session")
@@ -115,19 +149,33 @@ def client(app):
     return app.test_client()
 
 
-@pytest.fixture
-def fresh_app(seeded, tmp_path):
-    """An app on a private writable copy of the seeded database, for tests that change data."""
-    source = seeded[0][len("sqlite:///"):]
+@contextlib.contextmanager
+def database_copy(url, tmp_path):
+    """Yield the URL of a private copy of the database at ``url``."""
+    if pg_scratch.is_postgres_url(url):
+        _close_bound_database()  # this thread's connection would block the copy
+        with pg_scratch.database_copy(url) as copy_url:
+            yield copy_url
+        return
+    source = url[len("sqlite:///"):]
     target = tmp_path / "copy.sqlite3"
     with contextlib.closing(sqlite3.connect(source)) as src, \
             contextlib.closing(sqlite3.connect(target)) as dst:
         src.backup(dst)
-    url = f"sqlite:///{target}"
-    app = create_app({"DATABASE_URL": url, **TEST_SETTINGS, "DATABASE_READONLY": False})
+    yield f"sqlite:///{target}"
+
+
+@pytest.fixture
+def fresh_app(seeded, tmp_path):
+    """An app on a private writable copy of the seeded database, for tests that change data."""
     previous = database.obj
-    yield app, url
-    database.initialize(previous)
+    with database_copy(seeded[0], tmp_path) as url:
+        app = create_app({"DATABASE_URL": url, **TEST_SETTINGS, "DATABASE_READONLY": False})
+        try:
+            yield app, url
+        finally:
+            _close_bound_database()
+            database.initialize(previous)
 
 
 @contextlib.contextmanager

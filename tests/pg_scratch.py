@@ -1,0 +1,92 @@
+"""Scratch PostgreSQL databases for the test suite (``TEST_DATABASE_URL``).
+
+The suite seeds the database named by ``TEST_DATABASE_URL`` once; tests that write get
+their own copy made with ``CREATE DATABASE ... TEMPLATE`` (a file copy on the server,
+much faster than importing again), dropped when the test ends.
+"""
+import contextlib
+import itertools
+import os
+from urllib.parse import urlparse, urlunparse
+
+import psycopg2
+from psycopg2 import sql
+
+from db.database import POSTGRES_SCHEMES
+
+# CREATE/DROP DATABASE cannot run inside the database they name: use the maintenance one.
+ADMIN_DATABASE = "postgres"
+
+_copies = itertools.count(1)
+
+
+def is_postgres_url(url):
+    return bool(url) and urlparse(url).scheme in POSTGRES_SCHEMES
+
+
+def database_name(url):
+    return urlparse(url).path.lstrip("/")
+
+
+def with_database(url, name):
+    """``url`` pointing at database ``name`` on the same server."""
+    return urlunparse(urlparse(url)._replace(path=f"/{name}"))
+
+
+def _connect(url, name=None):
+    """A psycopg2 connection (libpq knows only the plain ``postgresql`` scheme)."""
+    parsed = urlparse(with_database(url, name) if name else url)
+    return psycopg2.connect(urlunparse(parsed._replace(scheme="postgresql")))
+
+
+@contextlib.contextmanager
+def admin_connection(url):
+    """An autocommit connection to the maintenance database of ``url``'s server."""
+    conn = _connect(url, ADMIN_DATABASE)
+    conn.autocommit = True
+    try:
+        yield conn.cursor()
+    finally:
+        conn.close()
+
+
+def table_names(url):
+    conn = _connect(url)
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")
+            return [row[0] for row in cur.fetchall()]
+    finally:
+        conn.close()
+
+
+def drop_tables(url, names):
+    conn = _connect(url)
+    conn.autocommit = True
+    try:
+        with conn.cursor() as cur:
+            for name in names:
+                cur.execute(sql.SQL("DROP TABLE IF EXISTS {} CASCADE").format(sql.Identifier(name)))
+    finally:
+        conn.close()
+
+
+@contextlib.contextmanager
+def database_copy(url):
+    """Yield the URL of a new database copied from ``url``'s; drop it afterwards.
+
+    Every other connection to the source is ended first: PostgreSQL copies a template
+    only while nobody is connected to it.
+    """
+    source = database_name(url)
+    name = f"{source}_copy_{os.getpid()}_{next(_copies)}"[-63:]
+    with admin_connection(url) as cur:
+        cur.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    " WHERE datname = %s AND pid <> pg_backend_pid()", (source,))
+        cur.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+            sql.Identifier(name), sql.Identifier(source)))
+    try:
+        yield with_database(url, name)
+    finally:
+        with admin_connection(url) as cur:
+            cur.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
