@@ -109,6 +109,28 @@ def _check_references(data, converted, ids, problems):
                                      f"no {value_field.rel_model._meta.table_name} with id {value} in this file"))
 
 
+def _unique_keys(model):
+    """Column sets the database keeps unique within one festival (the implied festival dropped)."""
+    keys = [(f.name,) for f in model._meta.sorted_fields if f.unique and not f.primary_key]
+    keys += [tuple(names) for names, unique in model._meta.indexes if unique]
+    return [tuple(name for name in key if name != "festival") for key in keys]
+
+
+def _check_unique(data, converted, problems):
+    """E.g. a sub-fest slug, a chest number within a sub-fest, one result per registration."""
+    seen = {}
+    for section, _, _, path in _rows(data):
+        if section is None:
+            continue
+        for key in _unique_keys(section.model):
+            value = tuple(converted[path].get(name) for name in key)
+            if None in value:
+                continue
+            first = seen.setdefault((section.key, key, value), path)
+            if first != path:
+                problems.append((f"{path}.{key[-1]}", f"{' + '.join(key)} must be unique: already used by {first}"))
+
+
 def _check_foreign_ids(festival_id, ids, problems):
     """Ids must not belong to another festival already in the database."""
     by_model = {}
@@ -158,6 +180,7 @@ def validate(data):
         raise FixtureError(problems)
     converted, ids = _convert_rows(data, problems)
     _check_references(data, converted, ids, problems)
+    _check_unique(data, converted, problems)
     if problems:
         raise FixtureError(problems)
     festival = converted["$.festival"]
