@@ -1,34 +1,29 @@
-"""The bundled fixture festivals: schema, determinism, and the hidden records tests rely on.
+"""The fixture format and the bundled festivals: schema, determinism, hidden records, the docs.
 
-These tests read the JSON files only (no database), so they stay fast.
+Most tests read the JSON files only; the last few import into a copy of the test database.
 """
 import datetime
 import json
 import re
+from pathlib import Path
 
 import jsonschema
 import pytest
 
+from conftest import BIG, SMALL, writable
+from db import models as m
 from db.enums import SUB_FEST_PROGRAMME_STATUSES
 from seed import bundled_fixtures
 from seed.fixture_format import json_schema
 from seed.generate import SCHEMA_PATH, schema_text, write_fixtures
+from seed.importer import FixtureError, import_fixture, validate
 
-SLUGS = ["kalolsavam-2026", "college-fest-2026"]
-
-
-@pytest.fixture(scope="module")
-def festivals():
-    data = {}
-    for path in bundled_fixtures():
-        loaded = json.loads(path.read_text(encoding="utf-8"))
-        data[loaded["festival"]["slug"]] = loaded
-    return data
+SLUGS = [BIG, SMALL]
 
 
 @pytest.fixture(params=SLUGS)
-def data(request, festivals):
-    return festivals[request.param]
+def data(request, fixture_data):
+    return fixture_data[request.param]
 
 
 def test_committed_schema_is_the_models_schema():
@@ -36,8 +31,8 @@ def test_committed_schema_is_the_models_schema():
     assert SCHEMA_PATH.read_text(encoding="utf-8") == schema_text()
 
 
-def test_both_festivals_are_bundled(festivals):
-    assert sorted(festivals) == sorted(SLUGS)
+def test_both_festivals_are_bundled(fixture_data):
+    assert sorted(fixture_data) == sorted(SLUGS)
 
 
 def test_bundled_file_validates_against_the_schema(data):
@@ -60,7 +55,6 @@ class Index:
     def __init__(self, data):
         self.data = data
         self.by_id = {row["id"]: row for key, rows in data.items() if isinstance(rows, list) for row in rows}
-        self.registration_of = {r["registration"]: r for r in data["results"]}
 
     def rows(self, key, **match):
         return [row for row in self.data[key] if all(row.get(k) == v for k, v in match.items())]
@@ -243,3 +237,38 @@ def test_every_candidate_has_all_private_fields(data):
         for name, pattern in PRIVATE_FIELDS.items():
             assert pattern.match(candidate[name] or ""), (candidate["id"], name)
         assert datetime.date.fromisoformat(candidate["date_of_birth"]).year < 2026
+
+
+# --- the documented format ------------------------------------------------------------------------
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "fixture-format.md"
+
+
+@pytest.fixture
+def doc_example():
+    """The JSON of the "A complete example" section of docs/fixture-format.md."""
+    text = DOC.read_text(encoding="utf-8").split("## A complete example", 1)[1]
+    return json.loads(text.split("```json", 1)[1].split("```", 1)[0])
+
+
+def test_documented_example_is_complete_and_valid(doc_example):
+    assert set(doc_example) == set(json_schema()["properties"])
+    assert list(jsonschema.Draft202012Validator(json_schema()).iter_errors(doc_example)) == []
+
+
+def test_documented_example_imports(fresh_app, doc_example):
+    _, url = fresh_app
+    with writable(url):
+        summary = import_fixture(doc_example)
+        assert summary.festival.slug == "town-arts-2026"
+        assert m.Result.select().where(m.Result.points == 10).count() >= 1
+
+
+def test_duplicate_chest_number_is_named_by_its_json_path(fresh_app, doc_example):
+    _, url = fresh_app
+    twin = {**doc_example["subFestCandidates"][0], "id": "27e8a42b-c3f8-4b1b-9b1a-9ec2ad1f3a99", "sections": []}
+    doc_example["subFestCandidates"].append(twin)
+    with writable(url):
+        with pytest.raises(FixtureError) as caught:
+            validate(doc_example)
+    assert [p for p, _ in caught.value.problems] == ["$.subFestCandidates[1].chest_no"]
