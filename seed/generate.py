@@ -443,20 +443,19 @@ def add_hidden_kinds(fx, shared, ctx, category):
     programmes have public entrants and published results, which must count nowhere.
     """
     rng, sub_fest = fx.rng, ctx.row["id"]
-    for label, flags in [("inactive", {"is_active": False}), ("private", {"is_public": False})]:
+    for label, flag in [("inactive", "is_active"), ("private", "is_public")]:
+        flags = {"is_active": True, "is_public": True, flag: False}
         ctx.hidden_categories.append(fx.add(
             "categories", sub_fest=sub_fest, name=f"HIDDEN {label} category", name_local=None,
-            description="Not shown to the public", display_order=90,
-            **{"is_active": True, "is_public": True, **flags}))
+            description="Not shown to the public", display_order=90, **flags))
         fx.add("teams", sub_fest=sub_fest, parent=None, level=1, name=f"HIDDEN {label} team",
                display_name=f"HIDDEN {label} team", public_name=None, motto=None, logo_url=None,
-               color_code="#000000", display_order=90, **{"is_active": True, "is_public": True, **flags})
+               color_code="#000000", display_order=90, **flags)
         fx.add("teams", sub_fest=sub_fest, parent=ctx.districts[0]["id"], level=2,
                name=f"HIDDEN {label} school", display_name=f"HIDDEN {label} school", public_name=None,
-               motto=None, logo_url=None, color_code="#000000", display_order=91,
-               **{"is_active": True, "is_public": True, **flags})
+               motto=None, logo_url=None, color_code="#000000", display_order=91, **flags)
         fx.add("sections", sub_fest=sub_fest, key=f"hidden-{label}", name=f"HIDDEN {label} section",
-               name_local=None, display_order=90, **{"is_active": True, "is_public": True, **flags})
+               name_local=None, display_order=90, **flags)
     cat = next(c for c in ctx.spec.categories if c.code == category)
     for name, person_flags, entry_flags in HIDDEN_CANDIDATES:
         district = rng.choice(ctx.districts)
@@ -607,8 +606,8 @@ def add_schedules(fx, shared, ctx):
             continue
         days = spec.future_days if status == "scheduled" else spec.days
         venues = shared.stage_venues if pspec.collection == "stage" else shared.offstage_venues
-        if row in ctx.hidden_sfps and row is ctx.hidden_sfps[0]:
-            venues = [shared.hidden_venue]
+        if ctx.hidden_sfps and row is ctx.hidden_sfps[0]:
+            venues = [shared.hidden_venue]  # the private venue hosts only a hidden programme
         day_index = rng.randrange(len(days))
         venue = rng.choice(venues)
         hour = rng.randint(9, 17)
