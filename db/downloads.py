@@ -1,8 +1,6 @@
 """Download queries."""
-from peewee import fn
-
 from . import models as m
-from .query import apply_filters, apply_sorting, paginate, search_terms
+from .query import apply_filters, apply_sorting, iequals, paginate, search_terms
 from .scopes import public_downloads
 
 DOWNLOAD_SORTS = {
@@ -15,7 +13,7 @@ DOWNLOAD_SORTS = {
 DOWNLOAD_FILTERS = {
     "search": lambda terms: search_terms(
         (m.Download.title, m.Download.description, m.Download.category), terms),
-    "category": lambda category: fn.LOWER(m.Download.category) == category.lower(),
+    "category": lambda category: iequals(m.Download.category, category),
     "is_public": lambda wanted: m.Download.is_public == wanted,
 }
 

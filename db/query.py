@@ -126,6 +126,11 @@ def ilike(column, pattern):
     ))
 
 
+def iequals(column, value):
+    """``column`` equals ``value`` up to the case of A-Z (the ``text_key`` rule)."""
+    return text_key(column) == ascii_lower(value)
+
+
 def contains(column, term):
     """``column`` contains ``term``, case-insensitively; ``%``, ``_`` and ``\\`` are literal."""
     return ilike(column, f"%{_escape_like(term)}%")
