@@ -120,7 +120,11 @@ def _field_schema(model, f):
     if enum:
         schema["enum"] = list(enum)
     if f.null:
-        schema = {"anyOf": [schema, {"type": "null"}]}
+        # "type": [..., "null"] rather than anyOf, so errors name the allowed values.
+        types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+        schema["type"] = types + ["null"]
+        if "enum" in schema:
+            schema["enum"] = schema["enum"] + [None]
     return schema
 
 
