@@ -144,3 +144,30 @@ def public_category_ids(festival_id):
             .where((m.SubFest.festival == festival_id) & visible_sub_fest()
                    & (m.Category.is_active == True) & (m.Category.is_public == True)))  # noqa: E712
 
+
+# Row conditions of the structure records, for subqueries whose outer query already pins
+# the festival (e.g. "programmes scheduled at these venues": only public venues count).
+
+
+def visible_category():
+    return (m.Category.is_active == True) & (m.Category.is_public == True)  # noqa: E712
+
+
+def visible_team():
+    return (m.Team.is_active == True) & (m.Team.is_public == True)  # noqa: E712
+
+
+def visible_section():
+    return (m.Section.is_active == True) & (m.Section.is_public == True)  # noqa: E712
+
+
+def visible_venue():
+    return m.Venue.is_public == True  # noqa: E712
+
+
+def visible_collection():
+    return m.ProgrammeCollection.is_public == True  # noqa: E712
+
+
+def visible_judge():
+    return m.Judge.is_active == True  # noqa: E712

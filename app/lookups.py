@@ -1,0 +1,36 @@
+"""Resolve the ids a request names to visible records of the resolved festival, or 404.
+
+Unknown, another festival's, inactive and non-public ids all get the same 404, so a
+response never tells whether a hidden record exists.
+"""
+from flask import g
+from flask_smorest import abort
+
+from db.candidates import get_public_candidate
+from db.programmes import get_public_programme
+from db.subfests import get_public_sub_fest
+
+
+def get_or_404(record, what):
+    """``record``, or the one 404 of ``what`` when it is None."""
+    if record is None:
+        abort(404, message=f"{what} not found.")
+    return record
+
+
+def sub_fest_or_404(sub_fest_id):
+    return get_or_404(get_public_sub_fest(g.festival.id, sub_fest_id=sub_fest_id), "Sub-fest")
+
+
+def sub_fest_by_slug_or_404(slug):
+    return get_or_404(get_public_sub_fest(g.festival.id, slug=slug), "Sub-fest")
+
+
+def programme_or_404(sub_fest_programme_id):
+    """The visible programme, with ``programme`` and ``sub_fest`` loaded."""
+    return get_or_404(get_public_programme(g.festival.id, sub_fest_programme_id), "Programme")
+
+
+def candidate_or_404(sub_fest_candidate_id):
+    """The visible candidate, with public person columns and ``sub_fest`` loaded."""
+    return get_or_404(get_public_candidate(g.festival.id, sub_fest_candidate_id), "Candidate")
