@@ -128,6 +128,28 @@ def keys_revoke(key_id):
     click.echo(f"Revoked {key_id}.", err=True)
 
 
+@main.group()
+def toppers():
+    """Recompute the stored leaderboards."""
+
+
+@toppers.command("recompute")
+@click.argument("slug", required=False)
+def toppers_recompute(slug):
+    """Recompute every topper placeholder of festival SLUG (of every festival without SLUG)."""
+    from db.database import database
+    from db.revisions import bump_revision
+    from db.toppers import recompute_toppers
+
+    _open_database()
+    festivals = [_festival_or_fail(slug)] if slug else list(m.Festival.select().order_by(m.Festival.slug))
+    for festival in festivals:
+        with database.atomic():
+            count = recompute_toppers(festival)
+            revision = bump_revision(festival)
+        click.echo(f"Recomputed {count} topper placeholder(s) of {festival.slug}, revision {revision}", err=True)
+
+
 def _serve(host, port, threads):
     from waitress import serve as waitress_serve
 

@@ -97,6 +97,31 @@ def public_results(festival_id, *columns):
                    & visible_programme() & visible_result()))
 
 
+def visible_registration():
+    return m.Registration.is_active == True  # noqa: E712
+
+
+def visible_entry(festival_id):
+    """An active registration with a visible participant: the candidate of an individual
+    entry, at least one member of a group entry."""
+    visible_ids = public_candidates(festival_id, m.SubFestCandidate.id)
+    member_of_group = (m.RegistrationMember
+                       .select(m.RegistrationMember.registration)
+                       .where(m.RegistrationMember.sub_fest_candidate.in_(visible_ids)))
+    return visible_registration() & (
+        ((m.Registration.type != "group") & m.Registration.sub_fest_candidate.in_(visible_ids))
+        | ((m.Registration.type == "group") & m.Registration.id.in_(member_of_group)))
+
+
+def public_entry_results(festival_id, *columns):
+    """Published public results of public programmes whose entry is visible (see
+    :func:`visible_entry`): the results the public sees, lists and counts."""
+    return (public_results(festival_id, *(columns or (m.Result,)))
+            .switch(m.Result)
+            .join(m.Registration)
+            .where(visible_entry(festival_id)))
+
+
 def public_topper_placeholders(festival_id):
     return (m.TopperPlaceholder
             .select()

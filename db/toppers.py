@@ -1,6 +1,310 @@
-"""Leaderboards ("toppers"): computed from published public results, stored with lastComputedAt."""
+"""Leaderboards ("toppers"): computed from published public results, stored with lastComputedAt.
+
+Which results count for which entity is written down in ``docs/rankings.md``; in short:
+only results from :func:`db.scopes.public_entry_results` (published, public, of a visible
+programme, with a visible participant), and only visible teams, sections and candidates
+ever receive points. Every placeholder is computed, published or not, so publishing one
+later needs no recomputation.
+"""
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from . import models as m
+from .scopes import public_candidates, public_entry_results, public_programmes
+
+DEFAULT_TEAM_LEVEL = 1
 
 
-def recompute_toppers(festival):
-    """Recompute every topper placeholder of ``festival``."""
-    return 0
+# --- loading: one query per kind of row, whatever the number of placeholders -------------------
+
+
+@dataclass
+class CountedResult:
+    """A result that counts: published, public, with at least one visible participant."""
+
+    programme_id: object
+    sub_fest_id: object
+    registration_id: object
+    registration_type: str
+    team_id: object
+    group_name: str | None
+    programme: dict
+    points: float
+    published_at: object
+    participants: list = field(default_factory=list)  # visible sub-fest candidate ids
+
+
+def _str(value):
+    return None if value is None else str(value)
+
+
+def _team_ref(team):
+    if team is None:
+        return None
+    return {key: team[key] for key in ("id", "name", "public_name", "color_code", "level", "logo_url")}
+
+
+class FestivalData:
+    """Everything a recomputation needs from one festival, loaded with a fixed number of queries."""
+
+    def __init__(self, festival_id):
+        self.candidates = {
+            row["id"]: row for row in public_candidates(
+                festival_id, m.SubFestCandidate.id, m.SubFestCandidate.chest_no,
+                m.SubFestCandidate.avatar_url, m.SubFestCandidate.team, m.SubFestCandidate.category,
+                m.Candidate.name, m.Candidate.name_local, m.Candidate.gender).dicts()}
+        self.teams = {row["id"]: row for row in (
+            m.Team.select(m.Team.id, m.Team.sub_fest, m.Team.parent, m.Team.level, m.Team.name,
+                          m.Team.display_name, m.Team.public_name, m.Team.color_code, m.Team.logo_url)
+            .join(m.SubFest)
+            .where((m.SubFest.festival == festival_id)
+                   & (m.Team.is_active == True) & (m.Team.is_public == True))  # noqa: E712
+            .dicts())}
+        self.categories = {row["id"]: row for row in (
+            m.Category.select(m.Category.id, m.Category.name, m.Category.name_local)
+            .join(m.SubFest)
+            .where((m.SubFest.festival == festival_id)
+                   & (m.Category.is_active == True) & (m.Category.is_public == True))  # noqa: E712
+            .dicts())}
+        self.sections = {}  # section id -> row
+        self.sections_of = defaultdict(set)  # sub-fest candidate id -> visible section ids
+        links = (m.SubFestCandidateSection
+                 .select(m.SubFestCandidateSection.sub_fest_candidate, m.Section.id, m.Section.sub_fest,
+                         m.Section.key, m.Section.name, m.Section.name_local)
+                 .join(m.Section)
+                 .join(m.SubFest)
+                 .where((m.SubFest.festival == festival_id)
+                        & (m.Section.is_active == True) & (m.Section.is_public == True))  # noqa: E712
+                 .dicts())
+        for row in links:
+            candidate_id = row.pop("sub_fest_candidate")
+            self.sections[row["id"]] = row
+            if candidate_id in self.candidates:
+                self.sections_of[candidate_id].add(row["id"])
+        self.programmes = list(public_programmes(
+            festival_id, m.SubFestProgramme.id, m.SubFestProgramme.sub_fest,
+            m.SubFestProgramme.category).dicts())
+        self.collection_keys = defaultdict(set)  # programme id -> keys of its public collections
+        collection_links = (m.SubFestProgrammeCollection
+                            .select(m.SubFestProgrammeCollection.sub_fest_programme, m.ProgrammeCollection.key)
+                            .join(m.ProgrammeCollection)
+                            .where((m.ProgrammeCollection.festival == festival_id)
+                                   & (m.ProgrammeCollection.is_public == True))  # noqa: E712
+                            .tuples())
+        for programme_id, key in collection_links:
+            self.collection_keys[programme_id].add(key)
+        self.results = self._load_results(festival_id)
+
+    def _load_results(self, festival_id):
+        rows = public_entry_results(
+            festival_id, m.Result.points, m.Result.published_at, m.Result.sub_fest_programme,
+            m.SubFestProgramme.sub_fest, m.SubFestProgramme.code, m.Programme.name.alias("programme_name"),
+            m.Programme.name_local.alias("programme_name_local"), m.Registration.id.alias("registration_id"),
+            m.Registration.type, m.Registration.team, m.Registration.group_name,
+            m.Registration.sub_fest_candidate).dicts()
+        members = defaultdict(list)
+        member_rows = (m.RegistrationMember
+                       .select(m.RegistrationMember.registration, m.RegistrationMember.sub_fest_candidate)
+                       .where(m.RegistrationMember.registration.in_(
+                           public_entry_results(festival_id, m.Registration.id)))
+                       .order_by(m.RegistrationMember.display_order, m.RegistrationMember.id)
+                       .tuples())
+        for registration_id, candidate_id in member_rows:
+            if candidate_id in self.candidates:
+                members[registration_id].append(candidate_id)
+        results = []
+        for row in rows:
+            group = row["type"] == "group"
+            participants = members[row["registration_id"]] if group else [row["sub_fest_candidate"]]
+            leader = self.candidates.get(participants[0]) if participants else None
+            team_id = row["team"] or (leader["team"] if leader else None)
+            results.append(CountedResult(
+                programme_id=row["sub_fest_programme"], sub_fest_id=row["sub_fest"],
+                registration_id=row["registration_id"], registration_type=row["type"], team_id=team_id,
+                group_name=row["group_name"], points=row["points"] or 0, published_at=row["published_at"],
+                participants=participants,
+                programme={"id": _str(row["sub_fest_programme"]), "code": row["code"],
+                           "name": row["programme_name"], "name_local": row["programme_name_local"]}))
+        return results
+
+    # --- public views of entities, stored in TopperEntry.details ---
+
+    def candidate_identity(self, candidate_id):
+        row = self.candidates[candidate_id]
+        return {"id": _str(row["id"]), "chest_no": row["chest_no"], "name": row["name"],
+                "name_local": row["name_local"], "gender": row["gender"], "avatar_url": row["avatar_url"]}
+
+    def team_ref(self, team_id):
+        team = self.teams.get(team_id)
+        return {**_team_ref(team), "id": _str(team_id)} if team else None
+
+    def section_ref(self, section_id):
+        row = self.sections[section_id]
+        return {"id": _str(row["id"]), "key": row["key"], "name": row["name"], "name_local": row["name_local"]}
+
+    def category_ref(self, category_id):
+        row = self.categories.get(category_id)
+        return {"id": _str(row["id"]), "name": row["name"], "name_local": row["name_local"]} if row else None
+
+    def team_at_level(self, team_id, level):
+        """The visible team at ``level`` that ``team_id`` is (or belongs to), else None."""
+        team = self.teams.get(team_id)
+        while team is not None and team["level"] > level:
+            team = self.teams.get(team["parent"])
+        return team["id"] if team is not None and team["level"] == level else None
+
+
+# --- one placeholder ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Total:
+    entity_id: object
+    name: str
+    details: dict
+    points: float = 0
+    programmes: set = field(default_factory=set)
+    last_result_at: object = None
+
+    def add(self, result):
+        self.points += result.points
+        self.programmes.add(result.programme_id)
+        if result.published_at and (self.last_result_at is None or result.published_at > self.last_result_at):
+            self.last_result_at = result.published_at
+
+
+def programmes_in_scope(data, placeholder):
+    """Ids of the visible programmes a placeholder's scope covers."""
+    programmes = [p for p in data.programmes if p["sub_fest"] == placeholder.sub_fest_id]
+    if placeholder.scope_type == "category":
+        if placeholder.category_id not in data.categories:
+            return set()
+        programmes = [p for p in programmes if p["category"] == placeholder.category_id]
+    elif placeholder.scope_type == "collection":
+        programmes = [p for p in programmes if placeholder.collection_key in data.collection_keys[p["id"]]]
+    return {p["id"] for p in programmes}
+
+
+def _scope_section(data, placeholder):
+    """The visible section a section-scoped placeholder restricts participants to (or None)."""
+    for section in data.sections.values():
+        if section["sub_fest"] == placeholder.sub_fest_id and section["key"] == placeholder.section_key:
+            return section["id"]
+    return None
+
+
+def _entities(data, placeholder, result, participants):
+    """``(entity id, name, details)`` of every entity ``result`` counts for."""
+    kind = placeholder.entity_type
+    if kind == "candidate":
+        if result.registration_type == "group":
+            return []
+        candidate = data.candidates[participants[0]]
+        return [(candidate["id"], candidate["name"], {
+            "candidate": data.candidate_identity(candidate["id"]),
+            "team": data.team_ref(candidate["team"]),
+            "category": data.category_ref(candidate["category"]),
+        })]
+    if kind == "team":
+        team_id = data.team_at_level(result.team_id, placeholder.team_level or DEFAULT_TEAM_LEVEL)
+        if team_id is None:
+            return []
+        team = data.teams[team_id]
+        return [(team_id, team["display_name"] or team["name"], {
+            "team": data.team_ref(team_id), "parent_team": data.team_ref(team["parent"])})]
+    if kind == "section":
+        section_ids = set().union(*(data.sections_of[c] for c in participants))
+        return [(s, data.sections[s]["name"], {"section": data.section_ref(s)}) for s in section_ids]
+    if kind == "group":
+        if result.registration_type != "group":
+            return []
+        team = data.team_ref(result.team_id)
+        name = result.group_name or (team["name"] if team else data.candidates[participants[0]]["name"])
+        return [(result.registration_id, name, {"group": {
+            "id": _str(result.registration_id), "name": name, "programme": result.programme, "team": team,
+            "members": [data.candidate_identity(c) for c in result.participants]}})]
+    return []
+
+
+def totals_for(data, placeholder):
+    """Points per entity of one placeholder, plus ``(programmes counted, programmes in scope)``."""
+    scope = programmes_in_scope(data, placeholder)
+    section_id = _scope_section(data, placeholder) if placeholder.scope_type == "section" else None
+    totals = {}
+    counted = set()
+    for result in data.results:
+        if result.programme_id not in scope:
+            continue
+        counted.add(result.programme_id)
+        participants = result.participants
+        if placeholder.scope_type == "section":
+            participants = [c for c in participants if section_id in data.sections_of[c]]
+        if not participants:
+            continue
+        for entity_id, name, details in _entities(data, placeholder, result, participants):
+            if placeholder.scope_type == "section" and placeholder.entity_type == "section":
+                if entity_id != section_id:
+                    continue
+            total = totals.get(entity_id)
+            if total is None:
+                total = totals[entity_id] = Total(entity_id, name, details)
+            total.add(result)
+    return list(totals.values()), len(counted), len(scope)
+
+
+def rank(totals, top_n=None):
+    """Standard competition ranking (1, 2, 2, 4): ``[(rank, tied, total)]``, best first.
+
+    Equal points share a rank and are ordered by name, then id. With ``top_n`` the list
+    stops after rank ``top_n`` but keeps everyone tied at the cut-off.
+    """
+    for total in totals:
+        total.points = round(total.points, 6)  # sums of fractional points compare exactly
+    ordered = sorted(totals, key=lambda t: (-t.points, t.name.casefold(), str(t.entity_id)))
+    sharing = Counter(t.points for t in ordered)
+    ranked = []
+    current = 0
+    for index, total in enumerate(ordered):
+        if index == 0 or total.points != ordered[index - 1].points:
+            current = index + 1
+        if top_n and current > top_n:
+            break
+        ranked.append((current, sharing[total.points] > 1, total))
+    return ranked
+
+
+# --- storing ----------------------------------------------------------------------------------------
+
+
+def recompute_toppers(festival, now=None):
+    """Recompute and store every topper placeholder of ``festival``; return how many.
+
+    Run it inside the transaction that changed the results, so readers never see a
+    leaderboard that disagrees with the results next to it.
+    """
+    now = now or m.utcnow()
+    placeholders = list(m.TopperPlaceholder
+                        .select()
+                        .join(m.SubFest)
+                        .where(m.SubFest.festival == festival.id)
+                        .order_by(m.TopperPlaceholder.id))
+    data = FestivalData(festival.id)
+    if placeholders:
+        m.TopperEntry.delete().where(m.TopperEntry.placeholder.in_([p.id for p in placeholders])).execute()
+    rows = []
+    for placeholder in placeholders:
+        totals, counted, in_scope = totals_for(data, placeholder)
+        for position, tied, total in rank(totals, placeholder.display_top_n):
+            rows.append({
+                "placeholder": placeholder.id, "rank": position, "tied": tied, "points": total.points,
+                "programme_count": len(total.programmes), "entity_type": placeholder.entity_type,
+                "entity_id": total.entity_id, "name": total.name, "details": total.details,
+                "last_result_at": total.last_result_at,
+            })
+        (m.TopperPlaceholder
+         .update(last_computed_at=now, programmes_counted=counted, programmes_in_scope=in_scope)
+         .where(m.TopperPlaceholder.id == placeholder.id)
+         .execute())
+    for start in range(0, len(rows), 200):
+        m.TopperEntry.insert_many(rows[start:start + 200]).execute()
+    return len(placeholders)

@@ -216,8 +216,11 @@ def _delete_festival_data(festival_id):
 
 
 def _insert(model, rows, chunk=200):
+    # Rows may leave optional fields out. Name every column any row sets: left to itself,
+    # Peewee takes the columns from the first row and silently drops the others' values.
+    columns = [f for f in model._meta.sorted_fields if any(f.name in row for row in rows)]
     for start in range(0, len(rows), chunk):
-        model.insert_many(rows[start:start + chunk]).execute()
+        model.insert_many(rows[start:start + chunk], fields=columns).execute()
 
 
 def apply(data, converted, progress=None, recompute=True):
