@@ -1,9 +1,98 @@
-"""Candidate queries: the public candidates of a sub-fest and their related data."""
+"""Candidate queries: the public candidates of a sub-fest and their related data.
+
+A person's private fields (email, phone, date of birth, admission number and details)
+are never selected. The one exception is ``admNoPattern``, which compares the admission
+number for exact (case-insensitive) equality inside SQL and returns nothing of it.
+
+Who took part in an entry: the candidate of an individual entry, the members of a group
+entry. ``pointsSummary`` counts every published public result of the visible entries a
+candidate took part in, in public programmes; a group result counts in full for each of
+its members (each member earned it), and the summary keeps individual and group points
+apart so that a site can show either.
+"""
+import uuid
+from collections import Counter
+
+from peewee import fn
+
 from . import models as m
 from . import scopes
+from .query import any_of, apply_filters, apply_sorting, ascii_lower, matches_pattern, paginate, presence
+from .query import search_terms, text_key
+from .teams import teams_within
 
-# The only columns of a person any query reads for output: never a private one.
+# The only columns of a person any query reads: never a private one.
 PUBLIC_PERSON_COLUMNS = (m.Candidate.name, m.Candidate.name_local, m.Candidate.gender)
+
+CANDIDATE_SORTS = {
+    # Shorter chest numbers first, so numeric ones sort as numbers ("99" before "100").
+    "chestNo": (fn.LENGTH(m.SubFestCandidate.chest_no), m.SubFestCandidate.chest_no),
+    "name": m.Candidate.name,
+}
+
+CANDIDATE_FILTERS = {
+    "search": lambda terms: search_terms(
+        (m.Candidate.name, m.Candidate.name_local, m.SubFestCandidate.chest_no), terms),
+    "category_ids": lambda ids: m.SubFestCandidate.category.in_(
+        m.Category.select(m.Category.id).where(m.Category.id.in_(ids) & scopes.visible_category())),
+    "team_ids": lambda ids: m.SubFestCandidate.team.in_(teams_within(ids)),
+    "gender": lambda values: m.Candidate.gender.in_(values),
+    "is_active": lambda values: m.SubFestCandidate.is_active.in_(values),
+    "chest_no_pattern": lambda patterns: any_of(
+        matches_pattern(m.SubFestCandidate.chest_no, p) for p in patterns),
+    # Exact equality only: a wildcard here would let anyone guess private numbers.
+    "adm_no_pattern": lambda values: text_key(m.Candidate.admission_number).in_(
+        [ascii_lower(v) for v in values]),
+    "has_avatar": lambda wanted: any_of(presence(m.SubFestCandidate.avatar_url, w) for w in wanted),
+    "section_ids": lambda ids: m.SubFestCandidate.id.in_(
+        m.SubFestCandidateSection.select(m.SubFestCandidateSection.sub_fest_candidate)
+        .join(m.Section)
+        .where(m.Section.id.in_(ids) & scopes.visible_section())),
+}
+
+
+def _per_participant(select, candidate_ids=None):
+    """``select(participant)`` once for individual entries (the participant is the entry's
+    candidate) and once for group entries (each member), as one UNION ALL query.
+
+    ``select`` returns a query whose join context is Registration.
+    """
+    individual = (select(m.Registration.sub_fest_candidate.alias("participant"))
+                  .where(m.Registration.type != "group"))
+    group = (select(m.RegistrationMember.sub_fest_candidate.alias("participant"))
+             .join(m.RegistrationMember, on=(m.RegistrationMember.registration == m.Registration.id))
+             .where(m.Registration.type == "group"))
+    if candidate_ids is not None:
+        individual = individual.where(m.Registration.sub_fest_candidate.in_(candidate_ids))
+        group = group.where(m.RegistrationMember.sub_fest_candidate.in_(candidate_ids))
+    return individual + group  # the two halves never overlap
+
+
+def participations(festival_id, candidate_ids=None):
+    """``(participant,)`` once per visible entry in a public programme a candidate took part in."""
+    visible = (scopes.visible_entry(festival_id)
+               & m.Registration.sub_fest_programme.in_(scopes.public_programme_ids(festival_id)))
+    return _per_participant(
+        lambda participant: m.Registration.select(participant).where(visible), candidate_ids)
+
+
+def counted_results(festival_id, candidate_ids=None):
+    """``(participant, type, points, position, grade)`` of the results the public sees."""
+    return _per_participant(
+        lambda participant: scopes.public_entry_results(
+            festival_id, participant, m.Registration.type, m.Result.points, m.Result.position,
+            m.Result.grade),
+        candidate_ids)
+
+
+def candidate_filters(festival_id):
+    """The filter table of ``/candidates``: ``CANDIDATE_FILTERS`` plus ``has_registration``."""
+
+    def has_registration(wanted):
+        entered = m.SubFestCandidate.id.in_(participations(festival_id))
+        return any_of(entered if w else ~entered for w in wanted)
+
+    return {**CANDIDATE_FILTERS, "has_registration": has_registration}
 
 
 def public_candidate_rows(festival_id):
@@ -16,3 +105,119 @@ def get_public_candidate(festival_id, sub_fest_candidate_id):
     return (public_candidate_rows(festival_id)
             .where(m.SubFestCandidate.id == sub_fest_candidate_id)
             .first())
+
+
+def list_candidates(festival_id, sub_fest_id, page, limit, sort_by, sort_order, **filters):
+    """One page of the sub-fest's visible candidates with their list fields attached."""
+    query = (public_candidate_rows(festival_id)
+             .where(m.SubFestCandidate.sub_fest == sub_fest_id))
+    query = apply_filters(query, candidate_filters(festival_id), filters)
+    query = apply_sorting(query, sort_by, sort_order, CANDIDATE_SORTS, m.SubFestCandidate.id)
+    result = paginate(query, page, limit)
+    attach_candidate_fields(festival_id, result.items)
+    return result
+
+
+def load_candidate_detail(festival_id, candidate):
+    """Attach everything ``/candidate-detail`` shows to one visible candidate."""
+    attach_candidate_fields(festival_id, [candidate])
+    return candidate
+
+
+# --- related data of a page: one query per relation ---------------------------------------
+
+
+def attach_candidate_fields(festival_id, items):
+    """Everything a candidate list item shows besides its own row."""
+    for item in items:
+        item.identity = {
+            "id": item.id, "chest_no": item.chest_no, "name": item.candidate.name,
+            "name_local": item.candidate.name_local, "gender": item.candidate.gender,
+            "avatar_url": item.avatar_url,
+        }
+    attach_teams(items)
+    attach_categories(items)
+    attach_sections(items)
+    attach_points(festival_id, items)
+    attach_registration_counts(festival_id, items)
+
+
+def _uuid(value):
+    """A UUID, whether the driver handed back a UUID or its text."""
+    return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
+
+
+def _by_id(model, ids, visible, *columns):
+    if not ids:
+        return {}
+    return {row.id: row for row in model.select(*columns).where(model.id.in_(ids) & visible)}
+
+
+def attach_teams(items):
+    """``item.team_ref``: the candidate's team when it is public, else None."""
+    teams = _by_id(m.Team, list({i.team_id for i in items if i.team_id}), scopes.visible_team(),
+                   m.Team.id, m.Team.name, m.Team.public_name, m.Team.color_code, m.Team.level,
+                   m.Team.logo_url)
+    for item in items:
+        item.team_ref = teams.get(item.team_id)
+
+
+def attach_categories(items):
+    """``item.category_ref``: the candidate's category when it is public, else None."""
+    categories = _by_id(m.Category, list({i.category_id for i in items if i.category_id}),
+                        scopes.visible_category(), m.Category.id, m.Category.name, m.Category.name_local)
+    for item in items:
+        item.category_ref = categories.get(item.category_id)
+
+
+def attach_sections(items):
+    """``item.section_list``: the candidate's public sections, in display order."""
+    by_id = {item.id: item for item in items}
+    for item in items:
+        item.section_list = []
+    if not by_id:
+        return
+    rows = (m.SubFestCandidateSection
+            .select(m.SubFestCandidateSection.sub_fest_candidate, m.Section.id, m.Section.key,
+                    m.Section.name, m.Section.name_local)
+            .join(m.Section)
+            .where(m.SubFestCandidateSection.sub_fest_candidate.in_(list(by_id)) & scopes.visible_section())
+            .order_by(m.Section.display_order, m.Section.key, m.Section.id)
+            .dicts())
+    for row in rows:
+        by_id[row["sub_fest_candidate"]].section_list.append(
+            {"id": row["id"], "key": row["key"], "name": row["name"], "name_local": row["name_local"]})
+
+
+def empty_points_summary():
+    return {"total_points": 0.0, "individual_points": 0.0, "group_points": 0.0,
+            "result_count": 0, "by_position": {}, "by_grade": {}}
+
+
+def attach_points(festival_id, items):
+    """``item.points_summary`` from the published public results of the candidate's entries."""
+    by_id = {item.id: item for item in items}
+    for item in items:
+        item.points_summary = empty_points_summary()
+    if not by_id:
+        return
+    for participant, entry_type, points, position, grade in counted_results(festival_id, list(by_id)).tuples():
+        summary = by_id[_uuid(participant)].points_summary
+        summary["total_points"] += points
+        summary["group_points" if entry_type == "group" else "individual_points"] += points
+        summary["result_count"] += 1
+        if position is not None:
+            key = str(position)
+            summary["by_position"][key] = summary["by_position"].get(key, 0) + 1
+        if grade:
+            summary["by_grade"][grade] = summary["by_grade"].get(grade, 0) + 1
+
+
+def attach_registration_counts(festival_id, items):
+    """``item.registration_count``: visible entries in public programmes the candidate took part in."""
+    ids = [item.id for item in items]
+    counts = Counter()
+    if ids:
+        counts = Counter(_uuid(participant) for participant, in participations(festival_id, ids).tuples())
+    for item in items:
+        item.registration_count = counts.get(item.id, 0)

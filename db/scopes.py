@@ -178,8 +178,9 @@ def visible_category():
     return (m.Category.is_active == True) & (m.Category.is_public == True)  # noqa: E712
 
 
-def visible_team():
-    return (m.Team.is_active == True) & (m.Team.is_public == True)  # noqa: E712
+def visible_team(team=m.Team):
+    """``team`` may be an alias of ``Team``, e.g. the child side of a parent join."""
+    return (team.is_active == True) & (team.is_public == True)  # noqa: E712
 
 
 def visible_section():

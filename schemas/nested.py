@@ -78,3 +78,20 @@ class ScheduleRefSchema(OutSchema):
     scheduled_at = UtcDateTime()
     duration_minutes = fields.Integer(allow_none=True)
     venue = fields.Nested(VenueRefSchema, allow_none=True)
+
+
+class PointsSummarySchema(OutSchema):
+    """A candidate's points from published public results of the entries they took part in.
+
+    A group result counts in full for each member; ``individualPoints`` and
+    ``groupPoints`` split ``totalPoints`` by the kind of entry.
+    """
+
+    total_points = fields.Float()
+    individual_points = fields.Float()
+    group_points = fields.Float()
+    result_count = fields.Integer(metadata={"description": "Published public results counted."})
+    by_position = fields.Dict(keys=fields.String(), values=fields.Integer(), metadata={
+        "description": "Results per position, e.g. `{\"1\": 2, \"3\": 1}`."})
+    by_grade = fields.Dict(keys=fields.String(), values=fields.Integer(), metadata={
+        "description": "Results per grade, e.g. `{\"A\": 3}`."})

@@ -1,5 +1,5 @@
 """The public API's blueprints, one module per resource, all under ``/public-api/v1``."""
-from . import downloads, gallery, news, programmes, subfests
+from . import candidates, categories, downloads, filters, gallery, news, programmes, subfests, teams
 
 BLUEPRINTS = [
     subfests.blp,
@@ -7,4 +7,8 @@ BLUEPRINTS = [
     gallery.blp,
     downloads.blp,
     programmes.blp,
+    candidates.blp,
+    teams.blp,
+    categories.blp,
+    filters.blp,
 ]

@@ -1,0 +1,20 @@
+"""GET /teams."""
+from flask import g
+
+from db.teams import list_teams
+from schemas.teams import TeamListSchema, TeamQueryArgsSchema
+
+from ..context import list_response
+from ..lookups import sub_fest_or_404
+from ..smorest import Blueprint
+
+blp = Blueprint("teams", __name__, description="Active public teams of a sub-fest.")
+
+
+@blp.get("/teams")
+@blp.arguments(TeamQueryArgsSchema, location="query", as_kwargs=True)
+@blp.response(200, TeamListSchema)
+def teams(sub_fest_id, **args):
+    """List active public teams of a sub-fest"""
+    sub_fest = sub_fest_or_404(sub_fest_id)
+    return list_response(list_teams(g.festival.id, sub_fest.id, **args), sub_fest=sub_fest)

@@ -1,0 +1,101 @@
+"""Team queries: the public teams of a sub-fest, the team tree and candidate counts.
+
+Teams form a tree (a district and its schools). A team's candidates are the active
+public candidates of the team itself and of every public team below it, reached through
+public teams only: a school's candidates count for its district, and the candidates of a
+hidden school count for nobody.
+"""
+import uuid
+
+from peewee import fn
+
+from . import models as m
+from . import scopes
+from .query import any_of, apply_filters, apply_sorting, ascii_lower, paginate, search_terms, text_key
+
+TEAM_SORTS = {
+    "displayOrder": m.Team.display_order,
+    "name": m.Team.name,
+    "publicName": m.Team.public_name,
+    "level": m.Team.level,
+}
+
+
+def team_tree(*roots):
+    """Recursive CTE ``team_tree(ancestor, member)``: each visible team matching all of
+    ``roots`` paired with itself and with every visible team below it."""
+    base = m.Team.select(m.Team.id.alias("ancestor"), m.Team.id.alias("member")).where(scopes.visible_team())
+    for condition in roots:
+        base = base.where(condition)
+    tree = base.cte("team_tree", recursive=True, columns=("ancestor", "member"))
+    child = m.Team.alias("child_team")
+    below = (child
+             .select(tree.c.ancestor, child.id)
+             .join(tree, on=(child.parent == tree.c.member))
+             .where(scopes.visible_team(child)))
+    # UNION, not UNION ALL: a parent cycle in bad data ends instead of recursing forever.
+    return tree.union(below)
+
+
+def teams_within(team_ids):
+    """Subquery: ids of the visible teams among ``team_ids`` and of the visible teams below them."""
+    tree = team_tree(m.Team.id.in_(team_ids))
+    return tree.select_from(tree.c.member)
+
+
+def _candidates_by_team(festival_id, sub_fest_id, tree):
+    """Query of ``(ancestor, candidate count)`` over ``tree``: active public candidates."""
+    return (scopes.public_candidates(festival_id, tree.c.ancestor, fn.COUNT(m.SubFestCandidate.id))
+            .switch(m.SubFestCandidate)
+            .join(tree, on=(m.SubFestCandidate.team == tree.c.member))
+            .where(m.SubFestCandidate.sub_fest == sub_fest_id)
+            .group_by(tree.c.ancestor)
+            .with_cte(tree))
+
+
+def team_filters(festival_id, sub_fest_id):
+    """The filter table of ``/teams``: argument name -> condition."""
+
+    def has_candidates(wanted):
+        tree = team_tree(m.Team.sub_fest == sub_fest_id)
+        with_candidates = m.Team.id.in_(
+            _candidates_by_team(festival_id, sub_fest_id, tree).select(tree.c.ancestor))
+        return any_of(with_candidates if w else ~with_candidates for w in wanted)
+
+    return {
+        "search": lambda terms: search_terms(
+            (m.Team.name, m.Team.display_name, m.Team.public_name), terms),
+        "color_code": lambda codes: text_key(m.Team.color_code).in_([ascii_lower(c) for c in codes]),
+        "has_candidates": has_candidates,
+    }
+
+
+def list_teams(festival_id, sub_fest_id, page, limit, sort_by, sort_order, **filters):
+    """One page of the sub-fest's public teams with parent and candidate count attached."""
+    query = apply_filters(scopes.public_teams(sub_fest_id), team_filters(festival_id, sub_fest_id), filters)
+    query = apply_sorting(query, sort_by, sort_order, TEAM_SORTS, m.Team.id)
+    result = paginate(query, page, limit)
+    attach_parents(result.items)
+    attach_candidate_counts(festival_id, sub_fest_id, result.items)
+    return result
+
+
+def attach_parents(teams):
+    """``team.parent_team``: the parent when it is public, else None."""
+    parent_ids = list({t.parent_id for t in teams if t.parent_id is not None})
+    parents = {}
+    if parent_ids:
+        parents = {p.id: p for p in m.Team.select().where(m.Team.id.in_(parent_ids) & scopes.visible_team())}
+    for team in teams:
+        team.parent_team = parents.get(team.parent_id)
+
+
+def attach_candidate_counts(festival_id, sub_fest_id, teams):
+    """``team.candidate_count``: active public candidates of the team and the teams below it."""
+    counts = {}
+    if teams:
+        tree = team_tree(m.Team.id.in_([t.id for t in teams]))
+        counts = {uuid.UUID(str(team_id)): count
+                  for team_id, count in _candidates_by_team(festival_id, sub_fest_id, tree).tuples()}
+    for team in teams:
+        team.candidate_count = counts.get(team.id, 0)

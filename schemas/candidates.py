@@ -1,0 +1,61 @@
+"""Candidates: query arguments and output. Nothing private is named here."""
+from marshmallow import fields
+
+from db.candidates import CANDIDATE_SORTS
+from db.enums import GENDERS
+
+from .common import ContextSchema, OutSchema, QueryArgs, Uuid, list_envelope, sort_args
+from .fields import Array, Bool, Enum, Text
+from .nested import (
+    CandidateIdentitySchema,
+    CategoryRefSchema,
+    PointsSummarySchema,
+    SectionRefSchema,
+    SubFestRefSchema,
+    TeamRefSchema,
+)
+
+
+class CandidateQueryArgsSchema(sort_args(tuple(CANDIDATE_SORTS), "chestNo")):
+    sub_fest_id = fields.UUID(required=True, metadata={"description": "Sub-fest to list from."})
+    search = Array(Text(), split=False, metadata={
+        "description": "Words to find in the name or chest number; several terms must all match."})
+    category_ids = Array(fields.UUID(), metadata={"description": "Any of these categories."})
+    team_ids = Array(fields.UUID(), metadata={
+        "description": "Any of these teams, including the teams below them (a district's schools)."})
+    gender = Array(Enum(GENDERS), metadata={"description": "Any of these genders."})
+    is_active = Array(Bool(), metadata={"description": "Output stays restricted to active candidates."})
+    chest_no_pattern = Array(Text(max_length=40), metadata={
+        "description": "Chest number patterns, `*` matching any run of characters; any of them."})
+    adm_no_pattern = Array(Text(max_length=60), metadata={
+        "description": "Exact admission numbers (case-insensitive; `*` is an ordinary character, "
+                       "no partial match). The number itself is never returned."})
+    has_avatar = Array(Bool(), metadata={"description": "Has an avatar image."})
+    has_registration = Array(Bool(), metadata={"description": "Takes part in at least one entry."})
+    section_ids = Array(fields.UUID(), metadata={"description": "In any of these sections."})
+
+
+class CandidateDetailQueryArgsSchema(QueryArgs):
+    sub_fest_candidate_id = fields.UUID(required=True, metadata={"description": "Candidate id inside a sub-fest."})
+
+
+class CandidateSchema(OutSchema):
+    id = Uuid(metadata={"description": "Sub-fest candidate id."})
+    candidate = fields.Nested(CandidateIdentitySchema, attribute="identity")
+    avatar_url = fields.String(allow_none=True)
+    sub_fest = fields.Nested(SubFestRefSchema)
+    category = fields.Nested(CategoryRefSchema, attribute="category_ref", allow_none=True, metadata={
+        "description": "Set only when the category is public."})
+    team = fields.Nested(TeamRefSchema, attribute="team_ref", allow_none=True, metadata={
+        "description": "Set only when the team is public."})
+    sections = fields.List(fields.Nested(SectionRefSchema), attribute="section_list")
+    points_summary = fields.Nested(PointsSummarySchema)
+    registration_count = fields.Integer(metadata={
+        "description": "Entries the candidate takes part in (individual, or as a group member)."})
+
+
+CandidateListSchema = list_envelope(CandidateSchema, "CandidateList")
+
+
+class CandidateDetailSchema(CandidateSchema):
+    context = fields.Nested(ContextSchema)

@@ -1,0 +1,67 @@
+"""Filter options: query arguments and output."""
+from marshmallow import fields
+
+from .common import ContextSchema, OutSchema, QueryArgs, UtcDateTime, Uuid
+from .fields import Text
+from .nested import (
+    CategoryRefSchema,
+    CollectionRefSchema,
+    SectionRefSchema,
+    SubFestRefSchema,
+    TeamRefSchema,
+    VenueRefSchema,
+)
+
+
+class FilterQueryArgsSchema(QueryArgs):
+    sub_fest_slug = Text(max_length=80, metadata={
+        "description": "Only the options of this public sub-fest."})
+
+
+class SubFestOptionSchema(SubFestRefSchema):
+    display_order = fields.Integer()
+
+
+class CategoryOptionSchema(CategoryRefSchema):
+    sub_fest_id = Uuid()
+
+
+class TeamOptionSchema(TeamRefSchema):
+    sub_fest_id = Uuid()
+    parent_team_id = Uuid(allow_none=True, metadata={"description": "Set only when the parent is public."})
+
+
+class SectionOptionSchema(SectionRefSchema):
+    sub_fest_id = Uuid()
+
+
+class TopperPlaceholderOptionSchema(OutSchema):
+    id = Uuid()
+    sub_fest_id = Uuid()
+    label = fields.String()
+    scope_type = fields.String()
+    entity_type = fields.String()
+    section_key = fields.String(allow_none=True)
+    collection_key = fields.String(allow_none=True)
+    ranking_basis = fields.String()
+    display_top_n = fields.Integer()
+    display_order = fields.Integer()
+    last_computed_at = UtcDateTime(allow_none=True)
+
+
+class TopperOptionsSchema(OutSchema):
+    placeholders = fields.List(fields.Nested(TopperPlaceholderOptionSchema), metadata={
+        "description": "Published leaderboards."})
+    entity_types = fields.List(fields.String(), metadata={"description": "Entity types they rank."})
+    scope_types = fields.List(fields.String(), metadata={"description": "Scope types they use."})
+
+
+class FilterOptionsSchema(OutSchema):
+    context = fields.Nested(ContextSchema)
+    sub_fests = fields.List(fields.Nested(SubFestOptionSchema))
+    categories = fields.List(fields.Nested(CategoryOptionSchema))
+    teams = fields.List(fields.Nested(TeamOptionSchema))
+    sections = fields.List(fields.Nested(SectionOptionSchema))
+    venues = fields.List(fields.Nested(VenueRefSchema))
+    programme_collections = fields.List(fields.Nested(CollectionRefSchema))
+    topper_options = fields.Nested(TopperOptionsSchema)

@@ -1,0 +1,37 @@
+"""Teams: query arguments and output."""
+from marshmallow import fields
+
+from db.teams import TEAM_SORTS
+
+from .common import OutSchema, Uuid, list_envelope, sort_args
+from .fields import Array, Bool, Text
+from .nested import TeamRefSchema
+
+
+class TeamQueryArgsSchema(sort_args(tuple(TEAM_SORTS), "displayOrder")):
+    sub_fest_id = fields.UUID(required=True, metadata={"description": "Sub-fest to list from."})
+    search = Array(Text(), split=False, metadata={
+        "description": "Words to find in the name, display name or public name; all must match."})
+    color_code = Array(Text(max_length=16), metadata={
+        "description": "Any of these colours, e.g. `%23d62728` for `#d62728`; case-insensitive."})
+    has_candidates = Array(Bool(), metadata={
+        "description": "Has active public candidates, in the team or in the teams below it."})
+
+
+class TeamSchema(OutSchema):
+    id = Uuid()
+    name = fields.String()
+    display_name = fields.String(allow_none=True)
+    public_name = fields.String(allow_none=True)
+    motto = fields.String(allow_none=True)
+    logo_url = fields.String(allow_none=True)
+    color_code = fields.String(allow_none=True)
+    display_order = fields.Integer()
+    level = fields.Integer(metadata={"description": "1 for top-level teams, 2 for the teams below them, ..."})
+    parent_team = fields.Nested(TeamRefSchema, allow_none=True, metadata={
+        "description": "Set only when the parent team is public."})
+    candidate_count = fields.Integer(metadata={
+        "description": "Active public candidates of the sub-fest in this team and the teams below it."})
+
+
+TeamListSchema = list_envelope(TeamSchema, "TeamList")
