@@ -10,8 +10,10 @@ import contextlib
 import copy
 import json
 import os
+import re
 import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -21,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import API, SMALL
+from conftest import API, BIG, SMALL
 from fixture_rules import visible_news
 
 START_TIMEOUT = 30
@@ -57,12 +59,23 @@ def process_env(url):
 
 def fetch(port, path, key):
     """``(status, ETag, body bytes)`` of one GET."""
-    request = urllib.request.Request(f"http://127.0.0.1:{port}{API}{path}", headers={"X-API-Key": key})
+    status, headers, body = fetch_url(f"http://127.0.0.1:{port}{API}{path}", key)
+    return status, headers.get("ETag"), body
+
+
+def fetch_url(url, key=None, context=None):
+    """``(status, headers, body bytes)`` of one GET; redirects are not followed."""
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    opener = urllib.request.build_opener(NoRedirect, urllib.request.HTTPSHandler(context=context))
+    request = urllib.request.Request(url, headers={"X-API-Key": key} if key else {})
     try:
-        with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT) as response:
-            return response.status, response.headers.get("ETag"), response.read()
+        with opener.open(request, timeout=REQUEST_TIMEOUT) as response:
+            return response.status, response.headers, response.read()
     except urllib.error.HTTPError as error:
-        return error.code, error.headers.get("ETag"), error.read()
+        return error.code, error.headers, error.read()
 
 
 def wait_until_serving(process, port, key, log):
@@ -149,3 +162,116 @@ def test_two_processes_answer_alike_and_both_see_an_import(fresh_app, keys, fixt
                        for (p, _), a in after.items() if p == port)
         for path in PATHS:
             assert after[ports[0], path] == after[ports[1], path], path
+
+
+# --- the nginx example in front of two processes ----------------------------------------------
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "docs" / "nginx.conf.example"
+
+
+def nginx_site(example, tmp_path, upstream_ports, http_port, https_port, cert, cert_key):
+    """docs/nginx.conf.example with this test's ports, certificate and directories."""
+    servers = "".join(f"    server 127.0.0.1:{port} max_fails=3 fail_timeout=10s;\n" for port in upstream_ports)
+    site, count = re.subn(r"(?m)^    server 127\.0\.0\.1:\d+ [^\n]*\n(?:    server 127[^\n]*\n)*", servers, example)
+    assert count == 1, "the example's upstream block changed shape"
+    replacements = [
+        (r"(?m)^\s*listen \[::\]:\d+[^;]*;\n", ""),
+        (r"listen 80;", f"listen 127.0.0.1:{http_port};"),
+        (r"listen 443 ", f"listen 127.0.0.1:{https_port} "),
+        (r"/etc/letsencrypt/live/api\.festival\.example/fullchain\.pem", str(cert)),
+        (r"/etc/letsencrypt/live/api\.festival\.example/privkey\.pem", str(cert_key)),
+        (r"/var/cache/nginx/festival-api", str(tmp_path / "cache")),
+        (r"/var/log/nginx/", f"{tmp_path}/"),
+    ]
+    for pattern, replacement in replacements:
+        site, count = re.subn(pattern, replacement, site)
+        assert count >= 1, f"the example no longer contains {pattern!r}"
+    return site
+
+
+@pytest.fixture
+def nginx(tmp_path):
+    """``start(upstream ports) -> (http port, https port)``: the example config, running."""
+    binary = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
+    if binary is None or shutil.which("openssl") is None:
+        pytest.skip("nginx and openssl are needed to run docs/nginx.conf.example")
+    processes = []
+
+    def start(upstream_ports):
+        cert, cert_key = tmp_path / "cert.pem", tmp_path / "key.pem"
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                        "-subj", "/CN=api.festival.example", "-keyout", str(cert_key), "-out", str(cert)],
+                       check=True, capture_output=True, timeout=60)
+        http_port, https_port = free_port(), free_port()
+        site = nginx_site(EXAMPLE.read_text(), tmp_path, upstream_ports, http_port, https_port, cert, cert_key)
+        (tmp_path / "site.conf").write_text(site)
+        temp_dirs = "".join(f"    {name}_temp_path {tmp_path}/{name};\n"
+                            for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+        (tmp_path / "nginx.conf").write_text(
+            ("user root;\n" if os.geteuid() == 0 else "")
+            + f"pid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/error.log;\nevents {{}}\n"
+            + f"http {{\n{temp_dirs}    include {tmp_path}/site.conf;\n}}\n")
+        checked = subprocess.run([binary, "-t", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")],
+                                 capture_output=True, text=True, timeout=30)
+        assert checked.returncode == 0, checked.stderr
+        log = tmp_path / "nginx.out"
+        with open(log, "wb") as out:
+            process = subprocess.Popen(
+                [binary, "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf"), "-g", "daemon off;"],
+                stdout=out, stderr=subprocess.STDOUT)
+        processes.append(process)
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", https_port), timeout=1):
+                return http_port, https_port
+            if process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"nginx did not start:\n{log.read_text()}\n{(tmp_path / 'error.log').read_text()}")
+            time.sleep(0.1)
+
+    yield start
+    for process in processes:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def test_nginx_example_balances_caches_per_key_and_redirects_to_https(seeded, keys, nginx, tmp_path):
+    insecure = ssl.create_default_context()
+    insecure.check_hostname = False
+    insecure.verify_mode = ssl.CERT_NONE
+    with servers(seeded[0], keys[BIG], tmp_path) as ports:
+        http_port, https_port = nginx(ports)
+        base = f"https://127.0.0.1:{https_port}{API}"
+
+        def get(path, key):
+            return fetch_url(base + path, key, context=insecure)
+
+        direct = fetch(ports[0], "/news", keys[BIG])
+        first, second = get("/news", keys[BIG]), get("/news", keys[BIG])
+        assert (first[0], first[2]) == (200, direct[2])
+        assert first[1]["X-Cache-Status"] == "MISS" and second[1]["X-Cache-Status"] == "HIT"
+        assert second[2] == direct[2]
+
+        # The same URL with another festival's key is that festival's answer, not the cached one.
+        other = get("/news", keys[SMALL])
+        assert other[0] == 200 and other[1]["X-Cache-Status"] == "MISS"
+        assert json.loads(other[2])["context"]["festival"]["slug"] == SMALL
+        assert json.loads(second[2])["context"]["festival"]["slug"] == BIG
+
+        # Errors are never cached.
+        for _ in range(2):
+            refused = get("/news", keys["revoked"])
+            assert refused[0] == 401 and refused[1]["X-Cache-Status"] != "HIT"
+
+        # Requests that miss the cache are spread over both processes (their access logs).
+        for i in range(6):
+            assert get(f"/downloads?cacheBuster={i}", keys[BIG])[0] == 200
+        for i in range(len(ports)):
+            assert '"/public-api/v1/downloads"' in (tmp_path / f"serve-{i}.log").read_text()
+
+        # /healthz needs no key; plain HTTP is redirected to HTTPS.
+        assert fetch_url(f"https://127.0.0.1:{https_port}/healthz", context=insecure)[0] == 200
+        assert fetch_url(f"http://127.0.0.1:{http_port}{API}/news", keys[BIG])[0] == 301
