@@ -97,6 +97,17 @@ def public_results(festival_id, *columns):
                    & visible_programme() & visible_result()))
 
 
+def public_schedules(festival_id, *columns):
+    """Schedules of visible programmes of the festival (join a venue only when it is public)."""
+    return (m.Schedule
+            .select(*(columns or (m.Schedule,)))
+            .join(m.SubFestProgramme)
+            .join(m.Programme)
+            .switch(m.SubFestProgramme)
+            .join(m.SubFest)
+            .where((m.SubFest.festival == festival_id) & visible_sub_fest() & visible_programme()))
+
+
 def visible_registration():
     return m.Registration.is_active == True  # noqa: E712
 

@@ -80,6 +80,24 @@ class ScheduleRefSchema(OutSchema):
     venue = fields.Nested(VenueRefSchema, allow_none=True)
 
 
+class ProgrammeSummarySchema(OutSchema):
+    """A sub-fest programme inside another object (a schedule, result, registration, group)."""
+
+    id = Uuid(metadata={"description": "Sub-fest programme id."})
+    code = fields.String(metadata={"description": "The programme's code in its sub-fest."})
+    status = fields.String()
+    program = fields.Nested(ProgramRefSchema, attribute="programme")
+    category = fields.Nested(CategoryRefSchema, attribute="category_ref", allow_none=True, metadata={
+        "description": "Set only when the category is public."})
+
+
+class PointsBreakdownSchema(OutSchema):
+    """How a result's points add up: ``points == positionPoints + gradePoints``."""
+
+    position_points = fields.Float()
+    grade_points = fields.Float()
+
+
 class PointsSummarySchema(OutSchema):
     """A candidate's points from published public results of the entries they took part in.
 

@@ -1,14 +1,16 @@
 """A tiny festival, small enough to compute its leaderboards by hand.
 
 ``tiny_festival()`` returns the fixture dict (the importer's format) and a name -> id map;
-``tiny_database(path, data)`` imports it into a fresh SQLite file and returns a key.
+``tiny_copy`` imports it into a private copy of the test database (SQLite or PostgreSQL,
+whichever the suite runs on) and ``tiny_api`` serves that copy.
 The hand-computed tables the tests check are written next to the data below.
 """
 import contextlib
 import uuid
 
-from conftest import TEST_SETTINGS, ApiClient, writable
+from conftest import TEST_SETTINGS, ApiClient, database_copy, writable
 from db import models as m
+from db.database import database
 from db.keys import create_key
 from seed.importer import import_fixture
 
@@ -102,9 +104,11 @@ def tiny_festival():
         "G1": programme("G1", junior, day(14), group=True, collections=[stage]),
         "PH": programme("PH", junior, day(15), is_public=False),
     }
+    # One schedule per programme, day 10 to day 16 at 09:00; P5 runs in a private room.
     for n, code in enumerate(("P1", "P2", "P3", "P4", "P5", "G1", "PH"), start=1):
-        b.add("schedules", f"schedule-{code}", sub_fest_programme=progs[code], venue=venue,
-              scheduled_at=f"2026-01-{n + 9:02d}T09:00:00Z", duration_minutes=60)
+        b.add("schedules", f"schedule-{code}", sub_fest_programme=progs[code],
+              venue=b.id("hidden-venue") if code == "P5" else venue,
+              scheduled_at=f"2026-01-{n + 9:02d}T09:00:00Z", duration_minutes=60 + n)
 
     def result(code, who, points, published=True, public=True, team=None, members=None):
         name = f"{code}-{who}"
@@ -131,6 +135,15 @@ def tiny_festival():
     result("G1", "Red", 4, team="Red", members=["Anu", "Bala"])
     result("G1", "Blue", 2, team="Blue", members=["Chitra", "Xavier"])
 
+    # A second public sub-fest reusing the code "P1" and the chest number "101".
+    other = b.add("subFests", "second", slug="second", name="Second Fest")["id"]
+    farah = b.add("candidates", "person-Farah", name="Farah", email="farah@private.example")["id"]
+    people["Farah"] = b.add("subFestCandidates", "Farah", sub_fest=other, candidate=farah, chest_no="101")["id"]
+    master = b.add("programmes", "master-second-P1", code="P1", name="Programme P1 (second)")["id"]
+    progs["second-P1"] = b.add("subFestProgrammes", "second-P1", sub_fest=other, programme=master, code="P1",
+                               status="result_published", published_at=day(17))["id"]
+    result("second-P1", "Farah", 5)
+
     def placeholder(key, scope, entity, top_n=10, published=True, **extra):
         b.add("topperPlaceholders", key, sub_fest=sub, label=key, scope_type=scope, entity_type=entity,
               display_top_n=top_n, is_published=published, display_order=len(b.data.get("topperPlaceholders", [])),
@@ -155,10 +168,23 @@ def tiny_festival():
 
 
 class TinyClient(ApiClient):
-    """``ApiClient`` whose default key is the tiny festival's."""
+    """``ApiClient`` of the tiny festival's app, whose default key is the tiny festival's.
+
+    The models share one database proxy; the client points it at its own database around
+    every request, so it can be used next to the session's ``api`` client.
+    """
+
+    def __init__(self, client, keys, db):
+        super().__init__(client, keys)
+        self.db = db
 
     def get(self, path, key="tiny", headers=None, **params):
-        return super().get(path, key=key, headers=headers, **params)
+        previous = database.obj
+        database.initialize(self.db)
+        try:
+            return super().get(path, key=key, headers=headers, **params)
+        finally:
+            database.initialize(previous)
 
     def ok(self, path, key="tiny", **params):
         return super().ok(path, key=key, **params)
@@ -168,26 +194,29 @@ class TinyClient(ApiClient):
 
 
 @contextlib.contextmanager
-def tiny_database(path, data):
-    """Import ``data`` into a new SQLite file; yield ``(url, plain API key)``."""
-    url = f"sqlite:///{path}"
-    with writable(url):
-        m.create_tables()
-        import_fixture(data)
-        _, key = create_key(m.Festival.get(m.Festival.slug == data["festival"]["slug"]), label="tests")
-    yield url, key
+def tiny_copy(seeded_url, tmp_path, data=None):
+    """A private copy of the seeded database with ``data`` (default: the tiny festival)
+    imported; yield ``(url, plain API key of that festival)``."""
+    data = data or tiny_festival()[0]
+    with database_copy(seeded_url, tmp_path) as url:
+        with writable(url):
+            import_fixture(data)
+            _, key = create_key(m.Festival.get(m.Festival.slug == data["festival"]["slug"]), label="tests")
+        yield url, key
 
 
 @contextlib.contextmanager
-def tiny_api(path, data):
-    """An API client over a database holding only ``data``; the key is the default."""
+def tiny_api(seeded_url, tmp_path, data=None):
+    """``(TinyClient, url)`` over a read-only app on a copy holding the tiny festival."""
     from app import create_app
-    from db.database import database
 
-    with tiny_database(path, data) as (url, key):
+    with tiny_copy(seeded_url, tmp_path, data) as (url, key):
         previous = database.obj
         app = create_app({"DATABASE_URL": url, **TEST_SETTINGS})
+        db = database.obj
+        database.initialize(previous)
         try:
-            yield TinyClient(app.test_client(), {"tiny": key}), url
+            yield TinyClient(app.test_client(), {"tiny": key}, db), url
         finally:
-            database.initialize(previous)
+            if not db.is_closed():
+                db.close()

@@ -1,5 +1,5 @@
 """The public API's blueprints, one module per resource, all under ``/public-api/v1``."""
-from . import candidates, categories, downloads, filters, gallery, news, programmes, subfests, teams
+from . import candidates, categories, downloads, filters, gallery, news, programmes, schedules, subfests, teams
 
 BLUEPRINTS = [
     subfests.blp,
@@ -11,4 +11,5 @@ BLUEPRINTS = [
     teams.blp,
     categories.blp,
     filters.blp,
+    schedules.blp,
 ]

@@ -1,0 +1,21 @@
+"""GET /schedules."""
+from flask import g
+
+from db.schedules import list_schedules
+from schemas.schedules import ScheduleListSchema, ScheduleQueryArgsSchema
+
+from ..context import list_response
+from ..lookups import sub_fest_by_slug_or_404
+from ..smorest import Blueprint
+
+blp = Blueprint("schedules", __name__, description="When and where the public programmes run.")
+
+
+@blp.get("/schedules")
+@blp.arguments(ScheduleQueryArgsSchema, location="query", as_kwargs=True)
+@blp.response(200, ScheduleListSchema)
+def schedules(sub_fest_slug=None, **args):
+    """List schedules of public programmes"""
+    sub_fest = sub_fest_by_slug_or_404(sub_fest_slug) if sub_fest_slug else None
+    page = list_schedules(g.festival.id, sub_fest_id=sub_fest and sub_fest.id, **args)
+    return list_response(page, sub_fest=sub_fest)

@@ -1,0 +1,39 @@
+"""Schedules: query arguments and output."""
+from marshmallow import ValidationError, fields, validates_schema
+
+from db.schedules import SCHEDULE_SORTS
+
+from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
+from .fields import Instant, Text
+from .nested import ProgrammeSummarySchema, SubFestRefSchema, VenueRefSchema
+
+
+class ScheduleQueryArgsSchema(sort_args(tuple(SCHEDULE_SORTS), "scheduledAt")):
+    sub_fest_slug = Text(max_length=80, metadata={"description": "Only schedules of this public sub-fest."})
+    sub_fest_program_id = fields.UUID(metadata={"description": "Only schedules of this programme."})
+    venue_id = fields.UUID(metadata={"description": "Only schedules at this (public) venue."})
+    scheduled_at_from = Instant(metadata={
+        "description": "Schedules at or after this moment: a date (its first moment, UTC) or "
+                       "an ISO 8601 date-time with an offset."})
+    scheduled_at_to = Instant(end_of_day=True, metadata={
+        "description": "Schedules at or before this moment: a date (its last moment, UTC) or "
+                       "an ISO 8601 date-time with an offset."})
+
+    @validates_schema
+    def range_in_order(self, data, **kwargs):
+        start, end = data.get("scheduled_at_from"), data.get("scheduled_at_to")
+        if start is not None and end is not None and start > end:
+            raise ValidationError("scheduledAtFrom must not be after scheduledAtTo.", "scheduledAtFrom")
+
+
+class ScheduleSchema(OutSchema):
+    id = Uuid()
+    scheduled_at = UtcDateTime()
+    duration_minutes = fields.Integer(allow_none=True)
+    venue = fields.Nested(VenueRefSchema, attribute="venue_ref", allow_none=True, metadata={
+        "description": "Set only when the venue is public."})
+    sub_fest = fields.Nested(SubFestRefSchema, attribute="sub_fest_programme.sub_fest")
+    sub_fest_program = fields.Nested(ProgrammeSummarySchema, attribute="sub_fest_programme")
+
+
+ScheduleListSchema = list_envelope(ScheduleSchema, "ScheduleList")
