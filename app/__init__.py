@@ -5,8 +5,14 @@ from peewee import InterfaceError, OperationalError
 
 from db.database import bind_database, database_answers
 
+from .access_log import init_access_log
 from .auth import KeyCache, authenticate
+from .caching import init_response_cache
 from .config import load_config
+from .demo import init_demo
+from .health import init_health
+from .http import init_http
+from .limits import init_rate_limits
 from .smorest import Api, error_body
 
 API_PREFIX = "/public-api/v1"
@@ -56,7 +62,7 @@ def _register_database(app):
 
 def create_app(config=None):
     """Create the WSGI app; ``config`` overrides settings read from the environment."""
-    app = Flask(__name__)
+    app = Flask(__name__, static_folder=None)  # app/static is served by the demo page only
     app.config.update(_openapi_settings())
     app.config.update(load_config(config))
     app.json.sort_keys = False
@@ -76,6 +82,15 @@ def create_app(config=None):
     def require_key():
         if request.blueprint in protected:
             authenticate()
+
+    # Order matters: the limiter and the response cache need the key resolved above,
+    # and a cached answer still counts against the key's budget.
+    init_rate_limits(app)
+    init_response_cache(app)
+    init_http(app)
+    init_health(app)
+    init_access_log(app)
+    init_demo(app)
 
     @app.get(f"{DOCS_ASSETS}/<path:filename>")
     def docs_assets(filename):

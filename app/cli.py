@@ -150,12 +150,12 @@ def toppers_recompute(slug):
         click.echo(f"Recomputed {count} topper placeholder(s) of {festival.slug}, revision {revision}", err=True)
 
 
-def _serve(host, port, threads):
+def _serve(host, port, threads, config=None):
     from waitress import serve as waitress_serve
 
     from . import create_app
 
-    app = create_app()
+    app = create_app(config)
     click.echo(f"Serving on http://{host}:{port}/public-api/v1 (docs: /public-api/v1/docs)", err=True)
     waitress_serve(app, host=host, port=port, threads=threads, ident="festival-api")
 
@@ -197,8 +197,9 @@ def demo(host, port, threads):
         click.echo(f"  {slug:<24} {plain}")
     click.echo("\nTry:")
     click.echo(f'  curl -H "X-API-Key: {lines[0][1]}" "{base}/news"\n')
+    click.echo(f"Demo results page (calls the API from the browser): http://{host}:{port}/\n")
     sys.stdout.flush()
-    _serve(host, port, threads)
+    _serve(host, port, threads, {"DEMO_PAGE": True, "DEMO_API_KEYS": lines})
 
 
 if __name__ == "__main__":

@@ -34,12 +34,14 @@ def test_demo_loads_prints_working_keys_and_serves(tmp_path, monkeypatch):
     url = f"sqlite:///{tmp_path}/demo.db"
     monkeypatch.setenv("DATABASE_URL", url)
     served = {}
-    monkeypatch.setattr(cli_module, "_serve", lambda host, port, threads: served.update(
-        host=host, port=port, threads=threads))
+    monkeypatch.setattr(cli_module, "_serve", lambda host, port, threads, config=None: served.update(
+        host=host, port=port, threads=threads, config=config))
     result = CliRunner().invoke(cli_module.main, ["demo", "--port", "8123"])
     assert result.exit_code == 0, result.output
+    config = served.pop("config")
     assert served == {"host": "127.0.0.1", "port": 8123, "threads": 8}
     printed = dict(re.findall(r"^\s+([a-z0-9-]+)\s+(fds_\S+)$", result.output, re.M))
+    assert config["DEMO_PAGE"] is True and dict(config["DEMO_API_KEYS"]) == printed
     assert set(printed) == {BIG, SMALL}
     assert re.search(r'curl -H "X-API-Key: fds_\S+" "http://127\.0\.0\.1:8123/public-api/v1/news"',
                      result.output)

@@ -1,0 +1,101 @@
+"""One JSON line per request on stderr, and errors with their traceback (server side only).
+
+An access line holds the time, method, path, the *names* of the query parameters (values
+can be personal, e.g. a chest number), status, duration, festival slug, the API key's id
+(never the key), bytes sent and whether the response cache answered.
+"""
+import datetime
+import json
+import logging
+import sys
+import time
+
+from flask import g, request, request_finished, request_started
+from flask.logging import default_handler
+
+ACCESS_LOGGER = "festival_api.access"
+
+
+class JsonFormatter(logging.Formatter):
+    """A log record as one line of JSON; a traceback becomes a string field."""
+
+    def format(self, record):
+        line = {
+            "time": _iso(record.created),
+            "level": record.levelname,
+            "logger": record.name,
+        }
+        fields = getattr(record, "fields", None)
+        if fields is not None:
+            line.update(fields)
+        else:
+            line["message"] = record.getMessage()
+        if record.exc_info:
+            line["traceback"] = self.formatException(record.exc_info)
+        return json.dumps(line, ensure_ascii=False, default=str)
+
+
+class StderrHandler(logging.StreamHandler):
+    """Writes to the current ``sys.stderr`` (test runners swap it)."""
+
+    def __init__(self):
+        super().__init__()
+        self.setFormatter(JsonFormatter())
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value):
+        pass
+
+
+_HANDLER = StderrHandler()
+
+
+def _iso(timestamp):
+    moment = datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _request_started(sender, **extra):
+    g.request_started_at = time.time()
+    g.request_started_perf = time.perf_counter()
+
+
+def _request_finished(sender, response, **extra):
+    started = g.get("request_started_perf")
+    festival = g.get("festival")
+    fields = {
+        "time": _iso(g.get("request_started_at", time.time())),
+        "method": request.method,
+        "path": request.path,
+        "query": sorted(set(request.args.keys())),
+        "status": response.status_code,
+        "duration_ms": round((time.perf_counter() - started) * 1000, 2) if started else None,
+        "festival": festival.slug if festival is not None else None,
+        "key_id": str(g.api_key_id) if "api_key_id" in g else None,
+        "bytes": response.content_length,
+        "cache": g.get("response_cache"),
+    }
+    logging.getLogger(ACCESS_LOGGER).info("request", extra={"fields": fields})
+
+
+def _use_json_lines(logger, level):
+    logger.setLevel(level)
+    if _HANDLER not in logger.handlers:
+        logger.addHandler(_HANDLER)
+    # waitress configures the root logger; our lines must not be printed twice.
+    logger.propagate = False
+
+
+def init_access_log(app):
+    """Log every request of ``app`` as one JSON line, and its errors with tracebacks."""
+    level = app.config["LOG_LEVEL"].upper()
+    _use_json_lines(logging.getLogger("festival_api"), level)
+    # Flask logs unhandled exceptions (with traceback) on app.logger.
+    app.logger.removeHandler(default_handler)
+    _use_json_lines(app.logger, level)
+    request_started.connect(_request_started, app)
+    request_finished.connect(_request_finished, app)

@@ -1,0 +1,130 @@
+"""Result-day response cache: identical requests are answered from memory.
+
+On result day thousands of browsers ask for the same few URLs. A ``GET`` whose API key,
+festival, data revision, path and query string match an earlier one is answered with the
+earlier body for up to ``RESPONSE_CACHE_SECONDS``, without running the view.
+
+The data revision (``db.revisions.current_revision``, one indexed query) is read before the
+view and is part of the cache key, so an import is visible on the next request. What the
+cache can hold back is only what changes with the clock alone — news whose ``publishedAt``
+has just passed, ``nextSchedule``, "registration open" flags — and for at most
+``RESPONSE_CACHE_SECONDS``. Only ``200`` JSON answers are kept; errors never are.
+"""
+import threading
+import time
+
+from cachetools import TTLCache
+from flask import current_app, g, request
+
+from .context import data_revision
+
+# Compressed copies kept per cached response, one per distinct Accept-Encoding header.
+MAX_ENCODINGS = 4
+
+
+class CachedResponse:
+    """The body of a ``200`` answer, its ETag, and its compressed copies."""
+
+    __slots__ = ("body", "mimetype", "etag", "encoded", "_lock")
+
+    def __init__(self, body, mimetype, etag):
+        self.body = body
+        self.mimetype = mimetype
+        self.etag = etag
+        self.encoded = {}  # Accept-Encoding header -> (Content-Encoding or None, bytes)
+        self._lock = threading.Lock()
+
+    def remember_encoding(self, accept_encoding, content_encoding, data):
+        with self._lock:
+            if accept_encoding in self.encoded or len(self.encoded) < MAX_ENCODINGS:
+                self.encoded[accept_encoding] = (content_encoding, data)
+
+
+class ResponseCache:
+    """A thread-safe TTL cache of :class:`CachedResponse`; ``seconds=0`` disables it."""
+
+    def __init__(self, seconds, entries, timer=time.monotonic):
+        self._entries = (TTLCache(maxsize=entries, ttl=seconds, timer=timer)
+                         if seconds > 0 and entries > 0 else None)
+        self._lock = threading.Lock()
+
+    @property
+    def enabled(self):
+        return self._entries is not None
+
+    def get(self, key):
+        with self._lock:
+            return self._entries.get(key)
+
+    def put(self, key, entry):
+        with self._lock:
+            self._entries[key] = entry
+
+    def __len__(self):
+        with self._lock:
+            return len(self._entries) if self._entries is not None else 0
+
+
+def request_key():
+    """What makes two requests identical: key, festival, data revision, path, query."""
+    revision, _ = data_revision()
+    # Parameter order does not matter; the order of one parameter's values is kept.
+    query = tuple(sorted(request.args.items(multi=True), key=lambda item: item[0]))
+    return (g.api_key_id, g.festival.id, revision, request.path, query)
+
+
+def _cache():
+    return current_app.extensions["response_cache"]
+
+
+def answer_from_cache():
+    """``before_request``: answer a repeated API ``GET`` from memory."""
+    cache = _cache()
+    if not cache.enabled or request.method not in ("GET", "HEAD") or "festival" not in g:
+        return None
+    g.response_cache_key = request_key()
+    entry = cache.get(g.response_cache_key)
+    if entry is None:
+        g.response_cache = "miss"
+        return None
+    g.response_cache = "hit"
+    g.response_cache_entry = entry
+    response = current_app.response_class(entry.body, mimetype=entry.mimetype)
+    response.set_etag(entry.etag, weak=True)
+    return response
+
+
+def remember(response):
+    """Keep a freshly made ``200`` JSON answer (with its weak ETag) for identical requests."""
+    if g.get("response_cache") != "miss" or response.status_code != 200 or not response.is_json:
+        return
+    etag, _ = response.get_etag()
+    entry = CachedResponse(response.get_data(), response.mimetype, etag)
+    _cache().put(g.response_cache_key, entry)
+    g.response_cache_entry = entry
+
+
+def compress(response, compressor):
+    """Compress ``response`` with ``compressor`` once per cached answer and Accept-Encoding."""
+    entry = g.get("response_cache_entry")
+    if entry is None:
+        return compressor(response)
+    accept = request.headers.get("Accept-Encoding", "")
+    known = entry.encoded.get(accept)
+    if known is not None:
+        content_encoding, data = known
+        if content_encoding:
+            response.set_data(data)
+            response.headers["Content-Encoding"] = content_encoding
+        return response
+    response = compressor(response)
+    content_encoding = response.headers.get("Content-Encoding")
+    entry.remember_encoding(accept, content_encoding, response.get_data() if content_encoding else None)
+    return response
+
+
+def init_response_cache(app):
+    """Install the cache; call after authentication and the rate limiter."""
+    app.extensions["response_cache"] = ResponseCache(
+        app.config["RESPONSE_CACHE_SECONDS"], app.config["RESPONSE_CACHE_ENTRIES"])
+    app.before_request(answer_from_cache)

@@ -1,0 +1,48 @@
+"""The demo results page at ``/``, served only when ``DEMO_PAGE`` is on.
+
+The page (``app/static/demo/``) is plain HTML, CSS and JavaScript that calls the public API
+from the browser, so a festival can copy it. ``festival-api demo`` passes the keys it just
+created as ``DEMO_API_KEYS`` (a list of ``(festival slug, key)``); only then does
+``/demo-config.js`` hand them to the page. Outside demo mode neither route exists, so no
+key is ever served.
+"""
+import json
+
+from flask import Blueprint, abort, current_app, send_from_directory
+
+blp = Blueprint("demo_page", __name__, static_folder="static/demo", static_url_path="/demo")
+
+# The page talks to this origin only; nothing is loaded from elsewhere.
+CONTENT_SECURITY_POLICY = "default-src 'self'; img-src 'self' data: https:; object-src 'none'"
+
+
+@blp.get("/")
+def index():
+    """The demo page."""
+    return send_from_directory(blp.static_folder, "index.html")
+
+
+@blp.get("/demo-config.js")
+def demo_config():
+    """The API base and the demo keys, as a script the page loads first."""
+    from . import API_PREFIX
+
+    keys = current_app.config.get("DEMO_API_KEYS") or []
+    if not keys:
+        abort(404)
+    config = {"apiBase": API_PREFIX, "festivals": [{"slug": slug, "key": key} for slug, key in keys]}
+    # "<" escaped so the JSON can never close a <script> element.
+    body = "window.FESTIVAL_DEMO = " + json.dumps(config).replace("<", "\\u003c") + ";\n"
+    return body, 200, {"Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-store"}
+
+
+@blp.after_request
+def content_security_policy(response):
+    response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+    return response
+
+
+def init_demo(app):
+    """Serve the demo page at ``/`` when ``DEMO_PAGE`` is on."""
+    if app.config["DEMO_PAGE"]:
+        app.register_blueprint(blp)

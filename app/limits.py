@@ -1,0 +1,62 @@
+"""Requests per API key with Flask-Limiter: one budget per key across the whole API.
+
+The counter is keyed by the key's id, never by the plain key. Requests without a valid key
+never reach the limiter: authentication answers them with a 401 first, so a flood of bad
+keys cannot use up a festival's budget (see docs/deployment.md for limiting by address at
+the reverse proxy). Preflight ``OPTIONS``, ``/healthz``, the docs and the demo page carry
+no key and are not limited.
+"""
+from flask import g
+from flask_limiter import Limit, Limiter
+
+# Sent on every limited response; browsers may read them (app/http.py exposes them).
+RATE_LIMIT_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After")
+
+# All endpoints share one counter per key instead of one counter per endpoint.
+SCOPE = "public-api"
+
+
+def rate_limit_key():
+    """The id of the request's API key (set by app.auth.authenticate)."""
+    return f"key:{g.api_key_id}"
+
+
+def _has_no_key():
+    return "api_key_id" not in g
+
+
+def _retry_after_only_when_limited(response):
+    # Flask-Limiter sends Retry-After with every limited response; it only means
+    # something on a 429.
+    if response.status_code != 429:
+        response.headers.pop("Retry-After", None)
+    return response
+
+
+def init_rate_limits(app):
+    """Limit each API key to ``RATELIMIT_DEFAULT``; call after the key is resolved."""
+    budget = app.config["RATELIMIT_DEFAULT"].strip()
+    if not budget:
+        return None
+    storage_uri = app.config["RATELIMIT_STORAGE_URI"]
+    storage_options = {}
+    if storage_uri.startswith(("redis://", "rediss://", "redis+")):
+        # A Redis that stops answering must not hold requests for long.
+        storage_options = {"socket_connect_timeout": 1, "socket_timeout": 1}
+    # Registered before the limiter's own hook, so it runs after it.
+    app.after_request(_retry_after_only_when_limited)
+    limiter = Limiter(
+        rate_limit_key,
+        default_limits=[Limit(budget, scope=SCOPE, shared=True, exempt_when=_has_no_key)],
+        storage_uri=storage_uri,
+        storage_options=storage_options,
+        key_prefix=app.config["RATELIMIT_KEY_PREFIX"],
+        strategy="fixed-window",
+        headers_enabled=True,
+        # If the shared storage fails, count in memory rather than fail requests.
+        in_memory_fallback_enabled=True,
+        swallow_errors=True,
+    )
+    limiter.init_app(app)
+    app.extensions["festival_limiter"] = limiter
+    return limiter

@@ -1,0 +1,291 @@
+// Festival results page: sub-fests, today's schedule, latest results and a leaderboard,
+// read from the public Festival Data API in the browser. Plain JavaScript, no build step.
+//
+// Configuration: window.FESTIVAL_DEMO = {apiBase: ".../public-api/v1", festivals: [{slug, key}]}
+// (served as demo-config.js by `festival-api demo`), or ?key=fds_... in the address bar.
+"use strict";
+
+(function () {
+  const REFRESH_SECONDS = 30;
+  const config = window.FESTIVAL_DEMO || {};
+  const apiBase = config.apiBase || "/public-api/v1";
+  const festivals = (config.festivals || []).slice();
+  const keyInAddress = new URLSearchParams(window.location.search).get("key");
+  if (keyInAddress) festivals.unshift({ slug: "key from the address bar", key: keyInAddress });
+
+  const state = { key: null, timezone: undefined, subFest: null, placeholderId: null, timer: null };
+
+  // --- talking to the API ----------------------------------------------------------------
+
+  async function api(path, query) {
+    const url = new URL(apiBase + path, window.location.href);
+    for (const [name, value] of Object.entries(query || {})) {
+      if (value !== undefined && value !== null && value !== "") url.searchParams.set(name, value);
+    }
+    const response = await fetch(url, { headers: { "X-API-Key": state.key } });
+    let body = null;
+    try { body = await response.json(); } catch (ignored) { /* not JSON */ }
+    if (!response.ok) {
+      const error = new Error((body && body.message) || "HTTP " + response.status);
+      error.status = response.status;
+      throw error;
+    }
+    return body;
+  }
+
+  // Sort fields are per endpoint; when one is not offered (400), ask without sorting.
+  async function apiSorted(path, query, sortBy, sortOrder) {
+    try {
+      return await api(path, Object.assign({}, query, { sortBy: sortBy, sortOrder: sortOrder }));
+    } catch (error) {
+      if (error.status !== 400) throw error;
+      return api(path, query);
+    }
+  }
+
+  // --- building the page (text only: nothing from the API is parsed as HTML) ---------------
+
+  function el(tag, className, ...children) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    for (const child of children) {
+      if (child === null || child === undefined || child === "") continue;
+      node.append(child instanceof Node ? child : String(child));
+    }
+    return node;
+  }
+
+  function show(listId, nodes, emptyText) {
+    const list = document.getElementById(listId);
+    list.replaceChildren(...nodes);
+    if (!nodes.length) list.append(el(list.tagName === "DIV" ? "p" : "li", "empty", emptyText));
+  }
+
+  function fail(listId, error) {
+    const list = document.getElementById(listId);
+    list.replaceChildren(el(list.tagName === "DIV" ? "p" : "li", "error", "Could not load: " + error.message));
+  }
+
+  function nameOf(thing) {
+    if (!thing) return "";
+    return thing.publicName || thing.displayName || thing.name || thing.label || thing.title || "";
+  }
+
+  function programmeName(programme) {
+    if (!programme) return "";
+    const master = programme.program || programme.programme || programme.subFestProgram || {};
+    return nameOf(master) || nameOf(programme);
+  }
+
+  function participantName(result) {
+    const members = (result.members || []).map(nameOf).filter(Boolean).join(", ");
+    return result.participantName || result.participantDisplayName || result.displayName
+      || nameOf(result.candidate) || members || nameOf(result.team) || "—";
+  }
+
+  function entrantName(entry) {
+    return nameOf(entry.candidate) || nameOf(entry.team) || nameOf(entry.section) || nameOf(entry.group)
+      || entry.groupName || nameOf(entry) || "—";
+  }
+
+  function ordinal(n) {
+    const suffix = { 1: "st", 2: "nd", 3: "rd" }[n % 100 > 10 && n % 100 < 14 ? 0 : n % 10] || "th";
+    return n + suffix;
+  }
+
+  function formatTime(iso, withDate) {
+    if (!iso) return "";
+    const options = { hour: "2-digit", minute: "2-digit", timeZone: state.timezone };
+    if (withDate) Object.assign(options, { weekday: "short", day: "numeric", month: "short" });
+    try { return new Intl.DateTimeFormat(undefined, options).format(new Date(iso)); }
+    catch (ignored) { return new Date(iso).toLocaleString(); }
+  }
+
+  // Start and end of today in the festival's time zone, as ISO 8601 with an offset.
+  function todayRange() {
+    const now = new Date();
+    try {
+      const parts = {};
+      new Intl.DateTimeFormat("en-US", {
+        timeZone: state.timezone, year: "numeric", month: "2-digit", day: "2-digit", timeZoneName: "longOffset",
+      }).formatToParts(now).forEach((part) => { parts[part.type] = part.value; });
+      const offset = parts.timeZoneName === "GMT" ? "+00:00" : parts.timeZoneName.slice(3);
+      const day = parts.year + "-" + parts.month + "-" + parts.day;
+      return [day + "T00:00:00" + offset, day + "T23:59:59" + offset];
+    } catch (ignored) {
+      const start = new Date(now.getFullYear(), now.getMonth(), now.getDate());
+      return [start.toISOString(), new Date(start.getTime() + 86399999).toISOString()];
+    }
+  }
+
+  // --- sections ----------------------------------------------------------------------------
+
+  function renderContext(context) {
+    if (!context || !context.festival) return;
+    const festival = context.festival;
+    state.timezone = festival.timezone || undefined;
+    document.getElementById("festival-name").textContent = festival.name;
+    document.title = festival.name + " — results";
+    const dates = [festival.startDate, festival.endDate].filter(Boolean).join(" to ");
+    document.getElementById("festival-meta").textContent = [festival.location, dates].filter(Boolean).join(" · ");
+    if (context.data) {
+      const changed = context.data.changedAt ? " (updated " + formatTime(context.data.changedAt, true) + ")" : "";
+      document.getElementById("freshness").textContent = "Data revision " + context.data.revision + changed;
+    }
+  }
+
+  async function loadSubFests() {
+    const body = await apiSorted("/subfests", { limit: 100 }, "displayOrder", "asc");
+    renderContext(body.context);
+    const wanted = window.location.hash.slice(1);
+    const subFests = body.data || [];
+    show("subfest-list", subFests.map((subFest) => {
+      const button = el("button", "chip", subFest.name);
+      button.type = "button";
+      button.dataset.slug = subFest.slug;
+      button.addEventListener("click", () => selectSubFest(subFest));
+      return el("li", null, button);
+    }), "No sub-fests published yet.");
+    const first = subFests.find((s) => s.slug === wanted) || subFests[0];
+    if (first) selectSubFest(first);
+  }
+
+  async function loadSchedule() {
+    const [from, to] = todayRange();
+    try {
+      let body = await apiSorted("/schedules", { scheduledAtFrom: from, scheduledAtTo: to, limit: 50 }, "scheduledAt", "asc");
+      let title = "Today's schedule";
+      if (!(body.data || []).length) {
+        body = await apiSorted("/schedules", { scheduledAtFrom: new Date().toISOString(), limit: 8 }, "scheduledAt", "asc");
+        title = "Coming up";
+      }
+      document.getElementById("schedule-title").textContent = title;
+      const withDate = title !== "Today's schedule";
+      show("schedule-list", (body.data || []).map((item) => el("li", "row",
+        el("time", "when", formatTime(item.scheduledAt, withDate)),
+        el("span", "what", programmeName(item.subFestProgram || item.subFestProgramme || item.programme)),
+        el("span", "where muted", [nameOf(item.venue), nameOf(item.subFest)].filter(Boolean).join(" · ")),
+      )), "Nothing scheduled.");
+    } catch (error) {
+      fail("schedule-list", error);
+    }
+  }
+
+  function resultRow(result) {
+    const place = result.position ? ordinal(result.position) : (result.grade ? "Grade " + result.grade : "");
+    const details = [result.grade && result.position ? "Grade " + result.grade : "",
+      nameOf(result.team), result.points ? result.points + " pts" : ""].filter(Boolean).join(" · ");
+    return el("li", "result" + (result.position && result.position <= 3 ? " podium p" + result.position : ""),
+      el("span", "place", place), el("span", "who", participantName(result)), el("span", "muted", details));
+  }
+
+  async function loadResults(subFest) {
+    try {
+      const body = await apiSorted("/programme-results",
+        { subFestId: subFest.id, hasResults: true, limit: 6 }, "publishedAt", "desc");
+      show("results-list", (body.data || []).map((item) => {
+        const programme = item.programme || {};
+        const results = (item.results || []).slice().sort((a, b) =>
+          (a.position || 99) - (b.position || 99) || (b.points || 0) - (a.points || 0));
+        return el("article", "programme",
+          el("h3", null, programmeName(programme), el("span", "code muted", programme.code)),
+          el("p", "muted", [nameOf(programme.category), programme.publishedAt ? "published " + formatTime(programme.publishedAt, true) : ""].filter(Boolean).join(" · ")),
+          el("ol", "results", ...results.slice(0, 5).map(resultRow)));
+      }), "No results published yet.");
+    } catch (error) {
+      fail("results-list", error);
+    }
+  }
+
+  async function loadLeaderboard(subFest) {
+    try {
+      const body = await apiSorted("/topper-placeholders", { subFestId: subFest.id, limit: 50 }, "displayOrder", "asc");
+      const placeholders = body.data || [];
+      const picker = document.getElementById("leaderboard-picker");
+      picker.replaceChildren(...placeholders.map((p) => {
+        const option = el("option", null, p.label);
+        option.value = p.id;
+        return option;
+      }));
+      document.getElementById("leaderboard-switch").hidden = placeholders.length < 2;
+      if (!placeholders.some((p) => p.id === state.placeholderId)) {
+        state.placeholderId = placeholders.length ? placeholders[0].id : null;
+      }
+      picker.value = state.placeholderId || "";
+      await loadToppers();
+    } catch (error) {
+      fail("leaderboard-list", error);
+    }
+  }
+
+  async function loadToppers() {
+    if (!state.placeholderId) {
+      show("leaderboard-list", [], "No leaderboard published yet.");
+      return;
+    }
+    try {
+      const body = await api("/toppers", { topperPlaceholderId: state.placeholderId, limit: 10 });
+      show("leaderboard-list", (body.data || []).map((entry) => el("li", "entry",
+        el("span", "rank", (entry.tied ? "=" : "") + entry.rank),
+        el("span", "who", entrantName(entry),
+          entry.candidate && entry.team ? el("small", "muted", " " + nameOf(entry.team)) : null),
+        el("span", "points", entry.points + " pts"),
+      )), "No points yet.");
+    } catch (error) {
+      fail("leaderboard-list", error);
+    }
+  }
+
+  function selectSubFest(subFest) {
+    state.subFest = subFest;
+    for (const button of document.querySelectorAll("#subfest-list .chip")) {
+      button.classList.toggle("active", button.dataset.slug === subFest.slug);
+    }
+    history.replaceState(null, "", "#" + subFest.slug);
+    refresh();
+  }
+
+  function refresh() {
+    clearTimeout(state.timer);
+    if (state.subFest) {
+      Promise.all([loadSchedule(), loadResults(state.subFest), loadLeaderboard(state.subFest)])
+        .finally(() => { document.body.dataset.loaded = "true"; });
+    }
+    state.timer = setTimeout(refresh, REFRESH_SECONDS * 1000);
+  }
+
+  function notice(text) {
+    const node = document.getElementById("notice");
+    node.textContent = text;
+    node.hidden = false;
+  }
+
+  function useFestival(index) {
+    state.key = festivals[index].key;
+    state.subFest = null;
+    state.placeholderId = null;
+    loadSubFests().catch((error) => notice("The API did not answer: " + error.message));
+  }
+
+  function start() {
+    if (!festivals.length) {
+      notice("No API key. Open this page as /?key=fds_… or set window.FESTIVAL_DEMO (see the page source).");
+      return;
+    }
+    const picker = document.getElementById("festival-picker");
+    picker.replaceChildren(...festivals.map((f, i) => {
+      const option = el("option", null, f.slug);
+      option.value = String(i);
+      return option;
+    }));
+    document.getElementById("festival-switch").hidden = festivals.length < 2;
+    picker.addEventListener("change", () => useFestival(Number(picker.value)));
+    document.getElementById("leaderboard-picker").addEventListener("change", (event) => {
+      state.placeholderId = event.target.value;
+      loadToppers();
+    });
+    useFestival(0);
+  }
+
+  start();
+})();

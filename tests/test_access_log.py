@@ -1,0 +1,74 @@
+"""One JSON access-log line per request, with the key's id but never the key or query values;
+errors logged with their traceback on the server only."""
+import io
+import json
+import logging
+
+import pytest
+
+from app.access_log import ACCESS_LOGGER, JsonFormatter
+from conftest import API, BIG
+from db.keys import find_active_key
+
+
+@pytest.fixture
+def capture_log():
+    """``read = capture_log(name)``: ``read()`` gives the lines logger ``name`` wrote since, as JSON."""
+    attached = []
+
+    def capture(name):
+        stream = io.StringIO()
+        handler = logging.StreamHandler(stream)
+        handler.setFormatter(JsonFormatter())
+        logging.getLogger(name).addHandler(handler)
+        attached.append((name, handler))
+        return lambda: [json.loads(line) for line in stream.getvalue().splitlines()]
+
+    yield capture
+    for name, handler in attached:
+        logging.getLogger(name).removeHandler(handler)
+
+
+def test_one_line_per_request_with_the_key_id_not_the_key(api, keys, capture_log):
+    access_lines = capture_log(ACCESS_LOGGER)
+    response = api.get("/news", limit=5, chestNo="C-1234-SECRET")
+    assert response.status_code == 200
+    [line] = access_lines()
+    key_id, _ = find_active_key(keys[BIG])
+    assert line["method"] == "GET" and line["path"] == f"{API}/news" and line["status"] == 200
+    assert line["festival"] == BIG
+    assert line["key_id"] == str(key_id)
+    assert line["query"] == ["chestNo", "limit"]
+    assert isinstance(line["duration_ms"], float) and line["duration_ms"] >= 0
+    assert line["time"].endswith("Z")
+    assert line["bytes"] == len(response.data)
+    text = json.dumps(line)
+    assert keys[BIG] not in text and keys[BIG][4:] not in text
+    assert "C-1234-SECRET" not in text
+
+
+def test_a_refused_key_is_logged_without_the_key(api, capture_log):
+    access_lines = capture_log(ACCESS_LOGGER)
+    api.get("/news", key="fds_a-wrong-key-that-must-not-be-logged")
+    [line] = access_lines()
+    assert line["status"] == 401 and line["key_id"] is None and line["festival"] is None
+    assert "must-not-be-logged" not in json.dumps(line)
+
+
+def test_an_unexpected_error_is_logged_with_traceback_but_answered_generically(app, api, monkeypatch, capture_log):
+    import app.api.news as news_view
+
+    def explode(*args, **kwargs):
+        raise RuntimeError("boom in list_news")
+
+    monkeypatch.setattr(news_view, "list_news", explode)
+    error_lines, access_lines = capture_log(app.logger.name), capture_log(ACCESS_LOGGER)
+    response = api.get("/news")
+    assert response.status_code == 500
+    assert response.get_json()["message"] == "Internal server error."
+    assert "boom" not in response.get_data(as_text=True)
+    [error] = error_lines()
+    assert error["level"] == "ERROR" and f"{API}/news" in error["message"]
+    assert "Traceback" in error["traceback"] and "RuntimeError: boom in list_news" in error["traceback"]
+    [access] = access_lines()
+    assert access["status"] == 500 and access["festival"] == BIG

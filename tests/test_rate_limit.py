@@ -1,0 +1,124 @@
+"""Rate limits per API key (Flask-Limiter): memory storage, and Redis shared by two apps."""
+import socket
+import time
+import uuid
+
+import pytest
+
+from conftest import API, BIG, SMALL, writable
+from custom_apps import app_with  # noqa: F401  (fixture)
+from db import models as m
+from db.keys import create_key, find_active_key
+
+REDIS = ("127.0.0.1", 6379)
+
+
+def get(client, key, path="/news"):
+    headers = {"X-API-Key": key} if key else {}
+    return client.get(f"{API}{path}", headers=headers)
+
+
+def assert_limited(response, budget):
+    assert response.status_code == 429
+    body = response.get_json()
+    assert body["code"] == 429 and body["status"] == "Too Many Requests" and body["message"]
+    assert 0 < int(response.headers["Retry-After"]) <= 60
+    assert response.headers["X-RateLimit-Limit"] == str(budget)
+    assert response.headers["X-RateLimit-Remaining"] == "0"
+    assert int(response.headers["X-RateLimit-Reset"]) >= int(time.time())
+    assert response.headers["Access-Control-Allow-Origin"] == "*"
+    assert response.headers["Cache-Control"] == "no-store"
+
+
+def test_a_key_over_its_budget_gets_429_while_other_keys_are_served(fresh_app, app_with, keys):
+    _, url = fresh_app
+    with writable(url):
+        _, second_big_key = create_key(m.Festival.get(m.Festival.slug == BIG), label="second site")
+    client = app_with(database_url=url, RATELIMIT_DEFAULT="3 per minute").test_client()
+
+    remaining = []
+    for _ in range(3):
+        response = get(client, keys[BIG])
+        assert response.status_code == 200
+        assert "Retry-After" not in response.headers
+        remaining.append(response.headers["X-RateLimit-Remaining"])
+    assert remaining == ["2", "1", "0"]
+    assert_limited(get(client, keys[BIG]), 3)
+    assert_limited(get(client, keys[BIG], "/subfests"), 3)  # one budget for the whole API
+
+    for other in (keys[SMALL], second_big_key):
+        response = get(client, other)
+        assert response.status_code == 200
+        assert response.headers["X-RateLimit-Remaining"] == "2"
+
+
+def test_requests_without_a_valid_key_are_401_and_use_no_budget(app_with, keys):
+    client = app_with(RATELIMIT_DEFAULT="2 per minute").test_client()
+    for key in [None, "fds_unknown", keys["revoked"]] * 2:
+        assert get(client, key).status_code == 401
+    assert [get(client, keys[BIG]).status_code for _ in range(3)] == [200, 200, 429]
+
+
+def test_preflight_health_and_docs_are_not_limited(app_with, keys):
+    client = app_with(RATELIMIT_DEFAULT="1 per minute").test_client()
+    for _ in range(3):
+        assert client.options(f"{API}/news", headers={
+            "Origin": "https://x.example", "Access-Control-Request-Method": "GET"}).status_code == 200
+        assert client.get("/healthz").status_code == 200
+        assert client.get(f"{API}/openapi.json").status_code == 200
+    first = get(client, keys[BIG])
+    assert first.status_code == 200 and first.headers["X-RateLimit-Remaining"] == "0"
+
+
+def test_the_counter_is_keyed_by_key_id_never_by_the_key(app_with, keys):
+    app = app_with(RATELIMIT_DEFAULT="5 per minute")
+    get(app.test_client(), keys[BIG])
+    stored = list(app.extensions["festival_limiter"].storage.storage)
+    key_id, _ = find_active_key(keys[BIG])
+    assert len(stored) == 1 and str(key_id) in stored[0]
+    assert keys[BIG] not in stored[0] and keys[BIG][4:] not in stored[0]
+
+
+def test_an_empty_setting_disables_limits(api):
+    response = api.get("/news")
+    assert response.status_code == 200 and "X-RateLimit-Limit" not in response.headers
+
+
+def redis_reachable():
+    try:
+        with socket.create_connection(REDIS, timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def redis_prefix():
+    if not redis_reachable():
+        pytest.skip("no Redis on 127.0.0.1:6379")
+    import redis
+
+    prefix = f"festival-api-test-{uuid.uuid4().hex}"
+    connection = redis.Redis(*REDIS)
+    yield prefix, connection
+    for name in connection.scan_iter(match=f"*{prefix}*"):
+        connection.delete(name)
+    connection.close()
+
+
+def test_two_apps_sharing_redis_share_one_budget(app_with, keys, redis_prefix):
+    prefix, connection = redis_prefix
+    settings = {"RATELIMIT_DEFAULT": "4 per minute", "RATELIMIT_STORAGE_URI": "redis://127.0.0.1:6379",
+                "RATELIMIT_KEY_PREFIX": prefix}
+    first, second = app_with(**settings).test_client(), app_with(**settings).test_client()
+    remaining = [get(client, keys[BIG]).headers["X-RateLimit-Remaining"]
+                 for client in (first, second, first, second)]
+    assert remaining == ["3", "2", "1", "0"]
+    assert_limited(get(second, keys[BIG]), 4)
+    assert_limited(get(first, keys[BIG]), 4)
+    assert get(first, keys[SMALL]).status_code == 200
+
+    stored = [name.decode() for name in connection.scan_iter(match=f"*{prefix}*")]
+    key_id, _ = find_active_key(keys[BIG])
+    assert any(str(key_id) in name for name in stored)
+    assert not any(keys[BIG][4:] in name for name in stored)

@@ -1,0 +1,133 @@
+"""The result-day response cache: identical requests at the same data revision come from memory."""
+import copy
+import gzip
+
+import pytest
+
+from app.caching import ResponseCache
+from conftest import API, BIG, SMALL, writable
+from custom_apps import app_with  # noqa: F401  (fixture)
+from db import models as m
+from db.keys import create_key
+from seed.importer import import_fixture
+
+
+@pytest.fixture
+def news_queries(monkeypatch):
+    """Counts how often the /news view asks the database for its page."""
+    import app.api.news as news_view
+
+    calls = []
+    real = news_view.list_news
+
+    def counting(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(news_view, "list_news", counting)
+    return calls
+
+
+@pytest.fixture
+def cached_client(app_with):
+    app = app_with(RESPONSE_CACHE_SECONDS=60)
+    return app, app.test_client()
+
+
+def get(client, key, query="", headers=None):
+    return client.get(f"{API}/news{query}", headers={"X-API-Key": key, **(headers or {})})
+
+
+def test_a_repeated_request_is_answered_from_memory_identically(cached_client, keys, news_queries):
+    _, client = cached_client
+    first, second = get(client, keys[BIG]), get(client, keys[BIG])
+    assert first.status_code == second.status_code == 200
+    assert second.data == first.data
+    assert second.headers["ETag"] == first.headers["ETag"]
+    assert second.headers["Content-Type"] == first.headers["Content-Type"]
+    assert len(news_queries) == 1
+
+
+def test_the_order_of_parameters_does_not_matter_but_their_values_do(cached_client, keys, news_queries):
+    _, client = cached_client
+    a = get(client, keys[BIG], "?limit=3&page=2")
+    b = get(client, keys[BIG], "?page=2&limit=3")
+    assert a.data == b.data and len(news_queries) == 1
+    assert get(client, keys[BIG], "?limit=4&page=2").data != a.data
+    assert len(news_queries) == 2
+
+
+def test_festivals_and_keys_never_share_entries(fresh_app, app_with, keys, news_queries):
+    _, url = fresh_app
+    with writable(url):
+        _, second_big_key = create_key(m.Festival.get(m.Festival.slug == BIG), label="second site")
+    client = app_with(database_url=url, RESPONSE_CACHE_SECONDS=60).test_client()
+    big, small = get(client, keys[BIG]).get_json(), get(client, keys[SMALL]).get_json()
+    assert big["context"]["festival"]["slug"] == BIG
+    assert small["context"]["festival"]["slug"] == SMALL
+    assert get(client, second_big_key).get_json() == big
+    assert len(news_queries) == 3
+    get(client, keys[BIG]), get(client, keys[SMALL]), get(client, second_big_key)
+    assert len(news_queries) == 3
+
+
+def test_an_import_is_visible_on_the_next_request(fresh_app, app_with, keys, fixture_data, news_queries):
+    _, url = fresh_app
+    client = app_with(database_url=url, RESPONSE_CACHE_SECONDS=60, DATABASE_READONLY=False).test_client()
+    before = get(client, keys[SMALL], "?limit=500").get_json()
+    assert get(client, keys[SMALL], "?limit=500").get_json() == before
+    assert len(news_queries) == 1
+
+    changed = copy.deepcopy(fixture_data[SMALL])
+    target = next(n for n in changed["news"] if n["id"] == before["data"][0]["id"])
+    target["title"] = "Results of the final day are out"
+    with writable(url):
+        import_fixture(changed)
+
+    body = get(client, keys[SMALL], "?limit=500").get_json()
+    assert len(news_queries) == 2
+    assert body["context"]["data"]["revision"] == before["context"]["data"]["revision"] + 1
+    assert {n["id"]: n["title"] for n in body["data"]}[target["id"]] == "Results of the final day are out"
+
+
+@pytest.mark.parametrize("query", ["?limit=0", "?sortBy=nope", "?page=0"])
+def test_errors_are_never_cached(cached_client, keys, query):
+    app, client = cached_client
+    assert get(client, keys[BIG], query).status_code == 400
+    assert get(client, keys[BIG], query).status_code == 400
+    assert client.get(f"{API}/news").status_code == 401
+    assert len(app.extensions["response_cache"]) == 0
+
+
+def test_an_entry_lives_at_most_the_configured_seconds(cached_client, keys, news_queries):
+    app, client = cached_client
+    now = [1000.0]
+    app.extensions["response_cache"] = ResponseCache(5, 100, timer=lambda: now[0])
+    get(client, keys[BIG])
+    now[0] += 4.9
+    get(client, keys[BIG])
+    assert len(news_queries) == 1
+    now[0] += 0.2
+    get(client, keys[BIG])
+    assert len(news_queries) == 2
+
+
+def test_zero_seconds_disables_the_cache(api, news_queries):
+    api.get("/news"), api.get("/news")
+    assert len(news_queries) == 2
+
+
+def test_cached_answers_are_compressed_and_revalidated_like_fresh_ones(cached_client, keys, news_queries):
+    _, client = cached_client
+    plain = get(client, keys[BIG], "?limit=50")
+    packed = [get(client, keys[BIG], "?limit=50", {"Accept-Encoding": "gzip"}) for _ in range(2)]
+    assert len(news_queries) == 1
+    for response in packed:
+        assert response.headers["Content-Encoding"] == "gzip"
+        assert gzip.decompress(response.data) == plain.data
+        assert response.headers["ETag"] == plain.headers["ETag"]
+    assert "Content-Encoding" not in get(client, keys[BIG], "?limit=50").headers
+    not_modified = get(client, keys[BIG], "?limit=50", {"If-None-Match": plain.headers["ETag"],
+                                                         "Accept-Encoding": "gzip"})
+    assert not_modified.status_code == 304 and not_modified.data == b""
+    assert len(news_queries) == 1
