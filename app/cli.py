@@ -87,6 +87,35 @@ def festivals():
         click.echo(f"{festival.slug}\t{festival.name}\trevision {revision}")
 
 
+@main.command()
+@click.argument("dest", type=click.Path(file_okay=True, dir_okay=True))
+def backup(dest):
+    """Copy the SQLite database to DEST while the service runs (DEST may be a directory).
+
+    Uses SQLite's online backup API; prints the backup's path. For PostgreSQL use pg_dump.
+    """
+    import datetime
+
+    from db.database import backup_sqlite, sqlite_path
+
+    url = os.environ.get("DATABASE_URL") or load_config()["DATABASE_URL"]
+    source = sqlite_path(url)
+    if source is None:
+        raise click.ClickException(
+            "DATABASE_URL is a PostgreSQL database: back it up with pg_dump "
+            "(e.g. pg_dump -Fc -f festival.dump DBNAME; see docs/deployment.md)")
+    if source == ":memory:" or not os.path.isfile(source):
+        raise click.ClickException(f"no SQLite database file at {source!r} (DATABASE_URL)")
+    if not os.path.isdir(os.path.dirname(os.path.abspath(dest))):
+        raise click.ClickException(f"no directory to write {dest!r} into")
+    if os.path.isdir(dest):
+        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        dest = os.path.join(dest, f"{os.path.splitext(os.path.basename(source))[0]}-{stamp}.db")
+    backup_sqlite(source, dest)
+    click.echo(f"Backed up {source} to {dest} ({os.path.getsize(dest)} bytes).", err=True)
+    click.echo(dest)
+
+
 @main.group()
 def keys():
     """Create, list and revoke API keys."""

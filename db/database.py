@@ -1,5 +1,7 @@
 """The one database handle every model uses, bound at start-up from ``DATABASE_URL``."""
+import contextlib
 import os
+import sqlite3
 from urllib.parse import urlparse
 
 from peewee import DatabaseProxy, PostgresqlDatabase, SqliteDatabase
@@ -114,3 +116,30 @@ def database_answers(db=None):
         return True
     except Exception:  # any failure means "not reachable" to a health check
         return False
+
+
+def backup_sqlite(source_path, dest_path, pages=1024):
+    """Copy a live SQLite database to ``dest_path`` with SQLite's online backup API.
+
+    The service and the importer keep working meanwhile: the copy is one consistent
+    snapshot, taken ``pages`` pages at a time. It is written beside ``dest_path`` and
+    renamed when complete and checked, so ``dest_path`` never holds half a backup. The
+    copy is a single self-contained file (rollback journal, no ``-wal`` beside it).
+    """
+    if not os.path.isfile(source_path):
+        raise FileNotFoundError(f"no database file at {source_path}")
+    partial = f"{dest_path}.partial"
+    try:
+        source = f"file:{os.path.abspath(source_path)}?mode=ro"
+        with contextlib.closing(sqlite3.connect(source, uri=True)) as src, \
+                contextlib.closing(sqlite3.connect(partial)) as dst:
+            src.backup(dst, pages=pages)
+            dst.execute("PRAGMA journal_mode=delete")
+            check = dst.execute("PRAGMA quick_check").fetchone()[0]
+        if check != "ok":
+            raise sqlite3.DatabaseError(f"the copy failed its integrity check: {check}")
+        os.replace(partial, dest_path)
+    finally:
+        if os.path.exists(partial):
+            os.remove(partial)
+    return dest_path

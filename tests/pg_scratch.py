@@ -78,13 +78,27 @@ def database_copy(url):
     Every other connection to the source is ended first: PostgreSQL copies a template
     only while nobody is connected to it.
     """
-    source = database_name(url)
-    name = f"{source}_copy_{os.getpid()}_{next(_copies)}"[-63:]
+    with _scratch_database(url, "copy", template=database_name(url)) as copy_url:
+        yield copy_url
+
+
+@contextlib.contextmanager
+def empty_database(url):
+    """Yield the URL of a new, empty database on ``url``'s server; drop it afterwards."""
+    with _scratch_database(url, "empty") as empty_url:
+        yield empty_url
+
+
+@contextlib.contextmanager
+def _scratch_database(url, kind, template=None):
+    name = f"{database_name(url)}_{kind}_{os.getpid()}_{next(_copies)}"[-63:]
     with admin_connection(url) as cur:
-        cur.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                    " WHERE datname = %s AND pid <> pg_backend_pid()", (source,))
-        cur.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
-            sql.Identifier(name), sql.Identifier(source)))
+        create = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
+        if template:
+            cur.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                        " WHERE datname = %s AND pid <> pg_backend_pid()", (template,))
+            create = sql.SQL("{} TEMPLATE {}").format(create, sql.Identifier(template))
+        cur.execute(create)
     try:
         yield with_database(url, name)
     finally:
