@@ -15,7 +15,7 @@ def _list(value):
 # name -> (default, parser, description); the README table lists the same settings.
 SETTINGS = {
     "DATABASE_URL": (DEFAULT_DATABASE_URL, str, "sqlite:///PATH or postgresql://USER@HOST:PORT/DB"),
-    "DATABASE_READONLY": ("true", _bool, "Open SQLite read-only in the HTTP service"),
+    "DATABASE_READONLY": ("true", _bool, "Open the database read-only in the HTTP service (SQLite mode=ro, PostgreSQL read-only sessions)"),
     "API_KEY_CACHE_SECONDS": ("5", float, "How long a key lookup is reused; a revoked key stops working within this time"),
     "RESPONSE_CACHE_SECONDS": ("5", float, "How long an identical request at the same data revision is answered from memory (0 disables)"),
     "RESPONSE_CACHE_ENTRIES": ("2000", int, "Most responses kept in the in-memory response cache"),
