@@ -18,4 +18,6 @@ def app_with(seeded):
         return create_app({"DATABASE_URL": database_url or seeded[0], **TEST_SETTINGS, **settings})
 
     yield make
+    if database.obj is not None and not database.obj.is_closed():
+        database.obj.close()
     database.initialize(previous)

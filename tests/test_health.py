@@ -3,14 +3,14 @@ import socket
 
 import pytest
 
-from conftest import API
+from conftest import API, ON_POSTGRES
 from custom_apps import app_with  # noqa: F401  (fixture)
 
 
 def test_healthz_is_200_without_a_key(client):
     response = client.get("/healthz")
     assert response.status_code == 200
-    assert response.get_json() == {"status": "ok", "database": "sqlite"}
+    assert response.get_json() == {"status": "ok", "database": "postgresql" if ON_POSTGRES else "sqlite"}
     assert response.headers["Cache-Control"] == "no-store"
 
 

@@ -172,8 +172,8 @@
   }
 
   function resultRow(result) {
-    const place = result.position ? ordinal(result.position) : (result.grade ? "Grade " + result.grade : "");
-    const details = [result.grade && result.position ? "Grade " + result.grade : "",
+    const place = result.position ? ordinal(result.position) : "";
+    const details = [result.grade ? "Grade " + result.grade : "",
       nameOf(result.team), result.points ? result.points + " pts" : ""].filter(Boolean).join(" · ");
     return el("li", "result" + (result.position && result.position <= 3 ? " podium p" + result.position : ""),
       el("span", "place", place), el("span", "who", participantName(result)), el("span", "muted", details));

@@ -1,0 +1,162 @@
+"""The demo results page: `festival-api demo` serves it, and in a real headless Chromium it shows
+the festival's sub-fests, latest results and a leaderboard read from the API."""
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from conftest import SMALL
+from custom_apps import app_with  # noqa: F401  (fixture)
+from fixture_rules import flag, private_values, visible_programme_ids, visible_sub_fests
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def test_the_page_and_its_keys_exist_only_in_demo_mode(app_with, keys):
+    production = app_with().test_client()
+    assert production.get("/").status_code == 404
+    assert production.get("/demo-config.js").status_code == 404
+    assert production.get("/static/demo/demo.js").status_code == 404
+
+    page_only = app_with(DEMO_PAGE=True).test_client()
+    assert page_only.get("/").status_code == 200
+    assert page_only.get("/demo/demo.js").status_code == 200
+    assert page_only.get("/demo-config.js").status_code == 404  # no key without `festival-api demo`
+
+    demo = app_with(DEMO_PAGE=True, DEMO_API_KEYS=[(SMALL, keys[SMALL])]).test_client()
+    script = demo.get("/demo-config.js")
+    assert script.status_code == 200 and script.headers["Cache-Control"] == "no-store"
+    assert json.loads(script.get_data(as_text=True).split("=", 1)[1].rstrip(";\n")) == {
+        "apiBase": "/public-api/v1", "festivals": [{"slug": SMALL, "key": keys[SMALL]}]}
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def demo_server(tmp_path_factory):
+    """`festival-api demo` on a loopback port with its own new database: (base url, {slug: key})."""
+    workdir = tmp_path_factory.mktemp("demo")
+    port = free_port()
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{workdir}/demo.db", "LOG_LEVEL": "WARNING"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app.cli", "demo", "--port", str(port)], cwd=workdir, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        printed = {}
+        for line in process.stdout:
+            found = re.match(r"^\s+([a-z0-9-]+)\s+(fds_\S+)$", line)
+            if found:
+                printed[found[1]] = found[2]
+            if line.startswith("Demo results page"):
+                break
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/healthz", timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise RuntimeError("festival-api demo did not start")
+                time.sleep(0.1)
+        yield base, printed
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def page_text(request, tmp_path_factory):
+    """The demo page after its first load in headless Chromium: text of each part of the page."""
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"needs Debian's chromium package at {CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    base, _ = request.getfixturevalue("demo_server")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(f"{base}/")
+            page.wait_for_selector("body[data-loaded=true]", timeout=20_000)
+            page.screenshot(path=str(tmp_path_factory.mktemp("screens") / "demo.png"), full_page=True)
+            return {
+                "body": page.inner_text("body"),
+                "festival": page.inner_text("#festival-name"),
+                "sub_fests": page.locator("#subfest-list .chip").all_inner_texts(),
+                "active": page.inner_text("#subfest-list .chip.active"),
+                "programmes": page.locator("#results-list h3").evaluate_all(
+                    "nodes => nodes.map(n => n.firstChild.textContent)"),
+                "participants": page.locator("#results-list .who").all_inner_texts(),
+                "toppers": page.locator("#leaderboard-list .entry .who").evaluate_all(
+                    "nodes => nodes.map(n => n.firstChild.textContent)"),
+                "errors": page.locator(".error").all_inner_texts(),
+            }
+        finally:
+            browser.close()
+
+
+def first_sub_fest(data):
+    return min(visible_sub_fests(data), key=lambda s: s["display_order"])
+
+
+def test_demo_page_shows_the_festival_and_its_sub_fests(page_text, fixture_data):
+    data = fixture_data[SMALL]
+    assert page_text["errors"] == []
+    assert page_text["festival"] == data["festival"]["name"]
+    assert page_text["sub_fests"] == [s["name"] for s in sorted(visible_sub_fests(data), key=lambda s: s["display_order"])]
+    assert page_text["active"] == first_sub_fest(data)["name"]
+
+
+def test_demo_page_shows_published_results_of_the_sub_fest(page_text, fixture_data):
+    data = fixture_data[SMALL]
+    sub_fest = first_sub_fest(data)
+    names = {p["id"]: p["name"] for p in data["programmes"]}
+    visible = visible_programme_ids(data)
+    with_results = {
+        names[sp["programme"]] for sp in data["subFestProgrammes"]
+        if sp["id"] in visible and sp["sub_fest"] == sub_fest["id"]
+        and any(r["sub_fest_programme"] == sp["id"] and flag(r, "is_published") and flag(r, "is_public")
+                for r in data["results"])
+    }
+    assert page_text["programmes"] and set(page_text["programmes"]) <= with_results
+    people = {c["name"] for c in data["candidates"]} | {t["name"] for t in data["teams"]} | {
+        t.get("public_name") for t in data["teams"]}
+    assert any(name in people for name in page_text["participants"])
+
+
+def test_demo_page_shows_a_leaderboard_from_the_api(page_text, demo_server, fixture_data):
+    data = fixture_data[SMALL]
+    base, printed = demo_server
+    key = printed[SMALL]
+
+    def api(path):
+        request = urllib.request.Request(f"{base}/public-api/v1{path}", headers={"X-API-Key": key})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.load(response)
+
+    placeholders = api(f"/topper-placeholders?subFestId={first_sub_fest(data)['id']}&limit=50")["data"]
+    first = min(placeholders, key=lambda p: p["displayOrder"])
+    entries = api(f"/toppers?topperPlaceholderId={first['id']}&limit=10")["data"]
+    assert page_text["toppers"] and len(page_text["toppers"]) == len(entries)
+    known = ({c["name"] for c in data["candidates"]} | {t["name"] for t in data["teams"]}
+             | {t.get("public_name") for t in data["teams"]} | {s["name"] for s in data["sections"]})
+    assert page_text["toppers"][0].strip() in known
+
+
+def test_demo_page_shows_nothing_hidden_or_private(page_text, fixture_data):
+    text = page_text["body"]
+    assert "HIDDEN" not in text
+    assert not [value for value in private_values(fixture_data[SMALL]) if value in text]
