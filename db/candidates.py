@@ -68,20 +68,31 @@ def _per_participant(select, candidate_ids=None):
     return individual + group  # the two halves never overlap
 
 
+# Every participant these queries are asked about is a visible candidate, so an active
+# entry they take part in is a visible entry (scopes.visible_entry) without checking again.
+
+
 def participations(festival_id, candidate_ids=None):
-    """``(participant,)`` once per visible entry in a public programme a candidate took part in."""
-    visible = (scopes.visible_entry(festival_id)
-               & m.Registration.sub_fest_programme.in_(scopes.public_programme_ids(festival_id)))
+    """``(participant,)`` once per active entry in a public programme a candidate takes part in."""
     return _per_participant(
-        lambda participant: m.Registration.select(participant).where(visible), candidate_ids)
+        lambda participant: (m.Registration
+                             .select(participant)
+                             .where(scopes.visible_registration()
+                                    & m.Registration.sub_fest_programme.in_(
+                                        scopes.public_programme_ids(festival_id)))),
+        candidate_ids)
 
 
 def counted_results(festival_id, candidate_ids=None):
-    """``(participant, type, points, position, grade)`` of the results the public sees."""
+    """``(participant, type, points, position, grade)``: published public results of active
+    entries in public programmes."""
     return _per_participant(
-        lambda participant: scopes.public_entry_results(
+        lambda participant: (scopes.public_results(
             festival_id, participant, m.Registration.type, m.Result.points, m.Result.position,
-            m.Result.grade),
+            m.Result.grade)
+            .switch(m.Result)
+            .join(m.Registration)
+            .where(scopes.visible_registration())),
         candidate_ids)
 
 
