@@ -124,6 +124,18 @@ def visible_entry(festival_id):
         | ((m.Registration.type == "group") & m.Registration.id.in_(member_of_group)))
 
 
+def public_registrations(festival_id, *columns):
+    """Visible entries (see :func:`visible_entry`) in visible programmes of the festival."""
+    return (m.Registration
+            .select(*(columns or (m.Registration,)))
+            .join(m.SubFestProgramme)
+            .join(m.Programme)
+            .switch(m.SubFestProgramme)
+            .join(m.SubFest)
+            .where((m.SubFest.festival == festival_id) & visible_sub_fest() & visible_programme()
+                   & visible_entry(festival_id)))
+
+
 def public_entry_results(festival_id, *columns):
     """Published public results of public programmes whose entry is visible (see
     :func:`visible_entry`): the results the public sees, lists and counts."""

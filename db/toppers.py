@@ -14,6 +14,10 @@ from .scopes import public_candidates, public_entry_results, public_programmes
 
 DEFAULT_TEAM_LEVEL = 1
 
+# Every entry names every kind of object, null when it does not apply: one shape for all.
+EMPTY_DETAILS = {"candidate": None, "team": None, "parent_team": None, "category": None,
+                 "section": None, "group": None}
+
 
 # --- loading: one query per kind of row, whatever the number of placeholders -------------------
 
@@ -101,7 +105,8 @@ class FestivalData:
             m.SubFestProgramme.sub_fest, m.SubFestProgramme.code, m.Programme.name.alias("programme_name"),
             m.Programme.name_local.alias("programme_name_local"), m.Registration.id.alias("registration_id"),
             m.Registration.type, m.Registration.team, m.Registration.group_name,
-            m.Registration.sub_fest_candidate).dicts()
+            m.Registration.sub_fest_candidate, m.Programme.id.alias("master_id"),
+            m.Programme.code.alias("master_code"), m.Programme.program_type).dicts()
         members = defaultdict(list)
         member_rows = (m.RegistrationMember
                        .select(m.RegistrationMember.registration, m.RegistrationMember.sub_fest_candidate)
@@ -123,8 +128,9 @@ class FestivalData:
                 registration_id=row["registration_id"], registration_type=row["type"], team_id=team_id,
                 group_name=row["group_name"], points=row["points"] or 0, published_at=row["published_at"],
                 participants=participants,
-                programme={"id": _str(row["sub_fest_programme"]), "code": row["code"],
-                           "name": row["programme_name"], "name_local": row["programme_name_local"]}))
+                programme={"id": _str(row["sub_fest_programme"]), "code": row["code"], "programme": {
+                    "id": _str(row["master_id"]), "code": row["master_code"], "name": row["programme_name"],
+                    "name_local": row["programme_name_local"], "program_type": row["program_type"]}}))
         return results
 
     # --- public views of entities, stored in TopperEntry.details ---
@@ -247,7 +253,7 @@ def totals_for(data, placeholder):
                     continue
             total = totals.get(entity_id)
             if total is None:
-                total = totals[entity_id] = Total(entity_id, name, details)
+                total = totals[entity_id] = Total(entity_id, name, {**EMPTY_DETAILS, **details})
             total.add(result)
     return list(totals.values()), len(counted), len(scope)
 

@@ -178,6 +178,17 @@ def fresh_app(seeded, tmp_path):
             database.initialize(previous)
 
 
+@pytest.fixture(autouse=True)
+def _keep_database_binding():
+    """Put the shared proxy's binding back after each test: CLI commands run in-process
+    (``festival-api seed``, ``toppers recompute``) bind it to their own database for good."""
+    previous = database.obj
+    yield
+    if database.obj is not previous:
+        _close_bound_database()
+        database.initialize(previous)
+
+
 @contextlib.contextmanager
 def writable(url):
     """Bind the models to a writable connection of ``url`` for the block, then restore."""

@@ -1,5 +1,5 @@
 """The public API's blueprints, one module per resource, all under ``/public-api/v1``."""
-from . import candidates, categories, downloads, filters, gallery, news, programmes, schedules, subfests, teams
+from . import candidates, categories, downloads, filters, gallery, news, programmes, registrations, results, schedules, subfests, teams, toppers
 
 BLUEPRINTS = [
     subfests.blp,
@@ -12,4 +12,7 @@ BLUEPRINTS = [
     categories.blp,
     filters.blp,
     schedules.blp,
+    results.blp,
+    registrations.blp,
+    toppers.blp,
 ]

@@ -1,0 +1,67 @@
+"""GET /programme-results, /programme-result and /candidate-result."""
+from flask import g
+from flask_smorest import abort
+
+from db.results import (
+    candidate_results,
+    candidate_summary,
+    find_candidates,
+    find_programmes,
+    list_programme_results,
+    programme_results,
+)
+from schemas.results import (
+    CandidateResultQueryArgsSchema,
+    CandidateResultSchema,
+    ProgrammeResultQueryArgsSchema,
+    ProgrammeResultSchema,
+    ProgrammeResultsListSchema,
+    ProgrammeResultsQueryArgsSchema,
+)
+
+from ..context import build_context, list_response
+from ..lookups import get_or_404, sub_fest_by_slug_or_404, sub_fest_or_404
+from ..smorest import Blueprint
+
+blp = Blueprint("results", __name__, description="Published public results of programmes and candidates.")
+
+
+def the_one(matches, what, selector, sub_fest):
+    """The single match of a selector lookup: 404 for none, 400 when a code is ambiguous."""
+    if len(matches) > 1:
+        hint = "use its id" if sub_fest else "add subFestSlug"
+        abort(400, message=f"{selector} matches {what.lower()}s in more than one place; {hint}.")
+    return get_or_404(matches[0] if matches else None, what)
+
+
+@blp.get("/programme-results")
+@blp.arguments(ProgrammeResultsQueryArgsSchema, location="query", as_kwargs=True)
+@blp.response(200, ProgrammeResultsListSchema)
+def programme_results_list(sub_fest_id, **args):
+    """List public programmes of a sub-fest with their published results"""
+    sub_fest = sub_fest_or_404(sub_fest_id)
+    return list_response(list_programme_results(g.festival.id, sub_fest.id, **args), sub_fest=sub_fest)
+
+
+@blp.get("/programme-result")
+@blp.arguments(ProgrammeResultQueryArgsSchema, location="query", as_kwargs=True)
+@blp.response(200, ProgrammeResultSchema)
+def programme_result(sub_fest_program_id=None, program_code=None, sub_fest_slug=None):
+    """Show one public programme with its published results"""
+    sub_fest = sub_fest_by_slug_or_404(sub_fest_slug) if sub_fest_slug else None
+    matches = find_programmes(g.festival.id, sub_fest_program_id, program_code, sub_fest and sub_fest.id)
+    programme = the_one(matches, "Programme", "programCode", sub_fest)
+    results = programme_results(g.festival.id, programme)
+    return {"context": build_context(programme.sub_fest), "programme": programme, "results": results}
+
+
+@blp.get("/candidate-result")
+@blp.arguments(CandidateResultQueryArgsSchema, location="query", as_kwargs=True)
+@blp.response(200, CandidateResultSchema)
+def candidate_result(sub_fest_candidate_id=None, chest_no=None, sub_fest_slug=None):
+    """Show one public candidate with the published results of their entries"""
+    sub_fest = sub_fest_by_slug_or_404(sub_fest_slug) if sub_fest_slug else None
+    matches = find_candidates(g.festival.id, sub_fest_candidate_id, chest_no, sub_fest and sub_fest.id)
+    candidate = the_one(matches, "Candidate", "chestNo", sub_fest)
+    return {"context": build_context(candidate.sub_fest), "candidate": candidate_summary(g.festival.id, candidate),
+            "results": candidate_results(g.festival.id, candidate)}

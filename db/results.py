@@ -1,0 +1,173 @@
+"""Published public results: of a programme, of a page of programmes, of one candidate.
+
+Only what :func:`db.scopes.public_entry_results` lets through is shown: published public
+results of visible programmes whose entry is visible. Every result carries its entry:
+who took part (the candidate of an individual entry, the visible members of a group),
+the entry's team when it is public, and how its points add up.
+"""
+from . import models as m
+from . import scopes
+from .candidates import attach_categories as attach_candidate_categories
+from .candidates import attach_teams
+from .programmes import PROGRAMME_SORTS, attach_categories, attach_programme_fields, public_programme_list
+from .query import apply_sorting, iequals, paginate
+
+# Placed results first (1, 2, 2, 4, ...), then by points and score, then by id.
+RESULT_ORDER = (m.Result.position.is_null(), m.Result.position, m.Result.points.desc(),
+                m.Result.score.is_null(), m.Result.score.desc(), m.Result.id)
+
+
+def took_part(sub_fest_candidate_id):
+    """The candidate of an individual entry, or a member of a group entry."""
+    group_ids = (m.RegistrationMember
+                 .select(m.RegistrationMember.registration)
+                 .where(m.RegistrationMember.sub_fest_candidate == sub_fest_candidate_id))
+    return (((m.Registration.type != "group") & (m.Registration.sub_fest_candidate == sub_fest_candidate_id))
+            | ((m.Registration.type == "group") & m.Registration.id.in_(group_ids)))
+
+
+# --- selectors: an id or a public code, optionally narrowed to one sub-fest ----------------------
+
+
+def find_programmes(festival_id, programme_id=None, code=None, sub_fest_id=None):
+    """Visible programmes matching every selector given (at most two: enough to tell
+    "none", "one" and "ambiguous" apart). Codes compare A-Z case-insensitively."""
+    query = scopes.public_programmes(festival_id, m.SubFestProgramme, m.Programme, m.SubFest)
+    if programme_id is not None:
+        query = query.where(m.SubFestProgramme.id == programme_id)
+    if code is not None:
+        query = query.where(iequals(m.SubFestProgramme.code, code))
+    if sub_fest_id is not None:
+        query = query.where(m.SubFestProgramme.sub_fest == sub_fest_id)
+    return list(query.order_by(m.SubFestProgramme.id).limit(2))
+
+
+def find_candidates(festival_id, candidate_id=None, chest_no=None, sub_fest_id=None):
+    """Visible candidates matching every selector given (at most two), like :func:`find_programmes`."""
+    query = scopes.public_candidates(festival_id, m.SubFestCandidate, m.Candidate.name, m.Candidate.name_local,
+                                     m.Candidate.gender, m.SubFest)
+    if candidate_id is not None:
+        query = query.where(m.SubFestCandidate.id == candidate_id)
+    if chest_no is not None:
+        query = query.where(iequals(m.SubFestCandidate.chest_no, chest_no))
+    if sub_fest_id is not None:
+        query = query.where(m.SubFestCandidate.sub_fest == sub_fest_id)
+    return list(query.order_by(m.SubFestCandidate.id).limit(2))
+
+
+# --- entries: who took part, their team, the display name ----------------------------------------
+
+
+def identities(festival_id, candidate_ids):
+    """``{sub-fest candidate id: public identity}`` of the visible ones among ``candidate_ids``."""
+    if not candidate_ids:
+        return {}
+    rows = (scopes.public_candidates(festival_id, m.SubFestCandidate.id, m.SubFestCandidate.chest_no,
+                                     m.SubFestCandidate.avatar_url, m.Candidate.name, m.Candidate.name_local,
+                                     m.Candidate.gender)
+            .where(m.SubFestCandidate.id.in_(list(candidate_ids)))
+            .dicts())
+    return {row["id"]: row for row in rows}
+
+
+def attach_entries(festival_id, registrations):
+    """Set ``candidate_ref`` (individual entries), ``member_list`` (group entries: visible
+    members only, in their order), ``team_ref`` (public teams only) and ``participant_name``
+    on every registration, with three queries whatever their number."""
+    group_ids = [r.id for r in registrations if r.type == "group"]
+    links = []
+    if group_ids:
+        links = list(m.RegistrationMember
+                     .select(m.RegistrationMember.registration, m.RegistrationMember.sub_fest_candidate)
+                     .where(m.RegistrationMember.registration.in_(group_ids))
+                     .order_by(m.RegistrationMember.display_order, m.RegistrationMember.id)
+                     .tuples())
+    people = identities(festival_id, {r.sub_fest_candidate_id for r in registrations if r.type != "group"}
+                        | {candidate_id for _, candidate_id in links})
+    members = {}
+    for registration_id, candidate_id in links:
+        if candidate_id in people:
+            members.setdefault(registration_id, []).append(people[candidate_id])
+    attach_teams(registrations)
+    for registration in registrations:
+        if registration.type == "group":
+            registration.candidate_ref = None
+            registration.member_list = members.get(registration.id, [])
+            team = registration.team_ref
+            registration.participant_name = (
+                registration.group_name or (team and (team.public_name or team.name))
+                or ", ".join(p["name"] for p in registration.member_list))
+        else:
+            registration.candidate_ref = people.get(registration.sub_fest_candidate_id)
+            registration.member_list = None
+            registration.participant_name = registration.candidate_ref and registration.candidate_ref["name"]
+
+
+def _with_entries(festival_id, results):
+    """Copy each result's entry fields onto it, for the result schemas."""
+    attach_entries(festival_id, [r.registration for r in results])
+    for result in results:
+        entry = result.registration
+        result.participant_type = entry.type
+        result.participant_name = entry.participant_name
+        result.topic = entry.topic
+        result.team_ref = entry.team_ref
+        result.candidate_ref = entry.candidate_ref
+        result.member_list = entry.member_list
+        result.points_breakdown = {"position_points": result.position_points, "grade_points": result.grade_points}
+    return results
+
+
+# --- the lists ------------------------------------------------------------------------------------
+
+
+def results_of_programmes(festival_id, programme_ids):
+    """``{programme id: [results, best first]}`` for the given visible programmes."""
+    by_programme = {programme_id: [] for programme_id in programme_ids}
+    if not programme_ids:
+        return by_programme
+    results = list(scopes.public_entry_results(festival_id, m.Result, m.Registration)
+                   .where(m.Result.sub_fest_programme.in_(list(programme_ids)))
+                   .order_by(*RESULT_ORDER))
+    for result in _with_entries(festival_id, results):
+        by_programme[result.sub_fest_programme_id].append(result)
+    return by_programme
+
+
+def programme_results(festival_id, programme):
+    """One visible programme with everything ``/programme-result`` shows."""
+    attach_programme_fields(festival_id, [programme], scopes.utcnow())
+    return results_of_programmes(festival_id, [programme.id])[programme.id]
+
+
+def list_programme_results(festival_id, sub_fest_id, page, limit, sort_by, sort_order, now=None, **filters):
+    """One page of a sub-fest's visible programmes (the ``/programmes`` filters), each
+    as ``{"programme": ..., "results": [...]}``."""
+    now = now or scopes.utcnow()
+    query = public_programme_list(festival_id, sub_fest_id, now, **filters)
+    query = apply_sorting(query, sort_by, sort_order, PROGRAMME_SORTS, m.SubFestProgramme.id)
+    result = paginate(query, page, limit)
+    attach_programme_fields(festival_id, result.items, now)
+    by_programme = results_of_programmes(festival_id, [p.id for p in result.items])
+    result.items = [{"programme": p, "results": by_programme[p.id]} for p in result.items]
+    return result
+
+
+def candidate_results(festival_id, candidate):
+    """The published public results of every entry ``candidate`` took part in, latest first."""
+    results = list(scopes.public_entry_results(festival_id, m.Result, m.Registration, m.SubFestProgramme,
+                                               m.Programme)
+                   .where(took_part(candidate.id))
+                   .order_by(m.Result.published_at.is_null(), m.Result.published_at.desc(),
+                             m.SubFestProgramme.code, m.Result.id))
+    attach_categories([r.sub_fest_programme for r in results])
+    return _with_entries(festival_id, results)
+
+
+def candidate_summary(festival_id, candidate):
+    """The candidate as ``/candidate-result`` shows them: identity, public team and category."""
+    attach_teams([candidate])
+    attach_candidate_categories([candidate])
+    return {"id": candidate.id, "chest_no": candidate.chest_no, "name": candidate.candidate.name,
+            "name_local": candidate.candidate.name_local, "gender": candidate.candidate.gender,
+            "avatar_url": candidate.avatar_url, "team": candidate.team_ref, "category": candidate.category_ref}

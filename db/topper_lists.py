@@ -1,0 +1,113 @@
+"""Reading the stored leaderboards: placeholders, their entries, and the ones a page shows.
+
+The entries are computed by :mod:`db.toppers`; here they are only listed. A placeholder is
+visible when it is published and its sub-fest is visible (``public_topper_placeholders``).
+"""
+from . import models as m
+from . import scopes
+from .query import apply_filters, apply_sorting, paginate
+
+TP = m.TopperPlaceholder
+
+PLACEHOLDER_SORTS = {
+    "displayOrder": TP.display_order,
+    "label": TP.label,
+    "scopeType": TP.scope_type,
+    "entityType": TP.entity_type,
+    "lastComputedAt": TP.last_computed_at,
+}
+
+PLACEHOLDER_FILTERS = {
+    "is_published": lambda wanted: TP.is_published == wanted,
+    "entity_type": lambda value: TP.entity_type == value,
+    "scope_type": lambda value: TP.scope_type == value,
+}
+
+ENTRY_SORTS = {
+    # the stored order: rank, then name (ties are listed by name)
+    "rank": (m.TopperEntry.rank, m.TopperEntry.name),
+    "points": m.TopperEntry.points,
+    "name": m.TopperEntry.name,
+    "programmeCount": m.TopperEntry.programme_count,
+    "lastResultAt": m.TopperEntry.last_result_at,
+}
+
+
+def _placeholders(festival_id):
+    """Visible placeholders with their sub-fest loaded."""
+    return scopes.public_topper_placeholders(festival_id).select_extend(m.SubFest)
+
+
+def list_placeholders(festival_id, sub_fest_id, page, limit, sort_by, sort_order, **filters):
+    """One page of a sub-fest's published placeholders."""
+    query = _placeholders(festival_id).where(TP.sub_fest == sub_fest_id)
+    query = apply_filters(query, PLACEHOLDER_FILTERS, filters)
+    query = apply_sorting(query, sort_by, sort_order, PLACEHOLDER_SORTS, TP.id)
+    result = paginate(query, page, limit)
+    attach_categories(result.items)
+    return result
+
+
+def get_public_placeholder(festival_id, placeholder_id):
+    """The visible placeholder with this id (with ``sub_fest``), or None."""
+    placeholder = _placeholders(festival_id).where(TP.id == placeholder_id).first()
+    if placeholder is not None:
+        attach_categories([placeholder])
+    return placeholder
+
+
+def list_entries(placeholder_id, page, limit, sort_by, sort_order):
+    """One page of a placeholder's stored entries (best first by default)."""
+    query = m.TopperEntry.select().where(m.TopperEntry.placeholder == placeholder_id)
+    query = apply_sorting(query, sort_by, sort_order, ENTRY_SORTS, m.TopperEntry.entity_id)
+    return paginate(query, page, limit)
+
+
+def find_page(festival_id, page_id=None, slug=None):
+    """The published public page matching every selector given, or None."""
+    query = scopes.public_pages(festival_id)
+    if page_id is not None:
+        query = query.where(m.WebsitePage.id == page_id)
+    if slug is not None:
+        query = query.where(m.WebsitePage.slug == slug)
+    return query.first()
+
+
+def page_placeholders(festival_id, page_id, placeholder_id=None):
+    """The visible placeholders configured for a page, in the page's order, with entries."""
+    query = (_placeholders(festival_id)
+             .switch(TP)
+             .join(m.WebsitePagePlaceholder)
+             .where(m.WebsitePagePlaceholder.page == page_id)
+             .order_by(m.WebsitePagePlaceholder.display_order, TP.display_order, TP.id))
+    if placeholder_id is not None:
+        query = query.where(TP.id == placeholder_id)
+    placeholders = list(query)
+    attach_categories(placeholders)
+    attach_entry_lists(placeholders)
+    return placeholders
+
+
+def attach_categories(placeholders):
+    """``placeholder.category_ref``: the scope's category when it is public, else None."""
+    ids = list({p.category_id for p in placeholders if p.category_id})
+    categories = {}
+    if ids:
+        categories = {c.id: c for c in m.Category
+                      .select(m.Category.id, m.Category.name, m.Category.name_local)
+                      .where(m.Category.id.in_(ids) & scopes.visible_category())}
+    for placeholder in placeholders:
+        placeholder.category_ref = categories.get(placeholder.category_id)
+
+
+def attach_entry_lists(placeholders):
+    """``placeholder.entry_list``: every stored entry, in rank order, with one query."""
+    by_id = {p.id: p for p in placeholders}
+    for placeholder in placeholders:
+        placeholder.entry_list = []
+    if not by_id:
+        return
+    query = apply_sorting(m.TopperEntry.select().where(m.TopperEntry.placeholder.in_(list(by_id))),
+                          "rank", "asc", ENTRY_SORTS, m.TopperEntry.entity_id)
+    for entry in query:
+        by_id[entry.placeholder_id].entry_list.append(entry)

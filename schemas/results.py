@@ -1,0 +1,109 @@
+"""Results: query arguments and output of /programme-results, /programme-result and /candidate-result."""
+from marshmallow import fields, validates_schema
+
+from db.programmes import PROGRAMME_SORTS
+
+from .common import ContextSchema, OutSchema, QueryArgs, UtcDateTime, Uuid, list_envelope, sort_args
+from .fields import Text
+from .nested import (
+    CandidateIdentitySchema,
+    CategoryRefSchema,
+    PointsBreakdownSchema,
+    ProgrammeSummarySchema,
+    TeamRefSchema,
+)
+from .programmes import ProgrammeFilterArgsSchema, ProgrammeSchema
+from .selectors import require_one_of
+
+SELECTOR_RULE = ("When both are sent they must name the same record (else 404); "
+                 "`subFestSlug` narrows the lookup to one sub-fest.")
+
+
+class ProgrammeResultsQueryArgsSchema(ProgrammeFilterArgsSchema, sort_args(tuple(PROGRAMME_SORTS), "displayOrder")):
+    sub_fest_id = fields.UUID(required=True, metadata={"description": "Sub-fest to list from."})
+
+
+class ProgrammeResultQueryArgsSchema(QueryArgs):
+    sub_fest_program_id = fields.UUID(metadata={
+        "description": f"Programme instance id; required unless `programCode` is sent. {SELECTOR_RULE}"})
+    program_code = Text(max_length=40, metadata={
+        "description": "Public programme code in its sub-fest (e.g. `HS-C01`, case-insensitive); "
+                       "required unless `subFestProgramId` is sent. A code used in several "
+                       "sub-fests needs `subFestSlug`."})
+    sub_fest_slug = Text(max_length=80, metadata={"description": "Look the code up in this sub-fest only."})
+
+    @validates_schema
+    def one_selector(self, data, **kwargs):
+        require_one_of(data, {"subFestProgramId": "sub_fest_program_id", "programCode": "program_code"})
+
+
+class CandidateResultQueryArgsSchema(QueryArgs):
+    sub_fest_candidate_id = fields.UUID(metadata={
+        "description": f"Sub-fest candidate id; required unless `chestNo` is sent. {SELECTOR_RULE}"})
+    chest_no = Text(max_length=20, metadata={
+        "description": "Chest number (case-insensitive); required unless `subFestCandidateId` is "
+                       "sent. A chest number used in several sub-fests needs `subFestSlug`."})
+    sub_fest_slug = Text(max_length=80, metadata={"description": "Look the chest number up in this sub-fest only."})
+
+    @validates_schema
+    def one_selector(self, data, **kwargs):
+        require_one_of(data, {"subFestCandidateId": "sub_fest_candidate_id", "chestNo": "chest_no"})
+
+
+class ResultFieldsSchema(OutSchema):
+    """What every published result shows, wherever it appears."""
+
+    id = Uuid(metadata={"description": "Result id."})
+    score = fields.Float(allow_none=True)
+    grade = fields.String(allow_none=True)
+    position = fields.Integer(allow_none=True, metadata={"description": "1, 2, 3 (shared places repeat); null when unplaced."})
+    points = fields.Float()
+    points_breakdown = fields.Nested(PointsBreakdownSchema)
+    published_at = UtcDateTime(allow_none=True)
+
+
+class EntryResultSchema(ResultFieldsSchema):
+    """A result with its entry: who took part and for which team."""
+
+    participant_name = fields.String(allow_none=True, metadata={
+        "description": "The candidate's name, or the group's name."})
+    participant_type = fields.String(metadata={"enum": ["individual", "group"]})
+    topic = fields.String(allow_none=True)
+    team = fields.Nested(TeamRefSchema, attribute="team_ref", allow_none=True, metadata={
+        "description": "Set only when the team is public."})
+    candidate = fields.Nested(CandidateIdentitySchema, attribute="candidate_ref", allow_none=True, metadata={
+        "description": "The candidate of an individual entry; null for a group."})
+    members = fields.List(fields.Nested(CandidateIdentitySchema), attribute="member_list", allow_none=True,
+                          metadata={"description": "The public members of a group entry; null for an individual."})
+
+
+class ProgrammeResultsItemSchema(OutSchema):
+    programme = fields.Nested(ProgrammeSchema)
+    results = fields.List(fields.Nested(EntryResultSchema), metadata={
+        "description": "Published public results, placed ones first (by position), then by points."})
+
+
+ProgrammeResultsListSchema = list_envelope(ProgrammeResultsItemSchema, "ProgrammeResultsList")
+
+
+class ProgrammeResultSchema(OutSchema):
+    context = fields.Nested(ContextSchema)
+    programme = fields.Nested(ProgrammeSchema)
+    results = fields.List(fields.Nested(EntryResultSchema), metadata={
+        "description": "Published public results, placed ones first (by position), then by points."})
+
+
+class CandidateResultItemSchema(EntryResultSchema):
+    programme = fields.Nested(ProgrammeSummarySchema, attribute="sub_fest_programme")
+
+
+class ResultCandidateSchema(CandidateIdentitySchema):
+    team = fields.Nested(TeamRefSchema, allow_none=True, metadata={"description": "Set only when public."})
+    category = fields.Nested(CategoryRefSchema, allow_none=True, metadata={"description": "Set only when public."})
+
+
+class CandidateResultSchema(OutSchema):
+    context = fields.Nested(ContextSchema)
+    candidate = fields.Nested(ResultCandidateSchema)
+    results = fields.List(fields.Nested(CandidateResultItemSchema), metadata={
+        "description": "Published public results of the candidate's individual and group entries, latest first."})

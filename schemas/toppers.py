@@ -1,0 +1,117 @@
+"""Toppers: query arguments and output of /topper-placeholders, /toppers and /page-toppers."""
+from marshmallow import fields, validates_schema
+
+from db.enums import RANKING_BASES, TOPPER_ENTITY_TYPES, TOPPER_SCOPE_TYPES
+from db.topper_lists import ENTRY_SORTS, PLACEHOLDER_SORTS
+
+from .common import ContextSchema, MetaSchema, OutSchema, QueryArgs, UtcDateTime, Uuid, list_envelope, sort_args
+from .fields import Bool, Enum, Text
+from .nested import (
+    CandidateIdentitySchema,
+    CategoryRefSchema,
+    ProgrammeSummarySchema,
+    SectionRefSchema,
+    SubFestRefSchema,
+    TeamRefSchema,
+)
+from .selectors import require_one_of
+
+
+class PlaceholderQueryArgsSchema(sort_args(tuple(PLACEHOLDER_SORTS), "displayOrder")):
+    sub_fest_id = fields.UUID(required=True, metadata={"description": "Sub-fest to list from."})
+    is_published = Bool(metadata={"description": "Output stays restricted to published placeholders."})
+    entity_type = Enum(TOPPER_ENTITY_TYPES, metadata={"description": "Who is ranked."})
+    scope_type = Enum(TOPPER_SCOPE_TYPES, metadata={"description": "Over which programmes or people."})
+
+
+class TopperQueryArgsSchema(sort_args(tuple(ENTRY_SORTS), "rank")):
+    topper_placeholder_id = fields.UUID(required=True, metadata={"description": "Published placeholder id."})
+
+
+class PageTopperQueryArgsSchema(QueryArgs):
+    page_slug = Text(max_length=120, metadata={"description": "Website page slug."})
+    page_id = fields.UUID(metadata={"description": "Website page id."})
+    placeholder_id = fields.UUID(metadata={
+        "description": "One placeholder: of the page when a page is named, else on its own."})
+
+    @validates_schema
+    def one_selector(self, data, **kwargs):
+        require_one_of(data, {"pageSlug": "page_slug", "pageId": "page_id", "placeholderId": "placeholder_id"})
+
+
+class PlaceholderSchema(OutSchema):
+    id = Uuid()
+    label = fields.String()
+    sub_fest = fields.Nested(SubFestRefSchema)
+    scope_type = fields.String(metadata={"enum": list(TOPPER_SCOPE_TYPES)})
+    entity_type = fields.String(metadata={"enum": list(TOPPER_ENTITY_TYPES)})
+    category = fields.Nested(CategoryRefSchema, attribute="category_ref", allow_none=True, metadata={
+        "description": "The category of a `category` scope, when public."})
+    section_key = fields.String(allow_none=True, metadata={"description": "The section of a `section` scope."})
+    collection_key = fields.String(allow_none=True, metadata={
+        "description": "The programme collection of a `collection` scope."})
+    team_level = fields.Integer(allow_none=True, metadata={
+        "description": "Team level ranked by a `team` leaderboard (1 when null)."})
+    ranking_basis = fields.String(metadata={"enum": list(RANKING_BASES)})
+    display_top_n = fields.Integer(metadata={
+        "description": "Places shown; everyone tied at the last place is kept."})
+    display_order = fields.Integer()
+    last_computed_at = UtcDateTime(allow_none=True)
+    programmes_counted = fields.Integer(metadata={
+        "description": "Programmes in scope with at least one counted published result."})
+    programmes_in_scope = fields.Integer(metadata={"description": "Public programmes the scope covers."})
+
+
+PlaceholderListSchema = list_envelope(PlaceholderSchema, "TopperPlaceholderList")
+
+
+class GroupSchema(OutSchema):
+    id = Uuid(metadata={"description": "Registration id of the group entry."})
+    name = fields.String()
+    programme = fields.Nested(ProgrammeSummarySchema)
+    team = fields.Nested(TeamRefSchema, allow_none=True)
+    members = fields.List(fields.Nested(CandidateIdentitySchema), metadata={"description": "Public members."})
+
+
+class TopperEntrySchema(OutSchema):
+    """One ranked entity; the object named by ``entityType`` is set, with public fields only."""
+
+    rank = fields.Integer(metadata={"description": "Standard competition rank (1, 2, 2, 4)."})
+    tied = fields.Boolean(metadata={"description": "Another entry has the same rank."})
+    points = fields.Float()
+    programme_count = fields.Integer(metadata={"description": "Programmes the points come from."})
+    entity_type = fields.String(metadata={"enum": list(TOPPER_ENTITY_TYPES)})
+    entity_id = Uuid(metadata={"description": "Sub-fest candidate, team, section or group registration id."})
+    name = fields.String()
+    last_result_at = UtcDateTime(allow_none=True, metadata={"description": "When the latest counted result was published."})
+    candidate = fields.Nested(CandidateIdentitySchema, attribute="details.candidate", allow_none=True)
+    team = fields.Nested(TeamRefSchema, attribute="details.team", allow_none=True, metadata={
+        "description": "The ranked team, or a candidate's team."})
+    parent_team = fields.Nested(TeamRefSchema, attribute="details.parent_team", allow_none=True)
+    category = fields.Nested(CategoryRefSchema, attribute="details.category", allow_none=True, metadata={
+        "description": "A candidate's category."})
+    section = fields.Nested(SectionRefSchema, attribute="details.section", allow_none=True)
+    group = fields.Nested(GroupSchema, attribute="details.group", allow_none=True)
+
+
+class ToppersSchema(OutSchema):
+    context = fields.Nested(ContextSchema)
+    placeholder = fields.Nested(PlaceholderSchema)
+    data = fields.List(fields.Nested(TopperEntrySchema))
+    meta = fields.Nested(MetaSchema)
+
+
+class PlaceholderWithEntriesSchema(PlaceholderSchema):
+    entries = fields.List(fields.Nested(TopperEntrySchema), attribute="entry_list")
+
+
+class PageSchema(OutSchema):
+    id = Uuid()
+    slug = fields.String()
+    title = fields.String()
+
+
+class PageToppersSchema(OutSchema):
+    context = fields.Nested(ContextSchema)
+    page = fields.Nested(PageSchema, allow_none=True, metadata={"description": "Null when only placeholderId is sent."})
+    toppers = fields.List(fields.Nested(PlaceholderWithEntriesSchema))

@@ -1,0 +1,337 @@
+"""GET /topper-placeholders, /toppers and /page-toppers."""
+import copy
+import datetime
+
+import pytest
+
+from conftest import BIG, SMALL, writable
+from db import models as m
+from fixture_rules import flag, visible_sub_fests
+from seed.importer import import_fixture
+from tiny_festival import day, tiny_api, tiny_festival
+
+
+@pytest.fixture(scope="module")
+def tiny(seeded, tmp_path_factory):
+    data, names = tiny_festival()
+    with tiny_api(seeded[0], tmp_path_factory.mktemp("tiny"), data) as (client, _):
+        yield client, names
+
+
+def ids(items):
+    return [item["id"] for item in items]
+
+
+def published_placeholders(data, sub_fest_id):
+    return [p for p in data["topperPlaceholders"] if p["sub_fest"] == sub_fest_id and flag(p, "is_published", False)]
+
+
+def rows(entries):
+    return [(e["rank"], e["tied"], e["name"], e["points"], e["programmeCount"]) for e in entries]
+
+
+# --- /topper-placeholders ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("slug", [BIG, SMALL])
+def test_lists_exactly_the_published_placeholders_of_the_sub_fest(api, fixture_data, slug):
+    data = fixture_data[slug]
+    for sub_fest in visible_sub_fests(data):
+        expected = published_placeholders(data, sub_fest["id"])
+        body = api.ok("/topper-placeholders", key=slug, subFestId=sub_fest["id"], limit=500)
+        assert sorted(ids(body["data"])) == sorted(p["id"] for p in expected)
+        assert body["context"]["subFest"]["id"] == sub_fest["id"]
+    unpublished = [p for p in data["topperPlaceholders"] if not flag(p, "is_published", False)]
+    assert unpublished, "the fixture must hold unpublished placeholders"
+
+
+def test_placeholder_fields(api, fixture_data):
+    data = fixture_data[BIG]
+    sub_fest = visible_sub_fests(data)[0]
+    rows_by_id = {p["id"]: p for p in data["topperPlaceholders"]}
+    for item in api.all("/topper-placeholders", subFestId=sub_fest["id"]):
+        row = rows_by_id[item["id"]]
+        assert {"id", "label", "scopeType", "entityType", "sectionKey", "collectionKey", "rankingBasis",
+                "displayTopN", "displayOrder", "lastComputedAt", "programmesCounted", "programmesInScope"} <= set(item)
+        assert (item["label"], item["scopeType"], item["entityType"], item["sectionKey"], item["collectionKey"],
+                item["rankingBasis"], item["displayTopN"], item["displayOrder"], item["teamLevel"]) == (
+            row["label"], row["scope_type"], row["entity_type"], row["section_key"], row["collection_key"],
+            row["ranking_basis"], row["display_top_n"], row["display_order"], row["team_level"])
+        assert item["lastComputedAt"].endswith("Z")
+        assert 0 <= item["programmesCounted"] <= item["programmesInScope"]
+        if row["scope_type"] == "category":
+            assert item["category"]["id"] == row["category"]
+
+
+@pytest.mark.parametrize("params, expected", [
+    ({"isPublished": "true"}, lambda ps: ps),
+    ({"isPublished": "false"}, lambda ps: []),  # never widens to unpublished ones
+    ({"entityType": "team"}, lambda ps: [p for p in ps if p["entity_type"] == "team"]),
+    ({"scopeType": "collection"}, lambda ps: [p for p in ps if p["scope_type"] == "collection"]),
+    ({"entityType": "team", "scopeType": "subfest"},
+     lambda ps: [p for p in ps if p["entity_type"] == "team" and p["scope_type"] == "subfest"]),
+])
+def test_placeholder_filters(api, fixture_data, params, expected):
+    data = fixture_data[BIG]
+    sub_fest = visible_sub_fests(data)[0]
+    placeholders = published_placeholders(data, sub_fest["id"])
+    items = api.all("/topper-placeholders", subFestId=sub_fest["id"], **params)
+    assert sorted(ids(items)) == sorted(p["id"] for p in expected(placeholders))
+
+
+@pytest.mark.parametrize("sort_by, value", [
+    ("displayOrder", lambda item: item["displayOrder"]),
+    ("label", lambda item: item["label"].lower()),
+    ("scopeType", lambda item: item["scopeType"]),
+    ("entityType", lambda item: item["entityType"]),
+    ("lastComputedAt", lambda item: item["lastComputedAt"]),
+])
+@pytest.mark.parametrize("order", ["asc", "desc"])
+def test_placeholder_sorting(api, fixture_data, sort_by, value, order):
+    sub_fest = visible_sub_fests(fixture_data[BIG])[0]
+    items = api.all("/topper-placeholders", subFestId=sub_fest["id"], sortBy=sort_by, sortOrder=order)
+    values = [value(item) for item in items]
+    assert values == sorted(values, reverse=(order == "desc"))
+
+
+@pytest.mark.parametrize("params, status", [
+    ({}, 400),
+    ({"subFestId": "zzz"}, 400),
+    ({"entityType": "person"}, 400),
+    ({"scopeType": "planet"}, 400),
+    ({"isPublished": "maybe"}, 400),
+])
+def test_placeholder_bad_parameters(api, fixture_data, params, status):
+    sub_fest = visible_sub_fests(fixture_data[BIG])[0]
+    query = {"subFestId": sub_fest["id"], **params} if params else {}
+    assert api.get("/topper-placeholders", **query).status_code == status
+
+
+def test_placeholders_of_hidden_or_foreign_sub_fests_are_404(api, fixture_data):
+    hidden = [s["id"] for s in fixture_data[BIG]["subFests"] if not (s["is_active"] and s["is_public"])]
+    foreign = [s["id"] for s in visible_sub_fests(fixture_data[SMALL])]
+    for sub_fest_id in hidden + foreign:
+        assert api.get("/topper-placeholders", subFestId=sub_fest_id).status_code == 404
+
+
+# --- /toppers --------------------------------------------------------------------------------------------
+
+
+def test_toppers_serve_the_hand_computed_table(tiny):
+    client, names = tiny
+    body = client.ok("/toppers", topperPlaceholderId=names["candidates"])
+    assert set(body) == {"context", "placeholder", "data", "meta"}
+    assert rows(body["data"]) == [(1, False, "Anu", 10, 2), (2, True, "Chitra", 8, 2), (2, True, "Devi", 8, 2),
+                                  (4, False, "Esha", 5, 1), (5, False, "Bala", 3, 1)]
+    assert body["placeholder"]["id"] == names["candidates"]
+    assert (body["placeholder"]["programmesCounted"], body["placeholder"]["programmesInScope"]) == (5, 6)
+    assert body["context"]["subFest"]["slug"] == "main"
+    assert body["meta"]["total"] == 5
+    anu = body["data"][0]
+    assert anu["entityType"] == "candidate" and anu["entityId"] == names["Anu"]
+    assert anu["candidate"]["chestNo"] == "101" and anu["team"]["name"] == "R1"
+    assert anu["lastResultAt"] == day(11)
+    assert anu["section"] is None and anu["group"] is None
+
+
+def test_top_n_keeps_everyone_tied_at_the_cut_off(tiny):
+    client, names = tiny
+    body = client.ok("/toppers", topperPlaceholderId=names["candidates-top2"])
+    assert body["placeholder"]["displayTopN"] == 2
+    assert rows(body["data"]) == [(1, False, "Anu", 10, 2), (2, True, "Chitra", 8, 2), (2, True, "Devi", 8, 2)]
+
+
+@pytest.mark.parametrize("key, entity, field, name", [
+    ("houses", "team", "team", "Red"),
+    ("sections", "section", "section", "Day"),
+    ("groups", "group", "group", "Red group"),
+])
+def test_each_entity_type_names_its_object(tiny, key, entity, field, name):
+    client, names = tiny
+    first = client.ok("/toppers", topperPlaceholderId=names[key])["data"][0]
+    assert first["entityType"] == entity and first["name"] == name
+    assert first[field]["name"] == name
+    if entity == "group":
+        assert first["group"]["programme"]["code"] == "G1"
+        assert [m["name"] for m in first["group"]["members"]] == ["Anu", "Bala"]
+
+
+def test_group_members_are_public_ones_only(tiny):
+    client, names = tiny
+    blue = client.ok("/toppers", topperPlaceholderId=names["groups"])["data"][1]
+    assert blue["name"] == "Blue group"
+    assert [m["name"] for m in blue["group"]["members"]] == ["Chitra"]
+
+
+@pytest.mark.parametrize("sort_by, order, expected", [
+    ("rank", "asc", ["Anu", "Chitra", "Devi", "Esha", "Bala"]),
+    ("rank", "desc", ["Bala", "Esha", "Devi", "Chitra", "Anu"]),
+    ("points", "desc", ["Anu", None, None, "Esha", "Bala"]),
+    ("name", "asc", ["Anu", "Bala", "Chitra", "Devi", "Esha"]),
+    ("programmeCount", "asc", [None, None, None, None, None]),
+    ("lastResultAt", "desc", [None, None, None, None, "Bala"]),
+])
+def test_toppers_sorting(tiny, sort_by, order, expected):
+    client, names = tiny
+    items = client.ok("/toppers", topperPlaceholderId=names["candidates"], sortBy=sort_by, sortOrder=order)["data"]
+    got = [item["name"] for item in items]
+    assert [g if e else None for g, e in zip(got, expected)] == expected
+    key = {"rank": "rank", "points": "points", "name": "name", "programmeCount": "programmeCount",
+           "lastResultAt": "lastResultAt"}[sort_by]
+    values = [item[key] for item in items]
+    assert values == sorted(values, reverse=(order == "desc"))
+
+
+def test_toppers_paging(tiny):
+    client, names = tiny
+    first = client.ok("/toppers", topperPlaceholderId=names["candidates"], limit=2)
+    second = client.ok("/toppers", topperPlaceholderId=names["candidates"], limit=2, page=2)
+    third = client.ok("/toppers", topperPlaceholderId=names["candidates"], limit=2, page=3)
+    assert [e["name"] for e in first["data"] + second["data"] + third["data"]] == [
+        "Anu", "Chitra", "Devi", "Esha", "Bala"]
+    assert first["meta"]["totalPages"] == 3 and not third["meta"]["hasNextPage"]
+
+
+def test_unpublished_hidden_and_foreign_placeholders_are_404(api, tiny, fixture_data):
+    client, names = tiny
+    draft = client.get("/toppers", topperPlaceholderId=names["draft"])
+    assert draft.status_code == 404
+    data = fixture_data[BIG]
+    hidden_sub_fests = {s["id"] for s in data["subFests"] if not (s["is_active"] and s["is_public"])}
+    in_hidden = [p["id"] for p in data["topperPlaceholders"] if p["sub_fest"] in hidden_sub_fests]
+    unpublished = [p["id"] for p in data["topperPlaceholders"] if not p["is_published"]]
+    foreign = [p["id"] for p in fixture_data[SMALL]["topperPlaceholders"] if p["is_published"]][:1]
+    assert in_hidden and unpublished
+    for placeholder_id in in_hidden + unpublished + foreign + ["00000000-0000-0000-0000-000000000000"]:
+        response = api.get("/toppers", topperPlaceholderId=placeholder_id)
+        assert response.status_code == 404
+        assert response.get_json() == draft.get_json()
+
+
+@pytest.mark.parametrize("params", [{}, {"topperPlaceholderId": "1"}, {"sortBy": "score"}])
+def test_toppers_bad_parameters(tiny, params):
+    client, names = tiny
+    query = {"topperPlaceholderId": names["candidates"], **params} if "sortBy" in params else params
+    assert client.get("/toppers", **query).status_code == 400
+
+
+def test_bundled_leaderboards_hold_no_hidden_candidate(api, fixture_data):
+    data = fixture_data[BIG]
+    hidden_people = {c["id"] for c in data["candidates"] if "HIDDEN" in c["name"]}
+    hidden_entries = {c["id"] for c in data["subFestCandidates"] if c["candidate"] in hidden_people}
+    assert hidden_entries
+    for sub_fest in visible_sub_fests(data):
+        for placeholder in api.all("/topper-placeholders", subFestId=sub_fest["id"]):
+            entries = api.all("/toppers", topperPlaceholderId=placeholder["id"])
+            assert not {e["entityId"] for e in entries} & hidden_entries
+            ranks = [e["rank"] for e in entries]
+            assert ranks == sorted(ranks) and (not ranks or ranks[0] == 1)
+            assert all(r <= placeholder["displayTopN"] for r in ranks)
+
+
+def test_reimport_changes_the_leaderboard_and_its_computed_time(seeded, tmp_path, monkeypatch):
+    data, names = tiny_festival()
+    with tiny_api(seeded[0], tmp_path, data) as (client, url):
+        before = client.ok("/toppers", topperPlaceholderId=names["candidates"])
+        computed = datetime.datetime.fromisoformat(before["placeholder"]["lastComputedAt"].rstrip("Z"))
+        later = computed + datetime.timedelta(days=1)
+        monkeypatch.setattr(m, "utcnow", lambda: later)
+        changed = copy.deepcopy(data)
+        next(r for r in changed["results"] if r["id"] == names["result-P5-Bala"]).update(
+            is_published=True, published_at=day(16))
+        with writable(url):
+            import_fixture(changed)
+        after = client.ok("/toppers", topperPlaceholderId=names["candidates"])
+    assert rows(after["data"])[0] == (1, False, "Bala", 13, 2)
+    assert after["placeholder"]["lastComputedAt"] == later.isoformat(timespec="seconds") + "Z"
+    assert after["placeholder"]["programmesCounted"] == before["placeholder"]["programmesCounted"] + 1
+    assert after["context"]["data"]["revision"] == before["context"]["data"]["revision"] + 1
+
+
+# --- /page-toppers ------------------------------------------------------------------------------------------
+
+
+def test_page_toppers_by_slug_or_id(tiny):
+    client, names = tiny
+    by_slug = client.ok("/page-toppers", pageSlug="results")
+    assert set(by_slug) == {"context", "page", "toppers"}
+    assert by_slug["page"] == {"id": names["results-page"], "slug": "results", "title": "Results"}
+    # the page's order; the unpublished "draft" placeholder is left out
+    assert ids(by_slug["toppers"]) == [names["houses"], names["candidates"]]
+    assert rows(by_slug["toppers"][1]["entries"])[:3] == [
+        (1, False, "Anu", 10, 2), (2, True, "Chitra", 8, 2), (2, True, "Devi", 8, 2)]
+    assert by_slug["toppers"][0]["entries"][0]["name"] == "Red"
+    assert client.ok("/page-toppers", pageId=names["results-page"]) == by_slug
+    assert client.ok("/page-toppers", pageId=names["results-page"], pageSlug="results") == by_slug
+
+
+def test_page_toppers_narrowed_to_one_placeholder(tiny):
+    client, names = tiny
+    body = client.ok("/page-toppers", pageSlug="results", placeholderId=names["candidates"])
+    assert ids(body["toppers"]) == [names["candidates"]]
+    alone = client.ok("/page-toppers", placeholderId=names["groups"])
+    assert alone["page"] is None
+    assert ids(alone["toppers"]) == [names["groups"]]
+    assert [e["name"] for e in alone["toppers"][0]["entries"]] == ["Red group", "Blue group"]
+
+
+@pytest.mark.parametrize("params", [
+    lambda n: {"pageSlug": "draft"},  # unpublished page
+    lambda n: {"pageSlug": "no-such-page"},
+    lambda n: {"pageId": n["draft-page"]},
+    lambda n: {"pageId": n["results-page"], "pageSlug": "draft"},  # selectors disagree
+    lambda n: {"pageSlug": "results", "placeholderId": n["groups"]},  # not on the page
+    lambda n: {"pageSlug": "results", "placeholderId": n["draft"]},  # on the page, unpublished
+    lambda n: {"placeholderId": n["draft"]},
+])
+def test_page_toppers_404(tiny, params):
+    client, names = tiny
+    assert client.get("/page-toppers", **params(names)).status_code == 404
+
+
+def test_page_toppers_needs_a_selector(tiny):
+    client, _ = tiny
+    response = client.get("/page-toppers")
+    assert response.status_code == 400
+    errors = response.get_json()["errors"]["query"]
+    assert set(errors) == {"pageSlug", "pageId", "placeholderId"}
+    assert "pageSlug or pageId or placeholderId" in errors["pageSlug"][0]
+    assert client.get("/page-toppers", pageId="not-a-uuid").status_code == 400
+
+
+def test_bundled_page_leaves_out_unpublished_and_hidden_sub_fest_placeholders(api, fixture_data):
+    data = fixture_data[SMALL]
+    page = next(p for p in data["websitePages"] if p["slug"] == "results")
+    hidden_sub_fests = {s["id"] for s in data["subFests"] if not (s["is_active"] and s["is_public"])}
+    rows_by_id = {p["id"]: p for p in data["topperPlaceholders"]}
+    expected = [p for p in page["placeholders"]
+                if rows_by_id[p]["is_published"] and rows_by_id[p]["sub_fest"] not in hidden_sub_fests]
+    assert len(expected) < len(page["placeholders"])
+    body = api.ok("/page-toppers", key=SMALL, pageSlug="results")
+    assert ids(body["toppers"]) == expected
+
+
+# --- query counts --------------------------------------------------------------------------------------------
+
+
+def test_query_counts_do_not_grow_with_the_data(api, fixture_data, tiny, query_count):
+    client, names = tiny
+    sub_fest = visible_sub_fests(fixture_data[BIG])[0]
+    cases = [
+        # key, revision, sub-fest, count, page, categories (a category scope comes first)
+        (lambda limit: api.ok("/topper-placeholders", subFestId=sub_fest["id"], sortBy="scopeType",
+                              limit=limit), 6),
+        # key, revision, placeholder, its category, count, page
+        (lambda limit: client.ok("/toppers", topperPlaceholderId=names["junior"], limit=limit), 6),
+    ]
+    for call, expected in cases:
+        counts = []
+        for limit in (1, 100):
+            with query_count() as counter:
+                call(limit)
+            counts.append(counter.count)
+        assert counts == [expected, expected]
+    with query_count() as counter:
+        client.ok("/page-toppers", pageSlug="results")
+    # key, revision, page, placeholders, entries of all placeholders (no category scope on the page)
+    assert counter.count == 5
