@@ -2,7 +2,7 @@
 import pytest
 
 from conftest import BIG, SMALL
-from fixture_rules import flag
+from fixture_rules import PRIVATE_FIELD_NAMES, flag, private_values
 from structure_rules import Festival
 from structure_tiny import shape  # noqa: F401 (fixture)
 
@@ -117,10 +117,13 @@ def test_an_empty_slug_means_the_whole_festival(api):
 
 
 @pytest.mark.parametrize("slug", [BIG, SMALL])
-def test_nothing_hidden(api, fests, slug):
+def test_nothing_hidden_or_private(api, fixture_data, fests, slug):
+    secrets = private_values(fixture_data[slug])
     for params in [{}, *({"subFestSlug": s["slug"]} for s in fests[slug].sub_fests)]:
         text = api.get("/filters", key=slug, **params).get_data(as_text=True)
         assert "HIDDEN" not in text
+        assert not [s for s in secrets if s in text]
+        assert not [name for name in PRIVATE_FIELD_NAMES if f'"{name}"' in text]
 
 
 @pytest.mark.parametrize("params", [{}, {"subFestSlug": "general"}])

@@ -2,7 +2,7 @@
 import pytest
 
 from conftest import API, BIG, SMALL
-from fixture_rules import flag
+from fixture_rules import PRIVATE_FIELD_NAMES, flag, private_values
 from structure_rules import Festival, expected_order, ids
 from structure_tiny import shape  # noqa: F401 (fixture)
 
@@ -176,9 +176,16 @@ def test_not_found_and_bad_parameters(api, fests, sub_fest):
 
 
 @pytest.mark.parametrize("slug", [BIG, SMALL])
-def test_nothing_hidden_in_any_response(api, fests, slug):
+def test_nothing_hidden_or_private_in_any_response(api, fixture_data, fests, slug):
+    secrets = private_values(fixture_data[slug])
+    hidden_ids = {t["id"] for t in fests[slug].rows("teams") if not (flag(t, "is_active") and flag(t, "is_public"))}
     for sub_fest in fests[slug].sub_fests:
-        assert "HIDDEN" not in api.get("/teams", key=slug, subFestId=sub_fest["id"], limit=500).get_data(as_text=True)
+        for path in ("/teams", "/categories"):
+            text = api.get(path, key=slug, subFestId=sub_fest["id"], limit=500).get_data(as_text=True)
+            assert "HIDDEN" not in text
+            assert not [s for s in secrets if s in text]
+            assert not [name for name in PRIVATE_FIELD_NAMES if f'"{name}"' in text]
+            assert not [t for t in hidden_ids if t in text]
 
 
 def test_query_count_does_not_grow_with_the_page(api, sub_fest, query_count):
