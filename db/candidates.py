@@ -58,7 +58,7 @@ def _per_participant(select, candidate_ids=None):
     ``select`` returns a query whose join context is Registration.
     """
     individual = (select(m.Registration.sub_fest_candidate.alias("participant"))
-                  .where(m.Registration.type != "group"))
+                  .where((m.Registration.type != "group") & m.Registration.sub_fest_candidate.is_null(False)))
     group = (select(m.RegistrationMember.sub_fest_candidate.alias("participant"))
              .join(m.RegistrationMember, on=(m.RegistrationMember.registration == m.Registration.id))
              .where(m.Registration.type == "group"))

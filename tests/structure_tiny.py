@@ -9,20 +9,22 @@ Everything hidden has "HIDDEN" in its name. Expected values, computed by hand:
 - Candidates (chest, team, category, sections):
   Anu 101 School Junior [Day, HIDDEN sec] avatar; Bala 102 School Senior [Day];
   Chitra 103 HIDDEN school Junior []; Devi 104 Orphan HIDDEN category [];
-  Xavier 105 School Junior, an INACTIVE person.
+  Xavier 105 School Junior, an INACTIVE person; Esha 106 no team, Senior, no entries.
 - Programmes:
   A (individual, Junior, collections Stage + HIDDEN internal, judges Jaya + HIDDEN judge,
   schedules 2026-01-20 09:00 in the HIDDEN green room and 2026-01-21 09:00 in the Hall;
   candidate window (none, 2026-01-31], topic window [2026-01-10, none)).
   Results: Anu 5 (1st, A), Bala 3 (2nd, B), Chitra 2 (3rd, B), Xavier 10 (hidden person).
   B (individual, HIDDEN category, only the HIDDEN judge, no schedule, no windows).
-  Entries: Devi (result unpublished), Bala (result published but private).
+  Entries: Devi (result unpublished), Bala (result published but private), and an entry
+  of the School without a candidate (no visible participant: not counted).
   G (group, Junior): the Red group (Anu, Bala, Xavier) 4 points, 1st, grade A.
 - resultCount / registrationCount: A 3 / 3, B 0 / 2, G 1 / 1.
 - pointsSummary: Anu 9 (individual 5, group 4; 2 results, 1st x2, A x2);
-  Bala 7 (3 + 4; 1st, 2nd; A, B); Chitra 2 (3rd, B); Devi 0. registrationCount: Anu 2,
-  Bala 3, Chitra 1, Devi 1.
-- Categories: Junior 2 candidates (Anu, Chitra) and 2 programmes (A, G); Senior 1 and 0.
+  Bala 7 (3 + 4; 1st, 2nd; A, B); Chitra 2 (3rd, B); Devi 0; Esha 0. registrationCount:
+  Anu 2, Bala 3, Chitra 1, Devi 1, Esha 0.
+- Categories: Junior 2 candidates (Anu, Chitra) and 2 programmes (A, G); Senior 2 (Bala,
+  Esha) and 0.
 """
 import pytest
 
@@ -68,6 +70,7 @@ def shape_festival():
         ("Chitra", hidden_school, junior, [], {}),
         ("Devi", orphan, hidden_category, [], {}),
         ("Xavier", school, junior, [], {}),
+        ("Esha", None, senior, [], {}),
     ], start=101):
         person = b.add("candidates", f"person-{name}", name=name if name != "Xavier" else "HIDDEN Xavier",
                        email=f"{name.lower()}@private.example", phone=f"+91 99999 0{chest}",
@@ -114,6 +117,8 @@ def shape_festival():
     entry("B", "Devi", 6, 1, "A", is_published=False)
     entry("B", "Bala", 4, 2, "A", is_public=False)
     entry("G", "Red", 4, 1, "A", members=["Anu", "Bala", "Xavier"])
+    # an entry without a candidate (a team's entry): no one's participation, and not visible
+    b.add("registrations", "reg-B-team", sub_fest_programme=progs["B"], type="individual", team=school)
 
     b.add("topperPlaceholders", "Published", sub_fest=main, label="Toppers", scope_type="category",
           entity_type="team", category=junior, is_published=True)

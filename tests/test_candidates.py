@@ -123,7 +123,7 @@ def test_group_results_count_in_full_for_each_member(big, everyone):
 def test_shape_points_by_hand(shape):
     client, names = shape
     items = {i["candidate"]["name"]: i for i in client.all("/candidates", subFestId=names["main"])}
-    assert sorted(items) == ["Anu", "Bala", "Chitra", "Devi"]
+    assert sorted(items) == ["Anu", "Bala", "Chitra", "Devi", "Esha"]
     summaries = {name: (i["pointsSummary"], i["registrationCount"]) for name, i in items.items()}
     assert summaries == {
         "Anu": ({"totalPoints": 9.0, "individualPoints": 5.0, "groupPoints": 4.0, "resultCount": 2,
@@ -134,6 +134,8 @@ def test_shape_points_by_hand(shape):
                     "byPosition": {"3": 1}, "byGrade": {"B": 1}}, 1),
         "Devi": ({"totalPoints": 0.0, "individualPoints": 0.0, "groupPoints": 0.0, "resultCount": 0,
                   "byPosition": {}, "byGrade": {}}, 1),
+        "Esha": ({"totalPoints": 0.0, "individualPoints": 0.0, "groupPoints": 0.0, "resultCount": 0,
+                  "byPosition": {}, "byGrade": {}}, 0),
     }
 
 
@@ -196,6 +198,16 @@ def test_team_filter_includes_the_teams_below(api, big, sub_fest):
     expected = expect(big, sub_fest, lambda c: c["team"] in schools | {district["id"]})
     assert len(expected) > len(expect(big, sub_fest, lambda c: c["team"] == school["id"]))
     assert ids(listed(api, subFestId=sub_fest, teamIds=district["id"])) == expected
+
+
+@pytest.mark.parametrize("value, names", [
+    ("true", ["Anu", "Bala", "Chitra", "Devi"]), ("false", ["Esha"]),
+    ("true,false", ["Anu", "Bala", "Chitra", "Devi", "Esha"]),
+])
+def test_shape_has_registration_with_an_entry_without_candidate(shape, value, names):
+    client, ids_ = shape
+    found = client.all("/candidates", subFestId=ids_["main"], hasRegistration=value)
+    assert sorted(i["candidate"]["name"] for i in found) == names
 
 
 def test_shape_team_filter_skips_hidden_teams(shape):
@@ -338,7 +350,7 @@ def test_sorting(api, big, sub_fest, sort_by, order):
 def test_chest_numbers_sort_as_numbers(shape):
     client, names = shape
     items = client.ok("/candidates", subFestId=names["main"], sortBy="chestNo", sortOrder="desc")["data"]
-    assert [i["candidate"]["chestNo"] for i in items] == ["104", "103", "102", "101"]
+    assert [i["candidate"]["chestNo"] for i in items] == ["106", "104", "103", "102", "101"]
 
 
 @pytest.mark.parametrize("private", ["email", "phone", "dateOfBirth", "admissionNumber", "admNo"])
