@@ -359,3 +359,22 @@ def test_candidate_result_has_no_private_values(tiny):
         text = client.get("/candidate-result", subFestCandidateId=names[name]).get_data(as_text=True)
         assert not any(value in text for value in PRIVATE_VALUES)
         assert "Xavier" not in text
+
+
+def test_single_record_query_counts_do_not_grow_with_their_results(tiny, query_count):
+    client, names = tiny
+    counts = {}
+    for path, params in [("/programme-result", {"subFestProgramId": names["G1"]}),  # 2 group results
+                         ("/programme-result", {"subFestProgramId": names["P1"]}),  # 2 individual results
+                         ("/candidate-result", {"subFestCandidateId": names["Anu"]}),  # 3 results
+                         ("/candidate-result", {"subFestCandidateId": names["Devi"]})]:  # 2 results
+        with query_count() as counter:
+            body = client.ok(path, **params)
+        assert body["results"]
+        counts.setdefault(path, []).append(counter.count)
+    # key, revision, programme, its category, next schedule, result and registration counts,
+    # results, group members (G1 only), people, teams
+    assert counts["/programme-result"] == [11, 10]
+    # key, revision, candidate, its team, its category, results, programme categories, group
+    # members (Anu only), people, teams
+    assert counts["/candidate-result"] == [10, 9]

@@ -335,3 +335,19 @@ def test_query_counts_do_not_grow_with_the_data(api, fixture_data, tiny, query_c
         client.ok("/page-toppers", pageSlug="results")
     # key, revision, page, placeholders, entries of all placeholders (no category scope on the page)
     assert counter.count == 5
+
+
+def test_placeholder_paging(api, fixture_data):
+    sub_fest = visible_sub_fests(fixture_data[BIG])[0]
+    expected = published_placeholders(fixture_data[BIG], sub_fest["id"])
+    seen, page = [], 1
+    while True:
+        body = api.ok("/topper-placeholders", subFestId=sub_fest["id"], sortBy="entityType", page=page, limit=3)
+        seen.extend(ids(body["data"]))
+        assert body["meta"]["total"] == len(expected)
+        if not body["meta"]["hasNextPage"]:
+            break
+        page += 1
+    assert sorted(seen) == sorted(p["id"] for p in expected) and len(seen) == len(set(seen))
+    past_the_end = api.ok("/topper-placeholders", subFestId=sub_fest["id"], page=page + 1, limit=3)
+    assert past_the_end["data"] == [] and past_the_end["meta"]["total"] == len(expected)

@@ -55,6 +55,10 @@ def tiny_festival():
     - PH hidden (private) programme: Anu 100
 
     Candidate totals: Anu 10, Chitra 8, Devi 8, Esha 5, Bala 3 -> ranks 1, 2=, 2=, 4, 5.
+
+    Schedules: one per programme at 09:00 UTC, P1 on day 10 to PH on day 16; P5's venue is
+    private. A second public sub-fest reuses the programme code "P1" and the chest number
+    "101" (Farah), so a code alone is ambiguous across sub-fests.
     """
     b = Builder()
     sub = b.add("subFests", "main", slug="main", name="Main Fest")["id"]
