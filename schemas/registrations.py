@@ -4,7 +4,7 @@ from marshmallow import fields
 from db.enums import REGISTRATION_TYPES, TOPIC_STATUSES
 from db.registrations import REGISTRATION_SORTS
 
-from .common import UtcDateTime, Uuid, OutSchema, list_envelope, sort_args
+from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
 from .nested import CandidateIdentitySchema, ProgrammeSummarySchema, TeamRefSchema
 from .results import ResultFieldsSchema
 

@@ -17,7 +17,7 @@ from .nested import (
 from .selectors import require_one_of
 
 
-class PlaceholderQueryArgsSchema(sort_args(tuple(PLACEHOLDER_SORTS), "displayOrder")):
+class TopperPlaceholderQueryArgsSchema(sort_args(tuple(PLACEHOLDER_SORTS), "displayOrder")):
     sub_fest_id = fields.UUID(required=True, metadata={"description": "Sub-fest to list from."})
     is_published = Bool(metadata={"description": "Output stays restricted to published placeholders."})
     entity_type = Enum(TOPPER_ENTITY_TYPES, metadata={"description": "Who is ranked."})
@@ -39,7 +39,7 @@ class PageTopperQueryArgsSchema(QueryArgs):
         require_one_of(data, {"pageSlug": "page_slug", "pageId": "page_id", "placeholderId": "placeholder_id"})
 
 
-class PlaceholderSchema(OutSchema):
+class TopperPlaceholderSchema(OutSchema):
     id = Uuid()
     label = fields.String()
     sub_fest = fields.Nested(SubFestRefSchema)
@@ -62,10 +62,10 @@ class PlaceholderSchema(OutSchema):
     programmes_in_scope = fields.Integer(metadata={"description": "Public programmes the scope covers."})
 
 
-PlaceholderListSchema = list_envelope(PlaceholderSchema, "TopperPlaceholderList")
+TopperPlaceholderListSchema = list_envelope(TopperPlaceholderSchema, "TopperPlaceholderList")
 
 
-class GroupSchema(OutSchema):
+class TopperGroupSchema(OutSchema):
     id = Uuid(metadata={"description": "Registration id of the group entry."})
     name = fields.String()
     programme = fields.Nested(ProgrammeSummarySchema)
@@ -91,21 +91,21 @@ class TopperEntrySchema(OutSchema):
     category = fields.Nested(CategoryRefSchema, attribute="details.category", allow_none=True, metadata={
         "description": "A candidate's category."})
     section = fields.Nested(SectionRefSchema, attribute="details.section", allow_none=True)
-    group = fields.Nested(GroupSchema, attribute="details.group", allow_none=True)
+    group = fields.Nested(TopperGroupSchema, attribute="details.group", allow_none=True)
 
 
 class ToppersSchema(OutSchema):
     context = fields.Nested(ContextSchema)
-    placeholder = fields.Nested(PlaceholderSchema)
+    placeholder = fields.Nested(TopperPlaceholderSchema)
     data = fields.List(fields.Nested(TopperEntrySchema))
     meta = fields.Nested(MetaSchema)
 
 
-class PlaceholderWithEntriesSchema(PlaceholderSchema):
+class TopperPlaceholderWithEntriesSchema(TopperPlaceholderSchema):
     entries = fields.List(fields.Nested(TopperEntrySchema), attribute="entry_list")
 
 
-class PageSchema(OutSchema):
+class WebsitePageSchema(OutSchema):
     id = Uuid()
     slug = fields.String()
     title = fields.String()
@@ -113,5 +113,5 @@ class PageSchema(OutSchema):
 
 class PageToppersSchema(OutSchema):
     context = fields.Nested(ContextSchema)
-    page = fields.Nested(PageSchema, allow_none=True, metadata={"description": "Null when only placeholderId is sent."})
-    toppers = fields.List(fields.Nested(PlaceholderWithEntriesSchema))
+    page = fields.Nested(WebsitePageSchema, allow_none=True, metadata={"description": "Null when only placeholderId is sent."})
+    toppers = fields.List(fields.Nested(TopperPlaceholderWithEntriesSchema))

@@ -69,6 +69,8 @@ def totals(*pairs):
     ([("beta", 3), ("Alpha", 3), ("gamma", 1)], 1, [(1, True, "Alpha"), (1, True, "beta")]),
     # fractional points that sum to the same value are a tie
     ([("a", 0.1 + 0.2), ("b", 0.3)], None, [(1, True, "a"), (1, True, "b")]),
+    # a top 0 keeps everyone
+    ([("a", 9), ("b", 7), ("c", 7), ("d", 5)], 0, [(1, False, "a"), (2, True, "b"), (2, True, "c"), (4, False, "d")]),
     ([], 5, []),
 ])
 def test_standard_competition_ranking(pairs, top_n, expected):

@@ -12,10 +12,10 @@ from db.topper_lists import (
 from schemas.toppers import (
     PageTopperQueryArgsSchema,
     PageToppersSchema,
-    PlaceholderListSchema,
-    PlaceholderQueryArgsSchema,
-    ToppersSchema,
+    TopperPlaceholderListSchema,
+    TopperPlaceholderQueryArgsSchema,
     TopperQueryArgsSchema,
+    ToppersSchema,
 )
 
 from ..context import build_context, list_response
@@ -30,8 +30,8 @@ def placeholder_or_404(placeholder_id):
 
 
 @blp.get("/topper-placeholders")
-@blp.arguments(PlaceholderQueryArgsSchema, location="query", as_kwargs=True)
-@blp.response(200, PlaceholderListSchema)
+@blp.arguments(TopperPlaceholderQueryArgsSchema, location="query", as_kwargs=True)
+@blp.response(200, TopperPlaceholderListSchema)
 def topper_placeholders(sub_fest_id, **args):
     """List the published topper placeholders of a sub-fest"""
     sub_fest = sub_fest_or_404(sub_fest_id)
