@@ -9,6 +9,10 @@ view and is part of the cache key, so an import is visible on the next request. 
 cache can hold back is only what changes with the clock alone — news whose ``publishedAt``
 has just passed, ``nextSchedule``, "registration open" flags — and for at most
 ``RESPONSE_CACHE_SECONDS``. Only ``200`` JSON answers are kept; errors never are.
+
+When an answer is missing (first request, a new revision, an expired entry) and many
+identical requests arrive together, one of them makes it and the others wait for it
+(up to ``MAKER_WAIT_SECONDS``) instead of all doing the same work at once.
 """
 import threading
 import time
@@ -21,15 +25,22 @@ from .context import data_revision
 # Compressed copies kept per cached response, one per distinct Accept-Encoding header.
 MAX_ENCODINGS = 4
 
+# How long identical requests wait for the one making a missing answer, before making it too.
+MAKER_WAIT_SECONDS = 5
+
+
+# Headers made again for every answer (length, encoding) or by later hooks (CORS, limits).
+_NOT_KEPT = {"content-length", "content-encoding", "etag", "vary", "date"}
+
 
 class CachedResponse:
-    """The body of a ``200`` answer, its ETag, and its compressed copies."""
+    """The body of a ``200`` answer, the view's headers, its ETag, and its compressed copies."""
 
-    __slots__ = ("body", "mimetype", "etag", "encoded", "_lock")
+    __slots__ = ("body", "headers", "etag", "encoded", "_lock")
 
-    def __init__(self, body, mimetype, etag):
+    def __init__(self, body, headers, etag):
         self.body = body
-        self.mimetype = mimetype
+        self.headers = headers
         self.etag = etag
         self.encoded = {}  # Accept-Encoding header -> (Content-Encoding or None, bytes)
         self._lock = threading.Lock()
@@ -47,6 +58,7 @@ class ResponseCache:
         self._entries = (TTLCache(maxsize=entries, ttl=seconds, timer=timer)
                          if seconds > 0 and entries > 0 else None)
         self._lock = threading.Lock()
+        self._makers = {}  # key -> lock held by the request making that answer
 
     @property
     def enabled(self):
@@ -63,6 +75,20 @@ class ResponseCache:
     def __len__(self):
         with self._lock:
             return len(self._entries) if self._entries is not None else 0
+
+    def make_or_wait(self, key):
+        """Wait for a request already making ``key``, then become its maker: return the held
+        lock, or None when the wait timed out (the answer is then made without the lock)."""
+        with self._lock:
+            maker = self._makers.setdefault(key, threading.Lock())
+        return maker if maker.acquire(timeout=MAKER_WAIT_SECONDS) else None
+
+    def made(self, key, maker):
+        """Let the requests waiting for ``key`` go: the answer is in the cache, or failed."""
+        with self._lock:
+            if self._makers.get(key) is maker:
+                del self._makers[key]
+        maker.release()
 
 
 def request_key():
@@ -82,14 +108,19 @@ def answer_from_cache():
     cache = _cache()
     if not cache.enabled or request.method not in ("GET", "HEAD") or "festival" not in g:
         return None
-    g.response_cache_key = request_key()
-    entry = cache.get(g.response_cache_key)
+    key = g.response_cache_key = request_key()
+    entry = cache.get(key)
     if entry is None:
-        g.response_cache = "miss"
-        return None
+        maker = cache.make_or_wait(key)
+        entry = cache.get(key)  # made while this request waited?
+        if entry is None:
+            g.response_cache, g.response_cache_maker = "miss", maker
+            return None
+        if maker is not None:
+            cache.made(key, maker)
     g.response_cache = "hit"
     g.response_cache_entry = entry
-    response = current_app.response_class(entry.body, mimetype=entry.mimetype)
+    response = current_app.response_class(entry.body, headers=entry.headers)
     response.set_etag(entry.etag, weak=True)
     return response
 
@@ -99,7 +130,8 @@ def remember(response):
     if g.get("response_cache") != "miss" or response.status_code != 200 or not response.is_json:
         return
     etag, _ = response.get_etag()
-    entry = CachedResponse(response.get_data(), response.mimetype, etag)
+    headers = [(name, value) for name, value in response.headers if name.lower() not in _NOT_KEPT]
+    entry = CachedResponse(response.get_data(), headers, etag)
     _cache().put(g.response_cache_key, entry)
     g.response_cache_entry = entry
 
@@ -123,8 +155,16 @@ def compress(response, compressor):
     return response
 
 
+def release_waiters(exc):
+    """``teardown_request``: whatever happened, requests waiting for this answer go on."""
+    maker = g.pop("response_cache_maker", None)
+    if maker is not None:
+        _cache().made(g.response_cache_key, maker)
+
+
 def init_response_cache(app):
     """Install the cache; call after authentication and the rate limiter."""
     app.extensions["response_cache"] = ResponseCache(
         app.config["RESPONSE_CACHE_SECONDS"], app.config["RESPONSE_CACHE_ENTRIES"])
     app.before_request(answer_from_cache)
+    app.teardown_request(release_waiters)

@@ -2,8 +2,8 @@
 
 The counter is keyed by the key's id, never by the plain key. Requests without a valid key
 never reach the limiter: authentication answers them with a 401 first, so a flood of bad
-keys cannot use up a festival's budget (see docs/deployment.md for limiting by address at
-the reverse proxy). Preflight ``OPTIONS``, ``/healthz``, the docs and the demo page carry
+keys cannot use up a festival's budget; limiting by address belongs in the reverse proxy
+(docs/http.md). Preflight ``OPTIONS``, ``/healthz``, the docs and the demo page carry
 no key and are not limited.
 """
 from flask import g

@@ -1,6 +1,8 @@
 """The result-day response cache: identical requests at the same data revision come from memory."""
 import copy
 import gzip
+import threading
+import time
 
 import pytest
 
@@ -131,3 +133,87 @@ def test_cached_answers_are_compressed_and_revalidated_like_fresh_ones(cached_cl
                                                          "Accept-Encoding": "gzip"})
     assert not_modified.status_code == 304 and not_modified.data == b""
     assert len(news_queries) == 1
+
+
+def test_headers_set_by_the_view_are_kept_with_the_cached_answer(cached_client, keys, monkeypatch):
+    import flask
+
+    import app.api.news as news_view
+
+    real, calls = news_view.list_news, []
+
+    def with_header(*args, **kwargs):
+        calls.append(args)
+
+        @flask.after_this_request
+        def note(response):
+            response.headers["X-Festival-Note"] = "from the view"
+            return response
+
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(news_view, "list_news", with_header)
+    _, client = cached_client
+    first, second = get(client, keys[BIG]), get(client, keys[BIG])
+    assert len(calls) == 1
+    assert first.headers["X-Festival-Note"] == second.headers["X-Festival-Note"] == "from the view"
+    assert second.headers["Content-Type"] == "application/json"
+    assert len(second.headers.getlist("Access-Control-Allow-Origin")) == 1
+
+
+class GatedView:
+    """Replaces the /news query: the first call waits for ``open_gate()``; may fail once."""
+
+    def __init__(self, real, fail_first=False):
+        self.real, self.fail_first = real, fail_first
+        self.calls, self.entered, self.gate = 0, threading.Event(), threading.Event()
+
+    def __call__(self, *args, **kwargs):
+        self.calls += 1
+        if self.calls == 1:
+            self.entered.set()
+            assert self.gate.wait(30)
+            if self.fail_first:
+                raise RuntimeError("the first maker fails")
+        return self.real(*args, **kwargs)
+
+
+@pytest.mark.parametrize("fail_first", [False, True], ids=["maker-succeeds", "maker-fails"])
+def test_identical_misses_wait_for_the_one_making_the_answer(cached_client, keys, monkeypatch, fail_first):
+    import app.api.news as news_view
+
+    app, _ = cached_client
+    view = GatedView(news_view.list_news, fail_first)
+    monkeypatch.setattr(news_view, "list_news", view)
+    cache = app.extensions["response_cache"]
+    arrived, real_make_or_wait = [], cache.make_or_wait
+
+    def make_or_wait(key):
+        arrived.append(key)
+        return real_make_or_wait(key)
+
+    monkeypatch.setattr(cache, "make_or_wait", make_or_wait)
+    statuses = {}
+
+    def request(name):
+        statuses[name] = get(app.test_client(), keys[BIG]).status_code
+
+    first = threading.Thread(target=request, args=("first",))
+    first.start()
+    assert view.entered.wait(30)
+    others = [threading.Thread(target=request, args=(name,)) for name in ("second", "third")]
+    for thread in others:
+        thread.start()
+    deadline = time.monotonic() + 30
+    while len(arrived) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(arrived) == 3, "the later requests are waiting for the first"
+    view.gate.set()
+    for thread in [first, *others]:
+        thread.join(30)
+
+    if fail_first:
+        # The failure is not cached; one waiter makes the answer, the other reuses it.
+        assert statuses == {"first": 500, "second": 200, "third": 200} and view.calls == 2
+    else:
+        assert statuses == {"first": 200, "second": 200, "third": 200} and view.calls == 1

@@ -1,0 +1,242 @@
+"""Result-day load: many clients asking for the same few URLs, response cache off vs on.
+
+Starts the real server (``festival-api serve``, waitress) on a seeded temporary database and a
+loopback port, drives ``--clients`` concurrent keep-alive clients at the heavy result-day URLs
+for ``--seconds``, and prints requests/s and latency percentiles for the response cache
+off and on, measured one after the other in the same run, and their ratio.
+
+    .venv/bin/python bench/result_day.py --clients 32 --seconds 10 [--keep]
+
+The clients run in this process (threads + http.client) on the same machine as the server, so
+the figures are a lower bound of what the server alone can do. Rate limiting is switched off
+for the run; the access log stays on (written to a file), as in production.
+"""
+import argparse
+import http.client
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+
+FESTIVAL = "kalolsavam-2026"
+API = "/public-api/v1"
+
+
+def cli(*args, env):
+    """Run ``festival-api ARGS`` and return its stdout."""
+    done = subprocess.run([sys.executable, "-m", "app.cli", *args], env=env, check=True,
+                          capture_output=True, text=True)
+    return done.stdout
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Server:
+    """``festival-api serve`` in a child process, stopped on exit."""
+
+    def __init__(self, env, threads, log_path):
+        self.port = free_port()
+        self.log = open(log_path, "ab")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "app.cli", "serve", "--port", str(self.port), "--threads", str(threads)],
+            env=env, stdout=subprocess.DEVNULL, stderr=self.log)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                status, _ = request(self.port, "/healthz", None)
+                if status == 200:
+                    return
+            except OSError:
+                pass
+            if time.monotonic() > deadline or self.process.poll() is not None:
+                self.close()
+                raise RuntimeError(f"server did not start; see {log_path}")
+            time.sleep(0.1)
+
+    def close(self):
+        self.process.terminate()
+        self.process.wait(timeout=10)
+        self.log.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def request(port, path, key, connection=None, gzip=True):
+    """GET ``path``; return ``(status, body bytes)``."""
+    conn = connection or http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    headers = {"X-API-Key": key} if key else {}
+    if gzip:
+        headers["Accept-Encoding"] = "gzip"
+    conn.request("GET", path, headers=headers)
+    response = conn.getresponse()
+    body = response.read()
+    if connection is None:
+        conn.close()
+    return response.status, body
+
+
+def result_day_urls(port, key):
+    """The URLs a result-day website polls, found from the festival's own data; 404 routes skipped."""
+
+    def get_json(path, **params):
+        status, body = request(port, f"{API}{path}?{urllib.parse.urlencode(params)}", key, gzip=False)
+        return status, (json.loads(body) if status == 200 else None)
+
+    _, subfests = get_json("/subfests", limit=1)
+    sub_fest = subfests["data"][0]["id"]
+    candidates = [
+        ("/programme-results", {"subFestId": sub_fest, "hasResults": "true", "limit": 20}),
+        ("/candidates", {"subFestId": sub_fest, "limit": 50}),
+        ("/news", {"limit": 10}),
+        ("/schedules", {"limit": 20}),
+    ]
+    status, placeholders = get_json("/topper-placeholders", subFestId=sub_fest, limit=5)
+    if status == 200 and placeholders["data"]:
+        candidates.append(("/toppers", {"topperPlaceholderId": placeholders["data"][0]["id"], "limit": 10}))
+    else:
+        candidates.append(("/toppers", {}))
+    urls, skipped = [], []
+    for path, params in candidates:
+        status, _ = get_json(path, **params)
+        if status == 200:
+            urls.append(f"{API}{path}?{urllib.parse.urlencode(params)}")
+        else:
+            skipped.append(f"{path} ({status})")
+    return urls, skipped
+
+
+def drive(port, key, urls, clients, seconds, gzip):
+    """``clients`` threads requesting ``urls`` round robin for ``seconds``; latencies in ms."""
+    latencies, failures, lock = [], [], threading.Lock()
+    stop_at = time.monotonic() + seconds
+    start = threading.Barrier(clients)
+
+    def client(index):
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        mine, bad, turn = [], 0, index
+        start.wait()
+        while time.monotonic() < stop_at:
+            path = urls[turn % len(urls)]
+            turn += 1
+            began = time.perf_counter()
+            try:
+                status, _ = request(port, path, key, connection, gzip)
+            except (OSError, http.client.HTTPException):
+                connection.close()
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+                status = None
+            mine.append((time.perf_counter() - began) * 1000)
+            bad += status != 200
+        connection.close()
+        with lock:
+            latencies.extend(mine)
+            failures.append(bad)
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+    began = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.monotonic() - began
+    cuts = statistics.quantiles(latencies, n=100)
+    return {
+        "requests": len(latencies),
+        "errors": sum(failures),
+        "rps": len(latencies) / elapsed,
+        "p50": cuts[49], "p95": cuts[94], "p99": cuts[98],
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clients", type=int, default=32, help="concurrent clients (default 32)")
+    parser.add_argument("--seconds", type=float, default=10, help="duration of each measurement (default 10)")
+    parser.add_argument("--threads", type=int, default=8, help="waitress worker threads (default 8)")
+    parser.add_argument("--cache-seconds", type=float, default=5, help="RESPONSE_CACHE_SECONDS when on (default 5)")
+    parser.add_argument("--no-gzip", dest="gzip", action="store_false", help="do not send Accept-Encoding: gzip")
+    parser.add_argument("--keep", action="store_true", help="keep the database and the server log")
+    args = parser.parse_args()
+
+    workdir = tempfile.mkdtemp(prefix="festival-bench-")
+    try:
+        run(args, workdir)
+    finally:
+        if args.keep:
+            print(f"Kept {workdir} (festival.db, server.log)")
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+def run(args, workdir):
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{workdir}/festival.db", "RATELIMIT_DEFAULT": "",
+           "LOG_LEVEL": "INFO"}
+    print(f"Seeding {workdir}/festival.db ...", flush=True)
+    cli("seed", env=env)
+    key = cli("keys", "create", FESTIVAL, "--label", "bench", env=env).strip().splitlines()[-1]
+
+    results, logs = {}, {}
+    for label, cache_seconds in (("cache off", 0), ("cache on", args.cache_seconds)):
+        server_env = {**env, "RESPONSE_CACHE_SECONDS": str(cache_seconds)}
+        logs[label] = f"{workdir}/server-{label.split()[-1]}.log"
+        with Server(server_env, args.threads, logs[label]) as server:
+            if not results:
+                urls, skipped = result_day_urls(server.port, key)
+                print("URLs:", *urls, sep="\n  ")
+                if skipped:
+                    print("Skipped (not 200):", ", ".join(skipped))
+            for url in urls:  # warm up: connections, SQLite page cache, the response cache
+                request(server.port, url, key, gzip=args.gzip)
+            print(f"{label}: {args.clients} clients for {args.seconds:g} s ...", flush=True)
+            results[label] = drive(server.port, key, urls, args.clients, args.seconds, args.gzip)
+
+    print(f"\n{'':<10} {'requests':>9} {'errors':>7} {'req/s':>8} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8}")
+    for label, r in results.items():
+        print(f"{label:<10} {r['requests']:>9} {r['errors']:>7} {r['rps']:>8.0f} "
+              f"{r['p50']:>8.1f} {r['p95']:>8.1f} {r['p99']:>8.1f}")
+    off, on = results["cache off"], results["cache on"]
+    print(f"\ncache on / off: {on['rps'] / off['rps']:.1f}x requests/s, "
+          f"p50 {off['p50'] / on['p50']:.1f}x lower, p99 {off['p99'] / on['p99']:.1f}x lower")
+    print(f"({args.threads} waitress threads, {os.cpu_count()} CPUs shared by server and clients, "
+          f"gzip {'on' if args.gzip else 'off'})")
+
+    print("\nServer-side median per URL, from the access log (ms; bytes sent):")
+    medians = {label: server_medians(path) for label, path in logs.items()}
+    for path in sorted(medians["cache off"]):
+        (off_ms, sent), (on_ms, _) = medians["cache off"][path], medians["cache on"].get(path, (float("nan"), 0))
+        print(f"  {path:<40} off {off_ms:7.1f}   on {on_ms:5.1f}   {sent:>7} bytes")
+
+
+def server_medians(log_path):
+    """``{path: (median duration_ms, bytes)}`` of the API requests in an access log."""
+    durations, sizes = {}, {}
+    with open(log_path, encoding="utf-8") as log:
+        for line in log:
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if entry.get("logger") == "festival_api.access" and entry["path"].startswith(API):
+                durations.setdefault(entry["path"], []).append(entry["duration_ms"])
+                sizes[entry["path"]] = entry["bytes"]
+    return {path: (statistics.median(values), sizes[path]) for path, values in durations.items()
+            if len(values) > 1}
+
+
+if __name__ == "__main__":
+    main()
