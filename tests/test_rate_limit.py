@@ -70,6 +70,13 @@ def test_preflight_health_and_docs_are_not_limited(app_with, keys):
     assert first.status_code == 200 and first.headers["X-RateLimit-Remaining"] == "0"
 
 
+def test_answers_from_the_response_cache_count_too(app_with, keys):
+    client = app_with(RATELIMIT_DEFAULT="2 per minute", RESPONSE_CACHE_SECONDS=60).test_client()
+    first, second, third = (get(client, keys[BIG]) for _ in range(3))
+    assert first.status_code == second.status_code == 200 and second.data == first.data
+    assert_limited(third, 2)
+
+
 def test_the_counter_is_keyed_by_key_id_never_by_the_key(app_with, keys):
     app = app_with(RATELIMIT_DEFAULT="5 per minute")
     get(app.test_client(), keys[BIG])
