@@ -40,7 +40,7 @@ def _attach_public_refs(festival_id, images):
         programmes = {row["id"]: row for row in rows}
     categories = {}
     if category_ids:
-        rows = (m.Category.select(m.Category.id, m.Category.name)
+        rows = (m.Category.select(m.Category.id, m.Category.name, m.Category.name_local)
                 .where(m.Category.id.in_(list(category_ids))
                        & m.Category.id.in_(public_category_ids(festival_id)))
                 .dicts())

@@ -4,6 +4,7 @@ from marshmallow import fields
 from db.gallery import IMAGE_SORTS
 
 from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
+from .nested import CategoryRefSchema
 
 
 class GalleryQueryArgsSchema(sort_args(tuple(IMAGE_SORTS), "createdAt", "desc")):
@@ -17,16 +18,13 @@ class AlbumRefSchema(OutSchema):
     title = fields.String()
 
 
-class ProgrammeRefSchema(OutSchema):
-    id = Uuid()
+class ImageProgrammeRefSchema(OutSchema):
+    """The programme an image shows: enough to link to it."""
+
+    id = Uuid(metadata={"description": "Sub-fest programme id."})
     code = fields.String()
     name = fields.String()
     name_local = fields.String(allow_none=True)
-
-
-class CategoryRefSchema(OutSchema):
-    id = Uuid()
-    name = fields.String()
 
 
 class GalleryImageSchema(OutSchema):
@@ -36,7 +34,7 @@ class GalleryImageSchema(OutSchema):
     image_url = fields.String()
     thumbnail_url = fields.String(allow_none=True)
     album = fields.Nested(AlbumRefSchema)
-    programme = fields.Nested(ProgrammeRefSchema, attribute="programme_ref", allow_none=True,
+    programme = fields.Nested(ImageProgrammeRefSchema, attribute="programme_ref", allow_none=True,
                               metadata={"description": "Set only when the programme is public."})
     category = fields.Nested(CategoryRefSchema, attribute="category_ref", allow_none=True,
                              metadata={"description": "Set only when the category is public."})
