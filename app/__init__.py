@@ -3,7 +3,7 @@ import swagger_ui_bundle
 from flask import Flask, request, send_from_directory
 from peewee import InterfaceError, OperationalError
 
-from db.database import bind_database, database_answers
+from db.database import bind_database, begin_read_snapshot, database_answers, end_read_snapshot
 
 from .access_log import init_access_log
 from .auth import KeyCache, authenticate
@@ -40,14 +40,15 @@ def _openapi_settings():
 def _register_database(app):
     db = bind_database(app.config["DATABASE_URL"], readonly=app.config["DATABASE_READONLY"])
 
+    # Each worker thread keeps its connection; each request is one read snapshot.
     @app.before_request
-    def open_connection():
+    def open_snapshot():
         db.connect(reuse_if_open=True)
+        begin_read_snapshot(db)
 
     @app.teardown_request
-    def close_connection(exc):
-        if not db.is_closed():
-            db.close()
+    def close_snapshot(exc):
+        end_read_snapshot(db)
 
     @app.errorhandler(OperationalError)
     @app.errorhandler(InterfaceError)

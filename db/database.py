@@ -105,6 +105,29 @@ def is_postgres(db=None):
     return isinstance(db, PostgresqlDatabase)
 
 
+def begin_read_snapshot(db):
+    """Start a read transaction in which every statement sees the same data.
+
+    A request reads several times (count, page, related rows, revision); in one snapshot
+    it sees an import whole or not at all. SQLite's WAL gives a deferred transaction a
+    snapshot at its first read; PostgreSQL needs REPEATABLE READ for that.
+    """
+    if isinstance(db, PostgresqlDatabase):
+        db.execute_sql("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+    else:
+        db.execute_sql("BEGIN")
+
+
+def end_read_snapshot(db):
+    """End the request's read transaction; the connection stays open for the next one."""
+    if db.is_closed():
+        return
+    try:
+        db.execute_sql("ROLLBACK")
+    except Exception:  # a broken connection is replaced on the next request
+        db.close()
+
+
 def database_answers(db=None):
     """True when a fresh connection can run ``SELECT 1``."""
     db = db or database.obj

@@ -202,10 +202,22 @@ def writable(url):
         database.initialize(previous)
 
 
+class count_statements(count_queries):
+    """Count SQL statements, leaving out the request's BEGIN/ROLLBACK: they are not queries."""
+
+    TRANSACTION_CONTROL = ("BEGIN", "ROLLBACK", "COMMIT")
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        super().__exit__(exc_type, exc_val, exc_tb)
+        if not self.only_select:
+            self.count = sum(1 for q in self.get_queries()
+                             if not q.msg[0].startswith(self.TRANSACTION_CONTROL))
+
+
 @pytest.fixture
 def query_count():
     """``with query_count() as counter: ...; counter.count`` counts SQL statements."""
-    return count_queries
+    return count_statements
 
 
 def walk(value):

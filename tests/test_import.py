@@ -156,3 +156,26 @@ def test_slug_of_another_festival_is_rejected(fresh_app, small, fixture_data):
         with pytest.raises(FixtureError) as caught:
             validate(small)
     assert "$.festival.slug" in {p for p, _ in caught.value.problems}
+
+
+def test_a_read_snapshot_sees_an_import_whole_or_not_at_all(fresh_app, small):
+    """What each request runs in: an import landing mid-request is not seen half-done."""
+    from db.database import begin_read_snapshot, end_read_snapshot, make_database
+
+    _, url = fresh_app
+    reader = make_database(url, readonly=True)
+    reader.connect()
+    read = "SELECT COUNT(*) FROM news WHERE title = 'Imported meanwhile'"
+    try:
+        begin_read_snapshot(reader)
+        assert reader.execute_sql(read).fetchone()[0] == 0
+        small["news"][0]["title"] = "Imported meanwhile"
+        with writable(url):
+            import_fixture(small)
+        assert reader.execute_sql(read).fetchone()[0] == 0, "the open snapshot keeps the old data"
+        end_read_snapshot(reader)
+        begin_read_snapshot(reader)
+        assert reader.execute_sql(read).fetchone()[0] == 1, "the next request sees the import"
+        end_read_snapshot(reader)
+    finally:
+        reader.close()
