@@ -218,17 +218,3 @@ class count_statements(count_queries):
 def query_count():
     """``with query_count() as counter: ...; counter.count`` counts SQL statements."""
     return count_statements
-
-
-def walk(value):
-    """Every key and scalar value inside a JSON document."""
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield k
-            yield from walk(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from walk(v)
-    else:
-        yield value
-

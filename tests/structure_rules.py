@@ -6,6 +6,9 @@ Written independently of ``db/``: tests compare the API's answers with these.
 from collections import Counter, defaultdict
 from functools import cached_property
 
+import pytest
+
+from conftest import BIG
 from fixture_rules import flag, parse_time, visible_programme_ids, visible_sub_fests
 
 
@@ -209,3 +212,23 @@ def expected_order(rows, value_of, desc=False):
     ordered = sorted(present, key=lambda r: (key(r), r["id"].replace("-", "")), reverse=desc)
     return [r["id"] for r in ordered] + [r["id"] for r in sorted(
         missing, key=lambda r: r["id"].replace("-", ""), reverse=desc)]
+
+
+# Fixtures shared by the structure endpoints' tests (imported by them).
+
+
+@pytest.fixture(scope="module")
+def fests(fixture_data):
+    """``{slug: Festival}`` over the bundled fixtures."""
+    return {slug: Festival(data) for slug, data in fixture_data.items()}
+
+
+@pytest.fixture(scope="module")
+def big(fests):
+    return fests[BIG]
+
+
+@pytest.fixture(scope="module")
+def sub_fest(big):
+    """The large festival's main public sub-fest id."""
+    return big.main_sub_fest["id"]

@@ -6,27 +6,12 @@ import pytest
 from conftest import API, BIG, SMALL
 from db.enums import GENDERS
 from fixture_rules import PRIVATE_FIELD_NAMES, flag, private_values
-from structure_rules import Festival, expected_order, ids
+from structure_rules import big, expected_order, fests, ids, sub_fest  # noqa: F401 (fixtures)
 from structure_tiny import shape  # noqa: F401 (fixture)
 
 IDENTITY_FIELDS = {"id", "chestNo", "name", "nameLocal", "gender", "avatarUrl"}
 ITEM_FIELDS = {"id", "candidate", "avatarUrl", "subFest", "category", "team", "sections",
                "pointsSummary", "registrationCount"}
-
-
-@pytest.fixture(scope="module")
-def fests(fixture_data):
-    return {slug: Festival(data) for slug, data in fixture_data.items()}
-
-
-@pytest.fixture(scope="module")
-def big(fests):
-    return fests[BIG]
-
-
-@pytest.fixture(scope="module")
-def sub_fest(big):
-    return big.main_sub_fest["id"]
 
 
 @pytest.fixture(scope="module")

@@ -3,23 +3,8 @@ import pytest
 
 from conftest import API, BIG, SMALL
 from fixture_rules import flag
-from structure_rules import Festival, expected_order, ids
+from structure_rules import big, expected_order, fests, ids, sub_fest  # noqa: F401 (fixtures)
 from structure_tiny import shape  # noqa: F401 (fixture)
-
-
-@pytest.fixture(scope="module")
-def fests(fixture_data):
-    return {slug: Festival(data) for slug, data in fixture_data.items()}
-
-
-@pytest.fixture(scope="module")
-def big(fests):
-    return fests[BIG]
-
-
-@pytest.fixture(scope="module")
-def sub_fest(big):
-    return big.main_sub_fest["id"]
 
 
 @pytest.mark.parametrize("slug", [BIG, SMALL])

@@ -3,16 +3,11 @@ import pytest
 
 from conftest import BIG, SMALL
 from fixture_rules import PRIVATE_FIELD_NAMES, flag, private_values
-from structure_rules import Festival
+from structure_rules import fests  # noqa: F401 (fixtures)
 from structure_tiny import shape  # noqa: F401 (fixture)
 
 KEYS = {"context", "subFests", "categories", "teams", "sections", "venues", "programmeCollections",
         "topperOptions"}
-
-
-@pytest.fixture(scope="module")
-def fests(fixture_data):
-    return {slug: Festival(data) for slug, data in fixture_data.items()}
 
 
 def id_set(items):

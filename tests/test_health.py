@@ -3,7 +3,7 @@ import socket
 
 import pytest
 
-from conftest import API, ON_POSTGRES
+from conftest import ON_POSTGRES
 from custom_apps import app_with  # noqa: F401  (fixture)
 
 

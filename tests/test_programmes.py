@@ -8,27 +8,12 @@ import db.scopes
 from conftest import API, BIG, SMALL
 from db.enums import PROGRAM_TYPES, SUB_FEST_PROGRAMME_STATUSES
 from fixture_rules import PRIVATE_FIELD_NAMES, flag, parse_time, private_values
-from structure_rules import Festival, expected_order, ids, window_open
+from structure_rules import big, expected_order, fests, ids, sub_fest, window_open  # noqa: F401 (fixtures)
 from structure_tiny import shape  # noqa: F401 (fixture)
 
 DURING = datetime.datetime(2026, 1, 15, 12, 0)  # registration open for the 2026-2030 windows
 EARLY = datetime.datetime(2025, 1, 15, 12, 0)  # inside the 2025 windows, before every schedule
 LATER = datetime.datetime(2031, 1, 15, 12, 0)  # inside the 2031 windows, after every schedule
-
-
-@pytest.fixture(scope="module")
-def fests(fixture_data):
-    return {slug: Festival(data) for slug, data in fixture_data.items()}
-
-
-@pytest.fixture(scope="module")
-def big(fests):
-    return fests[BIG]
-
-
-@pytest.fixture(scope="module")
-def sub_fest(big):
-    return big.main_sub_fest["id"]
 
 
 @pytest.fixture

@@ -3,26 +3,11 @@ import pytest
 
 from conftest import API, BIG, SMALL
 from fixture_rules import PRIVATE_FIELD_NAMES, flag, private_values
-from structure_rules import Festival, expected_order, ids
+from structure_rules import big, expected_order, fests, ids, sub_fest  # noqa: F401 (fixtures)
 from structure_tiny import shape  # noqa: F401 (fixture)
 
 ITEM_FIELDS = {"id", "name", "displayName", "publicName", "motto", "logoUrl", "colorCode", "displayOrder",
                "level", "parentTeam", "candidateCount"}
-
-
-@pytest.fixture(scope="module")
-def fests(fixture_data):
-    return {slug: Festival(data) for slug, data in fixture_data.items()}
-
-
-@pytest.fixture(scope="module")
-def big(fests):
-    return fests[BIG]
-
-
-@pytest.fixture(scope="module")
-def sub_fest(big):
-    return big.main_sub_fest["id"]
 
 
 def listed(api, key=BIG, **params):
