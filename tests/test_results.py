@@ -4,16 +4,9 @@ import pytest
 from conftest import BIG, SMALL
 from fixture_rules import flag, parse_time, visible_programme_ids, visible_sub_fests
 from result_rules import took_part, visible_candidate_ids, visible_registrations, visible_results
-from tiny_festival import tiny_api, tiny_festival
+from tiny_festival import tiny, tiny_festival  # noqa: F401 (fixture)
 
 PRIVATE_VALUES = ("@private.example", "ADM-")
-
-
-@pytest.fixture(scope="module")
-def tiny(seeded, tmp_path_factory):
-    data, names = tiny_festival()
-    with tiny_api(seeded[0], tmp_path_factory.mktemp("tiny"), data) as (client, _):
-        yield client, names
 
 
 @pytest.fixture(scope="module")

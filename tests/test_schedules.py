@@ -3,7 +3,7 @@ import pytest
 
 from conftest import BIG, SMALL
 from fixture_rules import flag, parse_time, visible_programme_ids, visible_sub_fests
-from tiny_festival import tiny_api, tiny_festival
+from tiny_festival import tiny, tiny_festival  # noqa: F401 (fixture)
 
 
 def visible_schedules(data):
@@ -17,13 +17,6 @@ def ids(items):
 
 def iso(value):
     return parse_time(value).isoformat() + "Z"
-
-
-@pytest.fixture(scope="module")
-def tiny(seeded, tmp_path_factory):
-    data, names = tiny_festival()
-    with tiny_api(seeded[0], tmp_path_factory.mktemp("tiny"), data) as (client, _):
-        yield client, names
 
 
 @pytest.mark.parametrize("slug", [BIG, SMALL])

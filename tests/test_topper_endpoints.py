@@ -8,14 +8,7 @@ from conftest import BIG, SMALL, writable
 from db import models as m
 from fixture_rules import flag, visible_sub_fests
 from seed.importer import import_fixture
-from tiny_festival import day, tiny_api, tiny_festival
-
-
-@pytest.fixture(scope="module")
-def tiny(seeded, tmp_path_factory):
-    data, names = tiny_festival()
-    with tiny_api(seeded[0], tmp_path_factory.mktemp("tiny"), data) as (client, _):
-        yield client, names
+from tiny_festival import day, tiny, tiny_api, tiny_festival  # noqa: F401 (fixture)
 
 
 def ids(items):

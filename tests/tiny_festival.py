@@ -8,6 +8,8 @@ The hand-computed tables the tests check are written next to the data below.
 import contextlib
 import uuid
 
+import pytest
+
 from conftest import TEST_SETTINGS, ApiClient, database_copy, writable
 from db import models as m
 from db.database import database
@@ -224,3 +226,11 @@ def tiny_api(seeded_url, tmp_path, data=None):
         finally:
             if not db.is_closed():
                 db.close()
+
+
+@pytest.fixture(scope="module")
+def tiny(seeded, tmp_path_factory):
+    """``(ApiClient, names)`` of the tiny festival served from a copy of the test database."""
+    data, names = tiny_festival()
+    with tiny_api(seeded[0], tmp_path_factory.mktemp("tiny"), data) as (client, _):
+        yield client, names
