@@ -38,6 +38,21 @@ class QueryParser(FlaskParser):
 class Blueprint(flask_smorest.Blueprint):
     ARGUMENTS_PARSER = QueryParser()
 
+    # Errors every API endpoint can answer, documented on each operation.
+    COMMON_ERRORS = ((401, "UNAUTHORIZED"), (404, "NOT_FOUND"), (429, "TOO_MANY_REQUESTS"))
+
+    def response(self, status_code, *args, **kwargs):
+        """Document the view's response and the errors every endpoint shares."""
+        document = super().response(status_code, *args, **kwargs)
+
+        def decorator(func):
+            func = document(func)
+            for code, name in self.COMMON_ERRORS:
+                func = self.alt_response(code, response=name)(func)
+            return func
+
+        return decorator
+
 
 class Api(flask_smorest.Api):
     """Every error in one JSON shape, always with a message, never with internals."""
