@@ -22,7 +22,7 @@ SETTINGS = {
     "CACHE_MAX_AGE": ("10", int, "max-age of the Cache-Control header of API responses, in seconds"),
     "CORS_ORIGINS": ("*", _list, "Comma-separated origins allowed to call the API from a browser; * for any"),
     "COMPRESS_MIN_SIZE": ("1024", int, "Responses larger than this many bytes are compressed when the client accepts it"),
-    "RATELIMIT_DEFAULT": ("600 per minute", str, "Requests allowed per API key; Flask-Limiter syntax; empty disables"),
+    "RATELIMIT_DEFAULT": ("30000 per minute", str, "Requests allowed per API key (a whole festival website's traffic); Flask-Limiter syntax; empty disables"),
     "RATELIMIT_STORAGE_URI": ("memory://", str, "memory:// for one process, redis://HOST:PORT for several"),
     "RATELIMIT_KEY_PREFIX": ("festival-api", str, "Prefix of the rate-limit counters in the storage, so several deployments can share one Redis"),
     "LOG_LEVEL": ("INFO", str, "Level of the access and error log (written to stderr as JSON lines)"),
