@@ -138,6 +138,22 @@ def test_gallery_filters(api, fixture_data, param, column):
     assert ids(api.ok("/gallery", limit=500, **{param: value})["data"]) == ids(expected)
 
 
+@pytest.mark.parametrize("slug", [BIG, SMALL])
+@pytest.mark.parametrize("param, column, visible", [
+    ("subFestProgramId", "sub_fest_programme", visible_programme_ids),
+    ("categoryId", "category", visible_category_ids),
+])
+def test_gallery_filter_by_a_hidden_reference_matches_nothing(api, fixture_data, slug, param, column, visible):
+    """A public image's link to a hidden programme or category is not shown, so filtering
+    by that hidden id must not reveal it either."""
+    data = fixture_data[slug]
+    hidden = {i[column] for i in visible_images(data) if i.get(column)} - visible(data)
+    assert hidden, "the fixture must hold a public image linked to a hidden record"
+    for value in hidden:
+        body = api.ok("/gallery", key=slug, limit=500, **{param: value})
+        assert (body["data"], body["meta"]["total"]) == ([], 0)
+
+
 def test_gallery_references_only_public_programmes_and_categories(api, fixture_data):
     data = fixture_data[BIG]
     programmes = visible_programme_ids(data)
