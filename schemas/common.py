@@ -4,7 +4,7 @@ import datetime
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from .fields import Enum
+from .fields import Enum, WholeNumber
 
 MAX_LIMIT = 500
 MAX_PAGE = 1_000_000
@@ -51,10 +51,10 @@ class QueryArgs(OutSchema):
 
 
 class PageArgs(QueryArgs):
-    page = fields.Integer(
+    page = WholeNumber(
         load_default=1, validate=validate.Range(min=1, max=MAX_PAGE),
         metadata={"description": "Page number, from 1."})
-    limit = fields.Integer(
+    limit = WholeNumber(
         load_default=20, validate=validate.Range(min=1, max=MAX_LIMIT),
         metadata={"description": f"Items per page, 1 to {MAX_LIMIT}."})
 

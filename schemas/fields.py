@@ -1,5 +1,6 @@
 """Query-parameter fields shared by every endpoint (DESIGN.md §3)."""
 import datetime
+import re
 
 import marshmallow as ma
 from marshmallow import fields, validate
@@ -24,6 +25,20 @@ class Bool(fields.Boolean):
 
 
 Bool.default_error_messages = {"invalid": "Not a valid boolean: use true, false, 1 or 0."}
+
+
+class WholeNumber(fields.Integer):
+    """An integer written in ASCII digits (an optional leading minus); surrounding spaces
+    are ignored. Python's ``int`` would also take ``5_0``, ``+5`` and non-ASCII digits."""
+
+    PATTERN = re.compile(r"-?[0-9]+", re.ASCII)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, str):
+            value = value.strip()
+            if not self.PATTERN.fullmatch(value):
+                raise self.make_error("invalid", input=value)
+        return super()._deserialize(value, attr, data, **kwargs)
 
 
 class Array(fields.List):
@@ -96,9 +111,16 @@ class Instant(fields.Field):
                 moment = datetime.datetime.combine(
                     day, datetime.time.max if self.end_of_day else datetime.time.min)
                 return moment
-            moment = datetime.datetime.fromisoformat(value.replace(" ", "+"))
+            # An unencoded "+" arrives as a space; RFC 3339 allows a lower-case "z".
+            value = value.replace(" ", "+")
+            if value.endswith("z"):
+                value = value[:-1] + "Z"
+            moment = datetime.datetime.fromisoformat(value)
         except ValueError as exc:
             raise self.make_error("invalid") from exc
         if moment.tzinfo is None:
             raise self.make_error("invalid")
-        return moment.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        try:
+            return moment.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        except OverflowError as exc:  # e.g. 0001-01-01T00:00:00+05:00 is before year 1 in UTC
+            raise self.make_error("invalid") from exc

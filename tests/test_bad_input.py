@@ -1,0 +1,156 @@
+"""Odd parameter values never cause a 500: every endpoint answers 200, 400 or 404, and every
+error has the one JSON shape (DESIGN.md §3, §4).
+
+The endpoints and their query parameters come from the OpenAPI document; each parameter
+of each endpoint is tried with every value of ``ODD_VALUES`` (sent raw, so percent-escapes
+such as ``%ff`` and ``%00`` reach the parser as they would from a browser), as a plain, a
+bracket and a repeated key, with the endpoint's required parameters set to valid values.
+"""
+import pytest
+
+from conftest import API, BIG
+from fixture_rules import visible_programme_ids, visible_sub_fests
+
+# Tried on every parameter.
+ODD_VALUES = [
+    "", "%20", "%09", "-1", "1.5", "99999999999999999999", "9" * 400, "x" * 10_000,
+    "%00", "a%00b", "%0d%0a", "%ff", "%c3%28", "%ed%a0%80", "%E2%80%AE", "%F0%9F%98%80",
+    ",", "a,b", "*", "%25", "%5C", "%22", "true", "NaN", "2026-13-45", "{uuid}",
+]
+# Tried on the parameters of one type or format as well.
+TYPED_VALUES = {
+    "integer": ["1e3", "0x10", "5_0", "%D9%A5", "%EF%BC%91", "-99999999999999999999", "inf", "+5", "1,2"],
+    "boolean": ["TRUE", "yes", "null", "2", "true,false", ",,", "%2C"],
+    "enum": ["asc", "DESC", "name", "id", "email", "admissionNumber", "dateOfBirth", "phone", "__class__"],
+    "uuid": ["{UUID}", "{uuid_hex}", "%7B{uuid}%7D", "urn:uuid:{uuid}", "{uuid},{uuid}", "%20{uuid}%20",
+             "{uuid}x", "00000000-0000-0000-0000-000000000000"],
+    "date-time": ["2026-02-30", "2026-01-01", "2026-01-01T10:00:00Z", "2026-01-01T10:00:00z",
+                  "2026-01-01T10:00:00+05:30", "2026-01-01T10:00:00%2B05:30", "2026-01-01T10:00:00",
+                  "2026-01-01T25:00:00Z", "0001-01-01T00:00:00%2B05:00", "9999-12-31T23:59:59-05:00", "9999-12-31",
+                  "0001-01-01", "10000-01-01", "2026-01-01T10:00:00%2B99:00", "1700000000"],
+}
+FORMS = ("{name}={value}", "{name}[]={value}", "{name}={value}&{name}={value}", "{name}[0]={value}")
+
+
+@pytest.fixture(scope="module")
+def operations(app):
+    spec = app.test_client().get(f"{API}/openapi.json").get_json()
+    found = {}
+    for path, methods in spec["paths"].items():
+        if "get" not in methods:
+            continue
+        parameters = [p for p in methods["get"].get("parameters", []) if p.get("in") == "query"]
+        found[path[len(API):]] = parameters
+    return found
+
+
+@pytest.fixture(scope="module")
+def valid(fixture_data):
+    """A valid value for every required or selector parameter, from the bundled festival."""
+    data = fixture_data[BIG]
+    sub_fest = visible_sub_fests(data)[0]
+    programme = sorted(visible_programme_ids(data))[0]
+    candidate = next(c for c in data["subFestCandidates"] if c["sub_fest"] == sub_fest["id"])
+    placeholder = next(p for p in data["topperPlaceholders"] if p["sub_fest"] == sub_fest["id"])
+    page = next(p for p in data["websitePages"])
+    return {"subFestId": sub_fest["id"], "subFestProgramId": programme, "subFestCandidateId": candidate["id"],
+            "topperPlaceholderId": placeholder["id"], "pageSlug": page["slug"]}
+
+
+def kinds(parameter):
+    schema = parameter["schema"]
+    item = schema.get("items", schema)
+    yield item.get("type")
+    yield item.get("format")
+    if "enum" in item:
+        yield "enum"
+
+
+def odd_values(parameter, uuid):
+    values = ODD_VALUES + [v for kind in kinds(parameter) for v in TYPED_VALUES.get(kind, [])]
+    for value in values:
+        yield value.format(uuid=uuid, UUID=uuid.upper(), uuid_hex=uuid.replace("-", ""))
+
+
+def assert_answer(response, url):
+    text = response.get_data(as_text=True)
+    assert response.status_code in (200, 400, 404), (url[:300], response.status_code, text[:300])
+    body = response.get_json(silent=True)
+    assert isinstance(body, dict), (url[:300], text[:300])
+    if response.status_code != 200:
+        assert body["code"] == response.status_code, (url[:300], body)
+        assert isinstance(body["status"], str) and isinstance(body["message"], str), (url[:300], body)
+        if response.status_code == 400:
+            assert isinstance(body.get("errors", {}), dict), (url[:300], body)
+
+
+ENDPOINTS = ["/subfests", "/news", "/gallery", "/downloads", "/programmes", "/programme-detail", "/candidates",
+             "/candidate-detail", "/teams", "/categories", "/filters", "/schedules", "/programme-results",
+             "/programme-result", "/candidate-result", "/candidate-registrations", "/topper-placeholders",
+             "/toppers", "/page-toppers"]
+
+
+def test_every_endpoint_is_covered(operations):
+    assert sorted(ENDPOINTS) == sorted(operations)
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+def test_odd_values_of_every_parameter_never_fail(app, keys, operations, valid, endpoint):
+    client = app.test_client()
+    headers = {"X-API-Key": keys[BIG]}
+    parameters = operations[endpoint]
+    required = {p["name"]: valid[p["name"]] for p in parameters if p.get("required")}
+    if endpoint == "/page-toppers":
+        required["pageSlug"] = valid["pageSlug"]
+    if any(p["name"] == "page" for p in parameters):
+        # the last page allowed: the filters still run (for the total), the listing is empty
+        required.update(page=1_000_000, limit=1)
+    for parameter in parameters:
+        name = parameter["name"]
+        fixed = "&".join(f"{k}={v}" for k, v in required.items() if k != name)
+        for value in odd_values(parameter, valid["subFestId"]):
+            for form in FORMS if value in ("", "a,b", "%ff") else FORMS[:1]:
+                url = f"{API}{endpoint}?{fixed}&{form.format(name=name, value=value)}"
+                assert_answer(client.get(url, headers=headers), url)
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+def test_odd_parameter_names_are_ignored_or_rejected_cleanly(app, keys, valid, endpoint):
+    client = app.test_client()
+    headers = {"X-API-Key": keys[BIG]}
+    fixed = f"subFestId={valid['subFestId']}&topperPlaceholderId={valid['topperPlaceholderId']}"
+    for query in ("%ff=1", "=1", "&&&", "a%00=1", "page[]=1&page=2", "limit[x][y]=1", "search[a]=b", "x" * 5000 + "=1"):
+        url = f"{API}{endpoint}?{fixed}&{query}"
+        assert_answer(client.get(url, headers=headers), url)
+
+
+@pytest.mark.parametrize("value", ["0001-01-01T00:00:00%2B05:00", "9999-12-31T23:59:59-05:00",
+                                   "2026-01-01T10:00:00", "2026-13-45"])
+@pytest.mark.parametrize("name", ["scheduledAtFrom", "scheduledAtTo"])
+def test_instants_outside_the_calendar_or_without_offset_are_400(api, name, value):
+    response = api.client.get(f"{API}/schedules?{name}={value}", headers={"X-API-Key": api.keys[BIG]})
+    assert response.status_code == 400
+    assert name in response.get_json()["errors"]["query"]
+
+
+@pytest.mark.parametrize("value", ["2026-01-01T10:00:00z", "2026-01-01T10:00:00+00:00", "2026-01-01T15:30:00+05:30"])
+def test_an_unencoded_plus_and_a_lower_case_z_are_understood(api, value):
+    expected = api.ok("/schedules", scheduledAtFrom="2026-01-01T10:00:00Z")["meta"]["total"]
+    response = api.client.get(f"{API}/schedules?scheduledAtFrom={value}", headers={"X-API-Key": api.keys[BIG]})
+    assert response.status_code == 200, response.get_data(as_text=True)
+    assert response.get_json()["meta"]["total"] == expected
+
+
+@pytest.mark.parametrize("value", ["5_0", "%D9%A5", "%EF%BC%95", "1.0", "1e1", "0x5", "5a"])
+@pytest.mark.parametrize("name", ["page", "limit"])
+def test_page_and_limit_take_ascii_digits_only(api, name, value):
+    response = api.client.get(f"{API}/news?{name}={value}", headers={"X-API-Key": api.keys[BIG]})
+    assert response.status_code == 400, response.get_data(as_text=True)
+    assert name in response.get_json()["errors"]["query"]
+
+
+@pytest.mark.parametrize("value, expected", [("7", 7), ("%207%20", 7), ("007", 7)])
+def test_page_and_limit_in_plain_digits_work(api, value, expected):
+    response = api.client.get(f"{API}/news?limit={value}", headers={"X-API-Key": api.keys[BIG]})
+    assert response.status_code == 200
+    assert response.get_json()["meta"]["limit"] == expected
