@@ -77,13 +77,19 @@ class Enum(fields.String):
 
 
 class Text(fields.String):
-    """Free text: trimmed, bounded length, empty means absent."""
+    """Free text: trimmed, bounded length, empty means absent. A NUL character is refused:
+    no stored value holds one, and PostgreSQL cannot even take it as a query argument."""
+
+    default_error_messages = {"nul": "Must not contain a NUL character."}
 
     def __init__(self, max_length=200, **kwargs):
         super().__init__(validate=validate.Length(max=max_length), **kwargs)
 
     def _deserialize(self, value, attr, data, **kwargs):
-        return super()._deserialize(value, attr, data, **kwargs).strip()
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if "\x00" in text:
+            raise self.make_error("nul")
+        return text.strip()
 
 
 class Instant(fields.Field):

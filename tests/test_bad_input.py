@@ -154,3 +154,18 @@ def test_page_and_limit_in_plain_digits_work(api, value, expected):
     response = api.client.get(f"{API}/news?limit={value}", headers={"X-API-Key": api.keys[BIG]})
     assert response.status_code == 200
     assert response.get_json()["meta"]["limit"] == expected
+
+
+@pytest.mark.parametrize("endpoint, name", [
+    ("/subfests", "search"), ("/news", "search"), ("/news", "tags"), ("/downloads", "search"),
+    ("/downloads", "category"), ("/programmes", "search"), ("/programmes", "programCodePattern"),
+    ("/candidates", "search"), ("/candidates", "chestNoPattern"), ("/candidates", "admNoPattern"),
+    ("/teams", "search"), ("/categories", "search"), ("/filters", "subFestSlug"), ("/schedules", "subFestSlug"),
+    ("/programme-result", "programCode"), ("/candidate-result", "chestNo"), ("/page-toppers", "pageSlug"),
+])
+def test_a_nul_character_in_text_is_400_on_every_engine(api, valid, endpoint, name):
+    """PostgreSQL refuses NUL in a query argument; no stored value holds one anyway."""
+    fixed = f"subFestId={valid['subFestId']}"
+    response = api.client.get(f"{API}{endpoint}?{fixed}&{name}=a%00b", headers={"X-API-Key": api.keys[BIG]})
+    assert response.status_code == 400, response.get_data(as_text=True)
+    assert name in response.get_json()["errors"]["query"]
