@@ -3,6 +3,8 @@
 The entries are computed by :mod:`db.toppers`; here they are only listed. A placeholder is
 visible when it is published and its sub-fest is visible (``public_topper_placeholders``).
 """
+from peewee import fn
+
 from . import models as m
 from . import scopes
 from .query import apply_filters, apply_sorting, paginate
@@ -34,8 +36,18 @@ ENTRY_SORTS = {
 
 
 def _placeholders(festival_id):
-    """Visible placeholders with their sub-fest loaded."""
-    return scopes.public_topper_placeholders(festival_id).select_extend(m.SubFest)
+    """Visible placeholders with their sub-fest loaded, and whether the section and the
+    collection their scope names are public (``section_public``, ``collection_public``)."""
+    section_public = fn.EXISTS(
+        m.Section.select(m.Section.id)
+        .where((m.Section.sub_fest == TP.sub_fest) & (m.Section.key == TP.section_key) & scopes.visible_section()))
+    collection_public = fn.EXISTS(
+        m.ProgrammeCollection.select(m.ProgrammeCollection.id)
+        .where((m.ProgrammeCollection.festival == m.SubFest.festival)
+               & (m.ProgrammeCollection.key == TP.collection_key) & scopes.visible_collection()))
+    return (scopes.public_topper_placeholders(festival_id)
+            .select_extend(m.SubFest, section_public.alias("section_public"),
+                           collection_public.alias("collection_public")))
 
 
 def list_placeholders(festival_id, sub_fest_id, page, limit, sort_by, sort_order, **filters):
@@ -89,7 +101,8 @@ def page_placeholders(festival_id, page_id, placeholder_id=None):
 
 
 def attach_categories(placeholders):
-    """``placeholder.category_ref``: the scope's category when it is public, else None."""
+    """``placeholder.category_ref``: the scope's category when it is public, else None; and
+    ``public_section_key`` / ``public_collection_key``, likewise."""
     ids = list({p.category_id for p in placeholders if p.category_id})
     categories = {}
     if ids:
@@ -98,6 +111,10 @@ def attach_categories(placeholders):
                       .where(m.Category.id.in_(ids) & scopes.visible_category())}
     for placeholder in placeholders:
         placeholder.category_ref = categories.get(placeholder.category_id)
+    for placeholder in placeholders:
+        # a hidden section's or collection's key is not shown (see _placeholders)
+        placeholder.public_section_key = placeholder.section_key if placeholder.section_public else None
+        placeholder.public_collection_key = placeholder.collection_key if placeholder.collection_public else None
 
 
 def attach_entry_lists(placeholders):

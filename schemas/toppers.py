@@ -47,9 +47,10 @@ class TopperPlaceholderSchema(OutSchema):
     entity_type = fields.String(metadata={"enum": list(TOPPER_ENTITY_TYPES)})
     category = fields.Nested(CategoryRefSchema, attribute="category_ref", allow_none=True, metadata={
         "description": "The category of a `category` scope, when public."})
-    section_key = fields.String(allow_none=True, metadata={"description": "The section of a `section` scope."})
-    collection_key = fields.String(allow_none=True, metadata={
-        "description": "The programme collection of a `collection` scope."})
+    section_key = fields.String(attribute="public_section_key", allow_none=True, metadata={
+        "description": "The section of a `section` scope, when public."})
+    collection_key = fields.String(attribute="public_collection_key", allow_none=True, metadata={
+        "description": "The programme collection of a `collection` scope, when public."})
     team_level = fields.Integer(allow_none=True, metadata={
         "description": "Team level ranked by a `team` leaderboard (1 when null)."})
     ranking_basis = fields.String(metadata={"enum": list(RANKING_BASES)})

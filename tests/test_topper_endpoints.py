@@ -344,3 +344,32 @@ def test_placeholder_paging(api, fixture_data):
     assert sorted(seen) == sorted(p["id"] for p in expected) and len(seen) == len(set(seen))
     past_the_end = api.ok("/topper-placeholders", subFestId=sub_fest["id"], page=page + 1, limit=3)
     assert past_the_end["data"] == [] and past_the_end["meta"]["total"] == len(expected)
+
+
+def test_scope_keys_of_hidden_sections_and_collections_are_not_shown(seeded, tmp_path):
+    """A placeholder scoped to a private section or collection names neither: its key is
+    null, like the category of a placeholder scoped to a hidden category."""
+    from tiny_festival import Builder
+
+    data, names = tiny_festival()
+    b = Builder()
+    b.data, b.ids = data, names
+    b.add("sections", "section-secret", sub_fest=names["main"], key="secretsection", name="HIDDEN section",
+          is_public=False)
+    b.add("programmeCollections", "internal", key="internalcollection", name="HIDDEN collection", is_public=False)
+    for key, scope, extra in (("by-secret-section", "section", {"section_key": "secretsection"}),
+                              ("by-internal-collection", "collection", {"collection_key": "internalcollection"})):
+        b.add("topperPlaceholders", key, sub_fest=names["main"], label=key, scope_type=scope, entity_type="candidate",
+              display_top_n=10, is_published=True, **extra)
+    with tiny_api(seeded[0], tmp_path, data) as (client, _):
+        listed = {p["label"]: p for p in client.all("/topper-placeholders", subFestId=names["main"])}
+        assert listed["hostel"]["sectionKey"] == "hostel"
+        assert listed["stage-houses"]["collectionKey"] == "stage"
+        assert listed["by-secret-section"]["sectionKey"] is None
+        assert listed["by-internal-collection"]["collectionKey"] is None
+        for key in ("by-secret-section", "by-internal-collection"):
+            for path, params in (("/topper-placeholders", {"subFestId": names["main"]}),
+                                 ("/toppers", {"topperPlaceholderId": names[key]}),
+                                 ("/page-toppers", {"placeholderId": names[key]})):
+                text = client.get(path, **params).get_data(as_text=True)
+                assert "secretsection" not in text and "internalcollection" not in text, path
