@@ -141,24 +141,34 @@ def matches_pattern(column, pattern):
     return ilike(column, "%".join(_escape_like(part) for part in pattern.split("*")))
 
 
+def _balanced(conditions, combine):
+    """Combine conditions pairwise into a balanced tree (None when there are none).
+
+    A left-deep chain of a hundred ``OR``s nests a hundred parentheses, more than SQLite's
+    parser takes ("parser stack overflow"); a balanced tree nests only log2(n) deep.
+    """
+    conditions = list(conditions)
+    if not conditions:
+        return None
+    while len(conditions) > 1:
+        conditions = [combine(*conditions[i:i + 2]) if i + 1 < len(conditions) else conditions[i]
+                      for i in range(0, len(conditions), 2)]
+    return conditions[0]
+
+
+def all_of(conditions):
+    """AND together a list of conditions."""
+    return _balanced(conditions, lambda a, b: a & b)
+
+
 def search_terms(columns, terms):
     """Every term must match at least one of ``columns``."""
-    condition = None
-    for term in terms:
-        any_column = None
-        for column in columns:
-            expr = contains(column, term)
-            any_column = expr if any_column is None else (any_column | expr)
-        condition = any_column if condition is None else (condition & any_column)
-    return condition
+    return all_of(any_of(contains(column, term) for column in columns) for term in terms)
 
 
 def any_of(conditions):
     """OR together a list of conditions (several values of one parameter)."""
-    result = None
-    for condition in conditions:
-        result = condition if result is None else (result | condition)
-    return result
+    return _balanced(conditions, lambda a, b: a | b)
 
 
 def presence(column, wanted=True):
