@@ -15,6 +15,8 @@ from .nested import (
     TeamRefSchema,
 )
 
+ADM_NO_MAX_VALUES = 5
+
 
 class CandidateQueryArgsSchema(sort_args(tuple(CANDIDATE_SORTS), "chestNo")):
     sub_fest_id = fields.UUID(required=True, metadata={"description": "Sub-fest to list from."})
@@ -27,9 +29,12 @@ class CandidateQueryArgsSchema(sort_args(tuple(CANDIDATE_SORTS), "chestNo")):
     is_active = Array(Bool(), metadata={"description": "Output stays restricted to active candidates."})
     chest_no_pattern = Array(Text(max_length=40), metadata={
         "description": "Chest number patterns, `*` matching any run of characters; any of them."})
-    adm_no_pattern = Array(Text(max_length=60), metadata={
+    # A private field: exact matches only, and few per request, so it cannot be used to
+    # sweep through guesses of admission numbers.
+    adm_no_pattern = Array(Text(max_length=60), max_items=ADM_NO_MAX_VALUES, metadata={
         "description": "Exact admission numbers (case-insensitive; `*` is an ordinary character, "
-                       "no partial match). The number itself is never returned."})
+                       f"no partial match; at most {ADM_NO_MAX_VALUES} values). "
+                       "The number itself is never returned."})
     has_avatar = Array(Bool(), metadata={"description": "Has an avatar image."})
     has_registration = Array(Bool(), metadata={"description": "Takes part in at least one entry."})
     section_ids = Array(fields.UUID(), metadata={"description": "In any of these sections."})

@@ -484,3 +484,12 @@ def test_openapi_documents_every_parameter_enum_and_sort_field(app):
     text = str({name: schemas[name] for name in schemas if "Candidate" in name or "PointsSummary" in name})
     for private in PRIVATE_FIELD_NAMES:
         assert f"'{private}'" not in text
+
+
+def test_adm_no_pattern_takes_few_values_per_request(api, sub_fest):
+    guesses = ",".join(f"ADM-2026-{n:04d}" for n in range(6))
+    response = api.get("/candidates", subFestId=sub_fest, admNoPattern=guesses)
+    assert response.status_code == 400
+    assert "admNoPattern" in response.get_json()["errors"]["query"]
+    five = ",".join(f"ADM-2026-{n:04d}" for n in range(5))
+    assert api.get("/candidates", subFestId=sub_fest, admNoPattern=five).status_code == 200
