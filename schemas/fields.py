@@ -1,8 +1,10 @@
 """Query-parameter fields shared by every endpoint (DESIGN.md §3)."""
 import datetime
 import re
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import marshmallow as ma
+from flask import g, has_request_context
 from marshmallow import fields, validate
 
 
@@ -92,10 +94,21 @@ class Text(fields.String):
         return text.strip()
 
 
+def festival_zone():
+    """The resolved festival's time zone (UTC when there is none or it is unknown)."""
+    festival = g.get("festival") if has_request_context() else None
+    try:
+        return ZoneInfo(festival.timezone) if festival and festival.timezone else datetime.timezone.utc
+    except (ZoneInfoNotFoundError, ValueError):
+        return datetime.timezone.utc
+
+
 class Instant(fields.Field):
     """A date (``2026-02-01``) or a date-time with an offset; returned as naive UTC.
 
-    ``end_of_day`` makes a bare date mean its last moment, for inclusive upper bounds.
+    A bare date is a day of the festival, in the festival's own time zone: what a website
+    means by "the schedule of 15 January". ``end_of_day`` makes it mean its last moment,
+    for inclusive upper bounds.
     """
 
     default_error_messages = {
@@ -115,13 +128,14 @@ class Instant(fields.Field):
             if len(value) == 10:
                 day = datetime.date.fromisoformat(value)
                 moment = datetime.datetime.combine(
-                    day, datetime.time.max if self.end_of_day else datetime.time.min)
-                return moment
-            # An unencoded "+" arrives as a space; RFC 3339 allows a lower-case "z".
-            value = value.replace(" ", "+")
-            if value.endswith("z"):
-                value = value[:-1] + "Z"
-            moment = datetime.datetime.fromisoformat(value)
+                    day, datetime.time.max if self.end_of_day else datetime.time.min,
+                    tzinfo=festival_zone())
+            else:
+                # An unencoded "+" arrives as a space; RFC 3339 allows a lower-case "z".
+                value = value.replace(" ", "+")
+                if value.endswith("z"):
+                    value = value[:-1] + "Z"
+                moment = datetime.datetime.fromisoformat(value)
         except ValueError as exc:
             raise self.make_error("invalid") from exc
         if moment.tzinfo is None:

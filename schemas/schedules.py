@@ -13,10 +13,12 @@ class ScheduleQueryArgsSchema(sort_args(tuple(SCHEDULE_SORTS), "scheduledAt")):
     sub_fest_program_id = fields.UUID(metadata={"description": "Only schedules of this programme."})
     venue_id = fields.UUID(metadata={"description": "Only schedules at this (public) venue."})
     scheduled_at_from = Instant(metadata={
-        "description": "Schedules at or after this moment: a date (its first moment, UTC) or "
+        "description": "Schedules at or after this moment: a date (its first moment in the festival's "
+                       "time zone) or "
                        "an ISO 8601 date-time with an offset."})
     scheduled_at_to = Instant(end_of_day=True, metadata={
-        "description": "Schedules at or before this moment: a date (its last moment, UTC) or "
+        "description": "Schedules at or before this moment: a date (its last moment in the festival's "
+                       "time zone) or "
                        "an ISO 8601 date-time with an offset."})
 
     @validates_schema

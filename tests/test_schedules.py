@@ -3,7 +3,7 @@ import pytest
 
 from conftest import BIG, SMALL
 from fixture_rules import flag, parse_time, visible_programme_ids, visible_sub_fests
-from tiny_festival import tiny, tiny_festival  # noqa: F401 (fixture)
+from tiny_festival import tiny, tiny_api, tiny_festival  # noqa: F401 (fixture)
 
 
 def visible_schedules(data):
@@ -110,6 +110,22 @@ def test_unknown_or_hidden_sub_fest_slug_is_404(api, fixture_data, slug_of):
 def test_time_window(tiny, params, expected):
     client, names = tiny
     items = client.all("/schedules", **params)
+    assert ids(items) == [names[f"schedule-{code}"] for code in expected]
+
+
+@pytest.mark.parametrize("params, expected", [
+    # Honolulu is UTC-10: the 09:00 UTC schedules fall at 23:00 on the day before
+    ({"scheduledAtFrom": "2026-01-12"}, ["P4", "P5", "G1"]),
+    ({"scheduledAtTo": "2026-01-11"}, ["P1", "P2", "P3"]),
+    ({"scheduledAtFrom": "2026-01-11", "scheduledAtTo": "2026-01-11"}, ["P3"]),
+    # a date-time with an offset is the same moment whatever the festival's zone
+    ({"scheduledAtFrom": "2026-01-11T09:00:00Z", "scheduledAtTo": "2026-01-12T09:00:00Z"}, ["P2", "P3"]),
+])
+def test_a_bare_date_is_a_day_in_the_festivals_time_zone(seeded, tmp_path, params, expected):
+    data, names = tiny_festival()
+    data["festival"]["timezone"] = "Pacific/Honolulu"
+    with tiny_api(seeded[0], tmp_path, data) as (client, _):
+        items = client.all("/schedules", **params)
     assert ids(items) == [names[f"schedule-{code}"] for code in expected]
 
 
