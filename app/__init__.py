@@ -64,6 +64,8 @@ def _register_database(app):
 def create_app(config=None):
     """Create the WSGI app; ``config`` overrides settings read from the environment."""
     app = Flask(__name__, static_folder=None)  # app/static is served by the demo page only
+    # "//news" is a 404 in the JSON error shape, not an HTML redirect.
+    app.url_map.merge_slashes = False
     app.config.update(_openapi_settings())
     app.config.update(load_config(config))
     app.json.sort_keys = False

@@ -98,8 +98,9 @@ def test_unknown_parameters_are_ignored(api):
     assert api.ok("/news", _=12345, cacheBuster="x") == api.ok("/news")
 
 
-def test_unknown_path_is_json_404(api):
-    assert_error(api.get("/no-such-endpoint"), 404)
+@pytest.mark.parametrize("path", ["/no-such-endpoint", "//news", "/news/"])
+def test_unknown_path_is_json_404(api, path):
+    assert_error(api.get(path), 404)
 
 
 @pytest.mark.parametrize("method", ["post", "put", "patch", "delete"])
