@@ -38,31 +38,20 @@ def public_sub_fests(festival_id):
 
 
 def public_categories(sub_fest_id):
-    return m.Category.select().where(
-        (m.Category.sub_fest == sub_fest_id)
-        & (m.Category.is_active == True) & (m.Category.is_public == True))  # noqa: E712
+    return m.Category.select().where((m.Category.sub_fest == sub_fest_id) & visible_category())
 
 
 def public_teams(sub_fest_id):
-    return m.Team.select().where(
-        (m.Team.sub_fest == sub_fest_id)
-        & (m.Team.is_active == True) & (m.Team.is_public == True))  # noqa: E712
-
-
-def public_sections(sub_fest_id):
-    return m.Section.select().where(
-        (m.Section.sub_fest == sub_fest_id)
-        & (m.Section.is_active == True) & (m.Section.is_public == True))  # noqa: E712
+    return m.Team.select().where((m.Team.sub_fest == sub_fest_id) & visible_team())
 
 
 def public_venues(festival_id):
-    return m.Venue.select().where((m.Venue.festival == festival_id) & (m.Venue.is_public == True))  # noqa: E712
+    return m.Venue.select().where((m.Venue.festival == festival_id) & visible_venue())
 
 
 def public_collections(festival_id):
     return m.ProgrammeCollection.select().where(
-        (m.ProgrammeCollection.festival == festival_id)
-        & (m.ProgrammeCollection.is_public == True))  # noqa: E712
+        (m.ProgrammeCollection.festival == festival_id) & visible_collection())
 
 
 def public_programmes(festival_id, *columns):
@@ -189,12 +178,11 @@ def public_programme_ids(festival_id):
 def public_category_ids(festival_id):
     return (m.Category.select(m.Category.id)
             .join(m.SubFest)
-            .where((m.SubFest.festival == festival_id) & visible_sub_fest()
-                   & (m.Category.is_active == True) & (m.Category.is_public == True)))  # noqa: E712
+            .where((m.SubFest.festival == festival_id) & visible_sub_fest() & visible_category()))
 
 
-# Row conditions of the structure records, for subqueries whose outer query already pins
-# the festival (e.g. "programmes scheduled at these venues": only public venues count).
+# Row conditions of the structure records: the scopes above use them, and so do subqueries
+# whose outer query already pins the festival (e.g. "programmes scheduled at these venues": only public venues count).
 
 
 def visible_category():
