@@ -182,7 +182,8 @@ def public_category_ids(festival_id):
 
 
 # Row conditions of the structure records: the scopes above use them, and so do subqueries
-# whose outer query already pins the festival (e.g. "programmes scheduled at these venues": only public venues count).
+# whose outer query already pins the festival (e.g. "programmes scheduled at these
+# venues": only public venues count).
 
 
 def visible_category():
