@@ -166,6 +166,7 @@ def toppers():
 @click.argument("slug", required=False)
 def toppers_recompute(slug):
     """Recompute every topper placeholder of festival SLUG (of every festival without SLUG)."""
+    from db.compiler import compile_festival
     from db.database import database
     from db.revisions import bump_revision
     from db.toppers import recompute_toppers
@@ -175,6 +176,7 @@ def toppers_recompute(slug):
     for festival in festivals:
         with database.atomic():
             count = recompute_toppers(festival)
+            compile_festival(festival.id)
             revision = bump_revision(festival)
         click.echo(f"Recomputed {count} topper placeholder(s) of {festival.slug}, revision {revision}", err=True)
 

@@ -34,3 +34,14 @@ def programme_or_404(sub_fest_programme_id):
 def candidate_or_404(sub_fest_candidate_id):
     """The visible candidate, with public person columns and ``sub_fest`` loaded."""
     return get_or_404(get_public_candidate(g.festival.id, sub_fest_candidate_id), "Candidate")
+
+
+def sub_fest_ref_or_404(sub_fest_id):
+    """The public sub-fest with this id, from the compiled view (no query)."""
+    from .context import festival_view
+    return get_or_404(festival_view().sub_fests.get(sub_fest_id), "Sub-fest")
+
+
+def sub_fest_ref_by_slug_or_404(slug):
+    from .context import festival_view
+    return get_or_404(festival_view().slugs.get(slug), "Sub-fest")

@@ -426,4 +426,7 @@ ALL_MODELS = [
 
 
 def create_tables(db=None):
-    (db or database).create_tables(ALL_MODELS, safe=True)
+    """Create the source tables and the compiled read model's (safe to repeat)."""
+    from .read_model import READ_MODELS, PublicSecret
+
+    (db or database).create_tables([*ALL_MODELS, *READ_MODELS, PublicSecret], safe=True)

@@ -189,3 +189,54 @@ def apply_filters(query, filters, args):
             continue
         query = query.where(make_condition(value))
     return query
+
+
+# --- compiled columns: sort keys and search text worked out once, by the compiler -------
+
+
+def text_sort_key(text):
+    """Bytes that sort like ``text`` does in :func:`apply_sorting`: by ``text_key`` (A-Z
+    folded, code point order), then by the exact text. None stays None (sorted last)."""
+    if text is None:
+        return None
+    return ascii_lower(text).encode() + b"\x00" + text.encode()
+
+
+# Joins the folded values of a compiled ``search`` column; a term holding it matches nothing.
+SEARCH_SEPARATOR = "\x1f"
+
+
+def search_text(*values):
+    """The compiled ``search`` column: every searchable value, A-Z folded."""
+    return SEARCH_SEPARATOR.join(ascii_lower(value) for value in values if value)
+
+
+def search_folded(column, terms):
+    """Every term occurs in the compiled ``search`` column (literal ``%``, ``_`` and ``\\``)."""
+    return all_of(folded_like(column, f"%{_escape_like(term)}%") if SEARCH_SEPARATOR not in term
+                  else Value(False) for term in terms)
+
+
+def folded_like(column, pattern):
+    """LIKE on a column that already holds A-Z folded text."""
+    return NodeList((column, SQL("LIKE"), Value(ascii_lower(pattern), converter=False),
+                     SQL("ESCAPE"), Value("\\", converter=False)))
+
+
+def folded_pattern(column, pattern):
+    """A ``*Pattern`` parameter on a column that already holds A-Z folded text."""
+    return folded_like(column, "%".join(_escape_like(part) for part in pattern.split("*")))
+
+
+def page_of_rows(query, columns, page, limit):
+    """One page of ``columns`` tuples and the list's total, from one statement.
+
+    The total rides on every row (``COUNT(*) OVER ()``); only a page past the end, which
+    has no rows to carry it, costs a second (count) statement.
+    """
+    offset = (page - 1) * limit
+    rows = list(query.select(*columns, fn.COUNT(SQL("*")).over()).limit(limit).offset(offset).tuples())
+    if rows:
+        return Page(items=[row[:-1] for row in rows], page=page, limit=limit, total=rows[0][-1])
+    total = query.order_by().count() if offset else 0
+    return Page(items=[], page=page, limit=limit, total=total)

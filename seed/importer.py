@@ -9,6 +9,7 @@ from peewee import DateField, DateTimeField, ForeignKeyField, UUIDField
 
 from db import models as m
 from db.database import database
+from db.compiler import compile_festival
 from db.revisions import bump_revision
 
 from .fixture_format import SECTIONS, fixture_fields, json_schema
@@ -264,6 +265,7 @@ def apply(data, converted, progress=None, recompute=True):
         if recompute:
             from db.toppers import recompute_toppers
             recompute_toppers(festival)
+        compile_festival(festival_id)
         revision = bump_revision(festival)
     return ImportSummary(festival=festival, rows=total, revision=revision)
 

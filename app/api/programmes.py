@@ -1,7 +1,8 @@
 """GET /programmes and /programme-detail."""
 from flask import g
 
-from db.programmes import list_programmes, load_programme_detail
+from db import scopes
+from db.read.programmes import get_programme_detail, list_programmes, render_detail, render_item
 from schemas.programmes import (
     ProgrammeDetailQueryArgsSchema,
     ProgrammeDetailSchema,
@@ -9,8 +10,9 @@ from schemas.programmes import (
     ProgrammeQueryArgsSchema,
 )
 
-from ..context import build_context, list_response
-from ..lookups import programme_or_404, sub_fest_or_404
+from ..context import context_json, festival_view
+from ..lookups import get_or_404, sub_fest_ref_or_404
+from ..responses import json_text, list_json
 from ..smorest import Blueprint
 
 blp = Blueprint("programmes", __name__, description="Active public programmes of a sub-fest.")
@@ -21,8 +23,10 @@ blp = Blueprint("programmes", __name__, description="Active public programmes of
 @blp.response(200, ProgrammeListSchema)
 def programmes(sub_fest_id, **args):
     """List active public programmes of a sub-fest"""
-    sub_fest = sub_fest_or_404(sub_fest_id)
-    return list_response(list_programmes(g.festival.id, sub_fest.id, **args), sub_fest=sub_fest)
+    sub_fest = sub_fest_ref_or_404(sub_fest_id)
+    now = scopes.utcnow()
+    page = list_programmes(g.festival.id, sub_fest.id, now=now, **args)
+    return list_json(page, [render_item(body, schedules, now) for body, schedules in page.items], sub_fest)
 
 
 @blp.get("/programme-detail")
@@ -30,6 +34,6 @@ def programmes(sub_fest_id, **args):
 @blp.response(200, ProgrammeDetailSchema)
 def programme_detail(sub_fest_program_id):
     """Show one programme with its schedules, collections and registration windows"""
-    programme = load_programme_detail(g.festival.id, programme_or_404(sub_fest_program_id))
-    programme.context = build_context(programme.sub_fest)
-    return programme
+    row = get_or_404(get_programme_detail(g.festival.id, sub_fest_program_id), "Programme")
+    sub_fest = festival_view().sub_fests[row.sub_fest]
+    return json_text(render_detail(row, context_json(sub_fest), scopes.utcnow()))

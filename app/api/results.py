@@ -2,14 +2,9 @@
 from flask import g
 from flask_smorest import abort
 
-from db.results import (
-    candidate_results,
-    candidate_summary,
-    find_candidates,
-    find_programmes,
-    list_programme_results,
-    programme_results,
-)
+from db import scopes
+from db.read.programmes import find_programmes, list_programme_results, render_item
+from db.results import candidate_results, candidate_summary, find_candidates
 from schemas.results import (
     CandidateResultQueryArgsSchema,
     CandidateResultSchema,
@@ -19,8 +14,9 @@ from schemas.results import (
     ProgrammeResultsQueryArgsSchema,
 )
 
-from ..context import build_context, list_response
-from ..lookups import get_or_404, sub_fest_by_slug_or_404, sub_fest_or_404
+from ..context import build_context, context_json, festival_view
+from ..lookups import get_or_404, sub_fest_by_slug_or_404, sub_fest_ref_by_slug_or_404, sub_fest_ref_or_404
+from ..responses import list_json, object_json
 from ..smorest import Blueprint
 
 blp = Blueprint("results", __name__, description="Published public results of programmes and candidates.")
@@ -39,8 +35,12 @@ def the_one(matches, what, selector, sub_fest):
 @blp.response(200, ProgrammeResultsListSchema)
 def programme_results_list(sub_fest_id, **args):
     """List public programmes of a sub-fest with their published results"""
-    sub_fest = sub_fest_or_404(sub_fest_id)
-    return list_response(list_programme_results(g.festival.id, sub_fest.id, **args), sub_fest=sub_fest)
+    sub_fest = sub_fest_ref_or_404(sub_fest_id)
+    now = scopes.utcnow()
+    page = list_programme_results(g.festival.id, sub_fest.id, now=now, **args)
+    items = [f'{{"programme":{render_item(body, schedules, now)},"results":{results}}}'
+             for body, schedules, results in page.items]
+    return list_json(page, items, sub_fest)
 
 
 @blp.get("/programme-result")
@@ -48,11 +48,11 @@ def programme_results_list(sub_fest_id, **args):
 @blp.response(200, ProgrammeResultSchema)
 def programme_result(sub_fest_program_id=None, program_code=None, sub_fest_slug=None):
     """Show one public programme with its published results"""
-    sub_fest = sub_fest_by_slug_or_404(sub_fest_slug) if sub_fest_slug else None
+    sub_fest = sub_fest_ref_by_slug_or_404(sub_fest_slug) if sub_fest_slug else None
     matches = find_programmes(g.festival.id, sub_fest_program_id, program_code, sub_fest and sub_fest.id)
-    programme = the_one(matches, "Programme", "programCode", sub_fest)
-    results = programme_results(g.festival.id, programme)
-    return {"context": build_context(programme.sub_fest), "programme": programme, "results": results}
+    sub_fest_id, body, schedules, results = the_one(matches, "Programme", "programCode", sub_fest)
+    return object_json(context=context_json(festival_view().sub_fests[sub_fest_id]),
+                       programme=render_item(body, schedules, scopes.utcnow()), results=results)
 
 
 @blp.get("/candidate-result")

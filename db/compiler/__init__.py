@@ -1,0 +1,37 @@
+"""The compile step: the public view of a festival, worked out when its data changes.
+
+``compile_festival`` runs in the transaction of every import, seed and toppers recompute.
+It is the only code that reads the source tables (``db/models.py``) for the public, and it
+reads them through the rules of ``db/scopes.py``: a record those rules hide gets no
+compiled row and is counted nowhere. It clears the festival's compiled rows
+(``db/read_model.py``) and writes them anew, each entity's public JSON made by its output
+schema. Readers see the previous compiled view or the next one, never half: the whole step
+is part of the writer's transaction, and the revision moves with it.
+"""
+from ..database import database
+from ..read_model import READ_MODELS
+from .writer import Writer
+
+
+def _steps():
+    # Imported here: the steps use the output schemas, which import db.
+    from . import content, people, programmes, structure, toppers
+    return (structure.compile_sub_fests, programmes.compile_programmes, people.compile_candidates,
+            structure.compile_structure, content.compile_content, toppers.compile_toppers)
+
+
+def clear_festival(festival_id):
+    """Delete every compiled row of a festival (its hash key stays)."""
+    for model in READ_MODELS:
+        model.delete().where(model.festival == festival_id).execute()
+
+
+def compile_festival(festival_id, now=None):
+    """Compile the public view of one festival (inside the caller's transaction)."""
+    with database.atomic():
+        clear_festival(festival_id)
+        writer = Writer(festival_id)
+        for step in _steps():
+            step(festival_id, writer)
+        writer.flush()
+

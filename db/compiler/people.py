@@ -1,0 +1,5 @@
+"""Compile step (to be filled)."""
+
+
+def compile_candidates(festival_id, writer):
+    pass

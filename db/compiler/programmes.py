@@ -1,0 +1,89 @@
+"""Compile programmes: list items, details, published results and their filter columns."""
+from .. import models as m
+from .. import scopes
+from ..programmes import attach_collections, attach_schedules, list_programmes
+from ..query import ascii_lower, search_text, text_sort_key
+from ..read_model import PublicProgramme
+from ..results import results_of_programmes
+from ..templates import dumps, make_template
+
+# Read in batches: every source query of a batch takes the batch's ids as parameters.
+BATCH = 500
+
+
+def _active_judges(programme_ids):
+    rows = (m.SubFestProgrammeJudge
+            .select(m.SubFestProgrammeJudge.sub_fest_programme, m.Judge.id)
+            .join(m.Judge)
+            .where(m.SubFestProgrammeJudge.sub_fest_programme.in_(programme_ids) & scopes.visible_judge())
+            .tuples())
+    judges = {}
+    for programme_id, judge_id in rows:
+        judges.setdefault(programme_id, []).append(judge_id)
+    return judges
+
+
+def _visible_programmes(festival_id, sub_fest_id):
+    """Every visible programme of a sub-fest with its list fields (source readers)."""
+    page = list_programmes(festival_id, sub_fest_id, page=1, limit=10**9, sort_by="displayOrder",
+                           sort_order="asc", now=scopes.utcnow())
+    return page.items
+
+
+def compile_programmes(festival_id, writer, sub_fest_ids=None):
+    """Compile the visible programmes of the festival (of ``sub_fest_ids`` when given)."""
+    from schemas.nested import ScheduleRefSchema
+    from schemas.programmes import ProgrammeDetailSchema, ProgrammeSchema
+    from schemas.results import EntryResultSchema
+
+    item_schema, detail_schema = ProgrammeSchema(), ProgrammeDetailSchema()
+    schedule_schema, result_schema = ScheduleRefSchema(), EntryResultSchema(many=True)
+    if sub_fest_ids is None:
+        sub_fest_ids = [s.id for s in scopes.public_sub_fests(festival_id)]
+    for sub_fest_id in sub_fest_ids:
+        programmes = _visible_programmes(festival_id, sub_fest_id)
+        for start in range(0, len(programmes), BATCH):
+            batch = programmes[start:start + BATCH]
+            ids = [p.id for p in batch]
+            attach_schedules(batch)
+            attach_collections(batch)
+            judges = _active_judges(ids)
+            results = results_of_programmes(festival_id, ids)
+            for programme in batch:
+                _compile_one(writer, programme, judges.get(programme.id, []), results[programme.id],
+                             item_schema, detail_schema, schedule_schema, result_schema)
+
+
+def _compile_one(writer, p, judge_ids, results, item_schema, detail_schema, schedule_schema,
+                 result_schema):
+    master = p.programme
+    schedules = [[s["scheduled_at"].isoformat(), dumps(schedule_schema.dump(s))] for s in p.schedule_list]
+    p.next_schedule = None
+    p.context = None
+    p.candidate_registration_open = p.topic_registration_open = False
+    writer.add(
+        PublicProgramme,
+        id=p.id, sub_fest=p.sub_fest_id, code=ascii_lower(p.code), master_code=ascii_lower(master.code),
+        search=search_text(master.name, master.name_local, master.code, p.code),
+        category=p.category_ref.id if p.category_ref else None,
+        status=p.status, program_type=master.program_type,
+        position_criteria=p.position_criteria_id, grade_criteria=p.grade_criteria_id,
+        requires_topic_registration=p.requires_topic_registration,
+        candidate_registration_opens_at=p.candidate_registration_opens_at,
+        candidate_registration_closes_at=p.candidate_registration_closes_at,
+        topic_registration_opens_at=p.topic_registration_opens_at,
+        topic_registration_closes_at=p.topic_registration_closes_at,
+        has_schedule=bool(p.schedule_list), has_results=p.result_count > 0,
+        has_judges=bool(judge_ids), has_registrations=p.registration_count > 0,
+        display_order=p.display_order, code_key=text_sort_key(p.code), name_key=text_sort_key(master.name),
+        status_key=text_sort_key(p.status), program_type_key=text_sort_key(master.program_type),
+        published_at=p.published_at,
+        schedules=dumps(schedules),
+        body=make_template(item_schema.dump(p), ("nextSchedule",)),
+        detail=make_template(detail_schema.dump(p), (
+            "nextSchedule", "context", "candidateRegistrationOpen", "topicRegistrationOpen")),
+        results=dumps(result_schema.dump(results)),
+    )
+    writer.tag("programme-venue", p.id, [s["venue"]["id"] for s in p.schedule_list if s["venue"]])
+    writer.tag("programme-collection", p.id, [c["id"] for c in p.collection_list])
+    writer.tag("programme-judge", p.id, judge_ids)

@@ -1,0 +1,287 @@
+"""The compiled public read model: what the HTTP service reads.
+
+``db/compiler`` fills these tables from the source tables (``db/models.py``) in the same
+transaction as an import, seed or toppers recompute; requests read only these (and API
+keys and revisions). Every row is public: a record the rules of ``db/scopes.py`` hide has
+no row here, and nothing it hides is counted in a row that is here.
+
+Each row carries:
+
+- the columns a request filters and sorts on (text sort columns hold
+  :func:`db.query.text_sort_key` bytes: the same order as sorting on the text itself);
+- ``body``: the entity's public JSON, made by its output schema (``schemas/``), ready to
+  send. Values that change with the clock alone are slots in the body, filled at request
+  time from instants stored beside it (see :mod:`db.templates`).
+
+No private column exists in any of these tables: no email, phone, date of birth,
+admission number or admission details. ``admNoPattern`` (an exact match) compares
+``adm_no_digest``, a keyed hash whose key is kept in :class:`PublicSecret`.
+"""
+from peewee import (
+    BlobField,
+    BooleanField,
+    CharField,
+    CompositeKey,
+    DateField,
+    DateTimeField,
+    FloatField,
+    IntegerField,
+    Model,
+    TextField,
+    UUIDField,
+)
+
+from .database import database
+
+
+class Compiled(Model):
+    """Base of every compiled table: rows belong to one festival."""
+
+    festival = UUIDField(index=True)
+
+    class Meta:
+        database = database
+        legacy_table_names = False
+
+
+class PublicSecret(Model):
+    """The key of a festival's keyed hashes (``adm_no_digest``), made once and kept."""
+
+    festival = UUIDField(primary_key=True)
+    hash_key = CharField(max_length=64)
+
+    class Meta:
+        database = database
+        legacy_table_names = False
+
+
+class PublicDocument(Compiled):
+    """A whole answer's public part that has no list of its own (filter options, albums).
+
+    ``kind`` names the document, ``key`` tells documents of one kind apart (a sub-fest
+    slug, or ``""``).
+    """
+
+    kind = CharField(max_length=24)
+    key = CharField(max_length=120)
+    body = TextField()
+
+    class Meta:
+        primary_key = CompositeKey("festival", "kind", "key")
+
+
+class PublicTag(Compiled):
+    """A set-valued filter column: item ``item`` of list ``kind`` has ``value``.
+
+    E.g. a programme scheduled at a venue (``programme-venue``), a candidate in a team or
+    below it (``candidate-team``), a news item's tag (``news-tag``, A-Z folded).
+    """
+
+    kind = CharField(max_length=24)
+    item = UUIDField()
+    value = CharField(max_length=120)
+
+    class Meta:
+        primary_key = CompositeKey("festival", "kind", "value", "item")
+
+
+class PublicSubFest(Compiled):
+    id = UUIDField(primary_key=True)
+    slug = CharField(max_length=80)
+    search = TextField()
+    display_order = IntegerField()
+    name_key = BlobField()
+    start_date = DateField(null=True)
+    summary = TextField()  # the sub-fest in a response's context
+    body = TextField()
+
+
+class PublicProgramme(Compiled):
+    id = UUIDField(primary_key=True)
+    sub_fest = UUIDField()
+    code = CharField(max_length=40)  # A-Z folded, for programCode
+    master_code = CharField(max_length=40)  # A-Z folded
+    search = TextField()
+    category = UUIDField(null=True)  # only when public
+    status = CharField(max_length=24)
+    program_type = CharField(max_length=20)
+    position_criteria = UUIDField(null=True)
+    grade_criteria = UUIDField(null=True)
+    requires_topic_registration = BooleanField()
+    candidate_registration_opens_at = DateTimeField(null=True)
+    candidate_registration_closes_at = DateTimeField(null=True)
+    topic_registration_opens_at = DateTimeField(null=True)
+    topic_registration_closes_at = DateTimeField(null=True)
+    has_schedule = BooleanField()
+    has_results = BooleanField()
+    has_judges = BooleanField()
+    has_registrations = BooleanField()
+    display_order = IntegerField()
+    code_key = BlobField()
+    name_key = BlobField()
+    status_key = BlobField()
+    program_type_key = BlobField()
+    published_at = DateTimeField(null=True)
+    schedules = TextField()  # [[instant, schedule JSON], ...] for nextSchedule
+    body = TextField()
+    detail = TextField()
+    results = TextField()  # JSON array of the published public results
+
+    class Meta:
+        indexes = ((("festival", "sub_fest", "display_order"), False),
+                   (("festival", "code"), False))
+
+
+class PublicCandidate(Compiled):
+    id = UUIDField(primary_key=True)
+    sub_fest = UUIDField()
+    chest_no = CharField(max_length=20)  # A-Z folded, for chestNo and chestNoPattern
+    search = TextField()
+    category = UUIDField(null=True)
+    gender = CharField(max_length=16, null=True)
+    has_avatar = BooleanField()
+    has_registration = BooleanField()
+    adm_no_digest = CharField(max_length=64, null=True)
+    chest_no_key = BlobField()
+    name_key = BlobField()
+    body = TextField()
+    detail = TextField()
+    summary = TextField()  # the candidate of /candidate-result
+    results = TextField()  # JSON array of the candidate's published public results
+
+    class Meta:
+        indexes = ((("festival", "sub_fest", "chest_no_key"), False),
+                   (("festival", "chest_no"), False))
+
+
+class PublicRegistration(Compiled):
+    """An entry as one of its participants sees it: one row per (entry, participant)."""
+
+    id = UUIDField()
+    candidate = UUIDField()
+    registered_at = DateTimeField()
+    program_code_key = BlobField()
+    program_name_key = BlobField()
+    type_key = BlobField()
+    body = TextField()
+
+    class Meta:
+        primary_key = CompositeKey("candidate", "id")
+
+
+class PublicTeam(Compiled):
+    id = UUIDField(primary_key=True)
+    sub_fest = UUIDField()
+    search = TextField()
+    color_code = CharField(max_length=16, null=True)  # A-Z folded
+    candidate_count = IntegerField()
+    display_order = IntegerField()
+    name_key = BlobField()
+    public_name_key = BlobField(null=True)
+    level = IntegerField()
+    body = TextField()
+
+
+class PublicCategory(Compiled):
+    id = UUIDField(primary_key=True)
+    sub_fest = UUIDField()
+    search = TextField()
+    display_order = IntegerField()
+    name_key = BlobField()
+    body = TextField()
+
+
+class PublicSchedule(Compiled):
+    id = UUIDField(primary_key=True)
+    sub_fest = UUIDField()
+    sub_fest_programme = UUIDField()
+    venue = UUIDField(null=True)  # only when public
+    scheduled_at = DateTimeField()
+    duration_minutes = IntegerField(null=True)
+    program_code_key = BlobField()
+    program_name_key = BlobField()
+    venue_name_key = BlobField(null=True)
+    body = TextField()
+
+
+class PublicNews(Compiled):
+    """Published public news; ``published_at`` is compared with the clock at request time."""
+
+    id = UUIDField(primary_key=True)
+    status = CharField(max_length=16)
+    is_public = BooleanField()
+    published_at = DateTimeField()
+    search = TextField()
+    has_thumbnail = BooleanField()
+    has_feature_image = BooleanField()
+    created_at = DateTimeField()
+    updated_at = DateTimeField()
+    title_key = BlobField()
+    body = TextField()
+
+
+class PublicDownload(Compiled):
+    id = UUIDField(primary_key=True)
+    search = TextField()
+    category = CharField(null=True)  # A-Z folded
+    is_public = BooleanField()
+    created_at = DateTimeField()
+    updated_at = DateTimeField()
+    title_key = BlobField()
+    category_key = BlobField(null=True)
+    body = TextField()
+
+
+class PublicImage(Compiled):
+    id = UUIDField(primary_key=True)
+    album = UUIDField()
+    sub_fest_programme = UUIDField(null=True)  # only when public
+    category = UUIDField(null=True)  # only when public
+    created_at = DateTimeField()
+    updated_at = DateTimeField()
+    title_key = BlobField(null=True)
+    display_order = IntegerField()
+    body = TextField()
+
+
+class PublicPlaceholder(Compiled):
+    id = UUIDField(primary_key=True)
+    sub_fest = UUIDField()
+    entity_type = CharField(max_length=24)
+    scope_type = CharField(max_length=24)
+    display_order = IntegerField()
+    label_key = BlobField()
+    scope_type_key = BlobField()
+    entity_type_key = BlobField()
+    last_computed_at = DateTimeField(null=True)
+    body = TextField()
+    with_entries = TextField()  # the placeholder with its displayed entries (/page-toppers)
+
+
+class PublicTopperEntry(Compiled):
+    placeholder = UUIDField()
+    entity_id = UUIDField()
+    rank = IntegerField()
+    points = FloatField()
+    programme_count = IntegerField()
+    last_result_at = DateTimeField(null=True)
+    name_key = BlobField()
+    body = TextField()
+
+    class Meta:
+        primary_key = CompositeKey("placeholder", "entity_id")
+
+
+class PublicPage(Compiled):
+    id = UUIDField(primary_key=True)
+    slug = CharField(max_length=120)
+    body = TextField()
+    placeholders = TextField()  # JSON array of placeholder ids, in display order
+
+
+# Cleared and filled per festival by the compiler, in this order.
+READ_MODELS = [
+    PublicDocument, PublicTag, PublicSubFest, PublicProgramme, PublicCandidate,
+    PublicRegistration, PublicTeam, PublicCategory, PublicSchedule, PublicNews,
+    PublicDownload, PublicImage, PublicPlaceholder, PublicTopperEntry, PublicPage,
+]
