@@ -1,6 +1,6 @@
 """Application factory of the Festival Data Service."""
 import swagger_ui_bundle
-from flask import Flask, request, send_from_directory
+from flask import Flask, g, request, send_from_directory
 from peewee import InterfaceError, OperationalError
 
 from db.database import bind_database, begin_read_snapshot, database_answers, end_read_snapshot
@@ -44,7 +44,7 @@ def _register_database(app):
     @app.before_request
     def open_snapshot():
         db.connect(reuse_if_open=True)
-        begin_read_snapshot(db)
+        g.data_version = begin_read_snapshot(db)
 
     @app.teardown_request
     def close_snapshot(exc):

@@ -8,14 +8,18 @@ import threading
 from flask import g
 
 from db.read.subfests import sub_fest_summaries
-from db.revisions import current_revision
+from db.revisions import RevisionCache
 from db.templates import dumps
 
 
+_revisions = RevisionCache()
+
+
 def data_revision():
-    """The resolved festival's ``(revision, changed_at)``, read once per request."""
+    """The resolved festival's ``(revision, changed_at)``: read from the database only when
+    something was committed since this connection last read it (see ``RevisionCache``)."""
     if "data_revision" not in g:
-        g.data_revision = current_revision(g.festival.id)
+        g.data_revision = _revisions.revision(g.festival.id, g.get("data_version"))
     return g.data_revision
 
 

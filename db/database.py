@@ -108,14 +108,22 @@ def is_postgres(db=None):
 def begin_read_snapshot(db):
     """Start a read transaction in which every statement sees the same data.
 
-    A request reads several times (count, page, related rows, revision); in one snapshot
-    it sees an import whole or not at all. SQLite's WAL gives a deferred transaction a
+    A request may read more than once (the revision, then its page); in one snapshot it
+    sees an import whole or not at all. SQLite's WAL gives a deferred transaction a
     snapshot at its first read; PostgreSQL needs REPEATABLE READ for that.
+
+    On SQLite the first read is ``PRAGMA data_version``, which also says whether another
+    connection committed anything since this one last looked: it is returned, so that the
+    revisions need to be read again only when it moved (:mod:`db.revisions`). On
+    PostgreSQL the result is None.
     """
     if isinstance(db, PostgresqlDatabase):
         db.execute_sql("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-    else:
-        db.execute_sql("BEGIN")
+        return None
+    # The raw connection: two statements of transaction control need none of Peewee's work.
+    connection = db.connection()
+    connection.execute("BEGIN")
+    return connection.execute("PRAGMA data_version").fetchone()[0]
 
 
 def end_read_snapshot(db):

@@ -418,14 +418,16 @@ def test_no_private_or_hidden_data_in_lists_or_details(api, fixture_data, fests,
 
 
 def test_query_count_does_not_grow_with_the_page(api, sub_fest, query_count):
+    # Warm up: the first request after a commit also reads the revision and the sub-fests.
+    api.ok("/candidates", subFestId=sub_fest, limit=1)
     counts = []
     for limit in (1, 100):
         with query_count() as counter:
             body = api.ok("/candidates", subFestId=sub_fest, limit=limit)
         assert len(body["data"]) == limit
         counts.append(counter.count)
-    # key, sub-fest, revision, count, page, teams, categories, sections, points, registrations
-    assert counts == [10, 10]
+    # key, sub-fest, count, page, teams, categories, sections, points, registrations
+    assert counts == [9, 9]
 
 
 # --- /candidate-detail ----------------------------------------------------------------------------------

@@ -109,14 +109,16 @@ def test_not_found_and_bad_parameters(api, fests, sub_fest):
 
 
 def test_query_count_does_not_grow_with_the_page(api, sub_fest, query_count):
+    # Warm up: the first request after a commit also reads the revision and the sub-fests.
+    api.ok("/categories", subFestId=sub_fest, limit=1)
     counts = []
     for limit in (1, 4):
         with query_count() as counter:
             body = api.ok("/categories", subFestId=sub_fest, limit=limit)
         assert len(body["data"]) == limit
         counts.append(counter.count)
-    # key, sub-fest, revision, count, page, candidate counts, programme counts
-    assert counts == [7, 7]
+    # key, sub-fest, count, page, candidate counts, programme counts
+    assert counts == [6, 6]
 
 
 def test_openapi_documents_every_parameter_and_sort_field(app):

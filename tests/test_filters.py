@@ -123,8 +123,10 @@ def test_nothing_hidden_or_private(api, fixture_data, fests, slug):
 
 @pytest.mark.parametrize("params", [{}, {"subFestSlug": "general"}])
 def test_query_count_is_fixed(api, query_count, params):
+    # Warm up: the first request after a commit also reads the revision and the sub-fests.
+    api.ok("/filters", **params)
     with query_count() as counter:
         api.ok("/filters", **params)
-    # key, (sub-fest by slug,) revision, then one query each: sub-fests, categories, teams,
+    # key, (sub-fest by slug,) then one query each: sub-fests, categories, teams,
     # sections, venues, collections, placeholders
-    assert counter.count == 9 + len(params)
+    assert counter.count == 8 + len(params)

@@ -469,14 +469,17 @@ def test_no_hidden_or_private_data(api, fixture_data, fests, slug):
 
 def test_query_count_does_not_grow_with_the_page(api, sub_fest, query_count, clock):
     clock(LATER)
+    # Warm up: the first request after a commit also reads the revision and the sub-fests.
+    api.ok("/programmes", subFestId=sub_fest, limit=1)
     counts = []
     for limit in (1, 100):
         with query_count() as counter:
             body = api.ok("/programmes", subFestId=sub_fest, limit=limit)
         assert len(body["data"]) == min(limit, body["meta"]["total"])
         counts.append(counter.count)
-    # key, revision, and one statement on the compiled programmes (page and total)
-    assert counts == [3, 3]
+    # key, and one statement on the compiled programmes (page and total); the revision is
+    # read again only after a commit (PRAGMA data_version)
+    assert counts == [2, 2]
 
 
 # --- /programme-detail ----------------------------------------------------------------------------------

@@ -159,6 +159,8 @@ def test_hidden_and_foreign_candidates_are_404(api, fixture_data, big):
 def test_query_count_does_not_grow_with_the_page(api, big, query_count):
     candidate_id = busiest_candidate(big)
     total = len(entries_of(big, candidate_id))
+    # Warm up: the first request after a commit also reads the revision and the sub-fests.
+    api.ok("/candidate-registrations", subFestCandidateId=candidate_id, limit=1)
     counts = []
     for limit in (1, total):
         with query_count() as counter:
@@ -166,5 +168,5 @@ def test_query_count_does_not_grow_with_the_page(api, big, query_count):
                           sortOrder="asc", limit=limit)
         assert body["data"][0]["type"] == "group"  # the first page holds a group entry too
         counts.append(counter.count)
-    # key, revision, candidate, count, page, members, people, teams, categories, results
-    assert counts[0] == counts[1] == 10, counts
+    # key, candidate, count, page, members, people, teams, categories, results
+    assert counts[0] == counts[1] == 9, counts

@@ -141,6 +141,8 @@ def test_programme_results_of_a_hidden_or_foreign_sub_fest_is_404(api, fixture_d
 
 
 def test_programme_results_query_count_does_not_grow_with_the_page(api, big, query_count):
+    # Warm up: the first request after a commit also reads the revision and the sub-fests.
+    api.ok("/programme-results", subFestId=big["sub_fest"]["id"], limit=1)
     counts = []
     for limit in (1, 8):
         with query_count() as counter:
@@ -148,8 +150,8 @@ def test_programme_results_query_count_does_not_grow_with_the_page(api, big, que
                           programType="group", limit=limit)
         assert len(body["data"]) == limit
         counts.append(counter.count)
-    # key, revision, and one statement on the compiled programmes (page, total, results)
-    assert counts[0] == counts[1] == 3, counts
+    # key, and one statement on the compiled programmes (page, total, results)
+    assert counts[0] == counts[1] == 2, counts
 
 
 # --- /programme-result -----------------------------------------------------------------------
@@ -356,6 +358,8 @@ def test_candidate_result_has_no_private_values(tiny):
 
 def test_single_record_query_counts_do_not_grow_with_their_results(tiny, query_count):
     client, names = tiny
+    # Warm up: the first request after a commit also reads the revision and the sub-fests.
+    client.ok("/programme-result", subFestProgramId=names["G1"])
     counts = {}
     for path, params in [("/programme-result", {"subFestProgramId": names["G1"]}),  # 2 group results
                          ("/programme-result", {"subFestProgramId": names["P1"]}),  # 2 individual results
@@ -365,8 +369,8 @@ def test_single_record_query_counts_do_not_grow_with_their_results(tiny, query_c
             body = client.ok(path, **params)
         assert body["results"]
         counts.setdefault(path, []).append(counter.count)
-    # key, revision, the compiled programme with its results
-    assert counts["/programme-result"] == [3, 3]
-    # key, revision, candidate, its team, its category, results, programme categories, group
+    # key, the compiled programme with its results
+    assert counts["/programme-result"] == [2, 2]
+    # key, candidate, its team, its category, results, programme categories, group
     # members (Anu only), people, teams
-    assert counts["/candidate-result"] == [10, 9]
+    assert counts["/candidate-result"] == [9, 8]

@@ -187,11 +187,13 @@ def test_pages_neither_repeat_nor_skip(api, fixture_data):
 
 
 def test_query_count_does_not_grow_with_the_page(api, query_count):
+    # Warm up: the first request after a commit also reads the revision and the sub-fests.
+    api.ok("/schedules", limit=1)
     counts = []
     for limit in (1, 100):
         with query_count() as counter:
             body = api.ok("/schedules", limit=limit)
         assert len(body["data"]) == limit
         counts.append(counter.count)
-    # key lookup, revision, count, page, categories of the page's programmes
-    assert counts[0] == counts[1] == 5, counts
+    # key lookup, count, page, categories of the page's programmes
+    assert counts[0] == counts[1] == 4, counts

@@ -174,6 +174,8 @@ def test_nothing_hidden_or_private_in_any_response(api, fixture_data, fests, slu
 
 
 def test_query_count_does_not_grow_with_the_page(api, sub_fest, query_count):
+    # Warm up: the first request after a commit also reads the revision and the sub-fests.
+    api.ok("/teams", subFestId=sub_fest, limit=1)
     counts = []
     for limit in (1, 40):
         with query_count() as counter:
@@ -181,8 +183,8 @@ def test_query_count_does_not_grow_with_the_page(api, sub_fest, query_count):
         assert len(body["data"]) == limit
         assert body["data"][0]["parentTeam"] is not None
         counts.append(counter.count)
-    # key, sub-fest, revision, count, page, parents, candidate counts
-    assert counts == [7, 7]
+    # key, sub-fest, count, page, parents, candidate counts
+    assert counts == [6, 6]
 
 
 def test_openapi_documents_every_parameter_and_sort_field(app):

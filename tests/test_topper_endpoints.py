@@ -311,13 +311,14 @@ def test_query_counts_do_not_grow_with_the_data(api, fixture_data, tiny, query_c
     client, names = tiny
     sub_fest = visible_sub_fests(fixture_data[BIG])[0]
     cases = [
-        # key, revision, sub-fest, count, page, categories (a category scope comes first)
+        # key, sub-fest, count, page, categories (a category scope comes first)
         (lambda limit: api.ok("/topper-placeholders", subFestId=sub_fest["id"], sortBy="scopeType",
-                              limit=limit), 6),
-        # key, revision, placeholder, its category, count, page
-        (lambda limit: client.ok("/toppers", topperPlaceholderId=names["junior"], limit=limit), 6),
+                              limit=limit), 5),
+        # key, placeholder, its category, count, page
+        (lambda limit: client.ok("/toppers", topperPlaceholderId=names["junior"], limit=limit), 5),
     ]
     for call, expected in cases:
+        call(1)  # warm up: the first request after a commit also reads the revision
         counts = []
         for limit in (1, 100):
             with query_count() as counter:
@@ -326,8 +327,8 @@ def test_query_counts_do_not_grow_with_the_data(api, fixture_data, tiny, query_c
         assert counts == [expected, expected]
     with query_count() as counter:
         client.ok("/page-toppers", pageSlug="results")
-    # key, revision, page, placeholders, entries of all placeholders (no category scope on the page)
-    assert counter.count == 5
+    # key, page, placeholders, entries of all placeholders (no category scope on the page)
+    assert counter.count == 4
 
 
 def test_placeholder_paging(api, fixture_data):
