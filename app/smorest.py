@@ -38,6 +38,13 @@ class QueryParser(FlaskParser):
 class Blueprint(flask_smorest.Blueprint):
     ARGUMENTS_PARSER = QueryParser()
 
+    def arguments(self, schema, *args, **kwargs):
+        """Parse with one schema instance: webargs would build a new one (copying every
+        field) for each request when given the class."""
+        if isinstance(schema, type):
+            schema = schema()
+        return super().arguments(schema, *args, **kwargs)
+
     # Errors every API endpoint can answer, documented on each operation.
     COMMON_ERRORS = ((401, "UNAUTHORIZED"), (404, "NOT_FOUND"), (429, "TOO_MANY_REQUESTS"))
 

@@ -229,14 +229,13 @@ def folded_pattern(column, pattern):
 
 
 def page_of_rows(query, columns, page, limit):
-    """One page of ``columns`` tuples and the list's total, from one statement.
+    """One page of ``columns`` tuples and the list's total.
 
-    The total rides on every row (``COUNT(*) OVER ()``); only a page past the end, which
-    has no rows to carry it, costs a second (count) statement.
+    The total is counted first, on the filter and sort columns alone; the page then reads
+    the stored JSON of its own rows only (a window count over the page query would read
+    every matching row's JSON). A page past the end costs only the count.
     """
+    total = query.order_by().count()
     offset = (page - 1) * limit
-    rows = list(query.select(*columns, fn.COUNT(SQL("*")).over()).limit(limit).offset(offset).tuples())
-    if rows:
-        return Page(items=[row[:-1] for row in rows], page=page, limit=limit, total=rows[0][-1])
-    total = query.order_by().count() if offset else 0
-    return Page(items=[], page=page, limit=limit, total=total)
+    items = list(query.select(*columns).limit(limit).offset(offset).tuples()) if offset < total else []
+    return Page(items=items, page=page, limit=limit, total=total)

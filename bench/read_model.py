@@ -1,0 +1,327 @@
+"""Off-cache cost of a request: the service against bare WSGI baselines, side by side.
+
+    .venv/bin/python bench/read_model.py [--scales 1,20] [--seconds 3] [--postgres URL]
+
+One run, on this machine, with wrk (Debian's ``wrk``) on loopback:
+
+- bare WSGI hello, and bare WSGI + sqlite3 + orjson answering the same 20 joined programme
+  rows + count (``bench/baselines.py``), both served by waitress like the service;
+- the service (``festival-api serve``) with the response cache off, on every list endpoint
+  at ``limit=20``, the long tail (``/candidate-result`` by random chest numbers and
+  ``/candidate-detail`` by random ids over all candidates), ``/programme-result`` over all
+  programmes and ``/toppers``; at 1 and 64 connections; at each scale;
+- a 304 revalidation with the response cache on, against bare hello;
+- one 256-connection run, and readers during a re-import of the largest festival;
+- with ``--postgres``, the service's rows again on PostgreSQL (a scratch database).
+
+It prints a table of req/s, p50, p99 and errors, then the ratios the targets are stated
+in (docs/performance.md). ``--quick`` is a one-second smoke run (scale 1, a few endpoints).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from result_day import Server, cli, free_port  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+API = "/public-api/v1"
+BUNDLED = "kalolsavam-2026"
+
+
+def get_json(port, path, key):
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers={"X-API-Key": key})
+    with urllib.request.urlopen(req, timeout=60) as response:
+        return json.load(response), response.headers
+
+
+def collect_all(port, key, path, **params):
+    items, page = [], 1
+    while True:
+        body, _ = get_json(port, f"{API}{path}?" + urllib.parse.urlencode({**params, "limit": 500, "page": page}), key)
+        items += body["data"]
+        if not body["meta"]["hasNextPage"]:
+            return items
+        page += 1
+
+
+class Baseline:
+    """``bench/baselines.py`` in a child process."""
+
+    def __init__(self, *args):
+        self.port = free_port()
+        self.process = subprocess.Popen([sys.executable, os.path.join(HERE, "baselines.py"), args[0],
+                                         str(self.port), *args[1:]])
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/?subFestId=00000000-0000-0000-0000-000000000000",
+                                       timeout=2).read()
+                return
+            except Exception:
+                time.sleep(0.1)
+        raise RuntimeError("baseline did not start")
+
+    def close(self):
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+def wrk(port, paths, seconds, connections, headers=(), workdir=None):
+    """Run wrk over ``paths`` (random order); return its figures as a dict."""
+    paths_file = os.path.join(workdir, "paths.txt")
+    headers_file = os.path.join(workdir, "headers.txt")
+    with open(paths_file, "w") as fh:
+        fh.write("\n".join(paths) + "\n")
+    with open(headers_file, "w") as fh:
+        fh.write("\n".join(headers) + "\n")
+    threads = min(2, connections)
+    done = subprocess.run(
+        ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--timeout", "10s",
+         "-s", os.path.join(HERE, "wrk_report.lua"), f"http://127.0.0.1:{port}"],
+        env={**os.environ, "WRK_PATHS": paths_file, "WRK_HEADERS": headers_file},
+        capture_output=True, text=True, check=True)
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    figures["rps"] = figures["requests"] / figures["seconds"] if figures["seconds"] else 0.0
+    return figures
+
+
+def service_env(url, cache_seconds, log_path):
+    return {**os.environ, "DATABASE_URL": url, "RESPONSE_CACHE_SECONDS": str(cache_seconds),
+            "RATELIMIT_DEFAULT": "", "API_KEY_CACHE_SECONDS": "30", "LOG_LEVEL": "INFO",
+            "PYTHONPATH": ROOT}
+
+
+def load_festival(url, scale, workdir):
+    """A database at ``url`` holding the bundled festivals (scale 1) or an N× festival;
+    return ``(festival slug, seconds the import took or None)``."""
+    env = service_env(url, 0, None)
+    cli("init", env=env)
+    if scale == 1:
+        cli("seed", env=env)
+        return BUNDLED, None
+    path = os.path.join(workdir, f"scale-{scale}.json")
+    subprocess.run([sys.executable, "-m", "seed.generate", "--scale", str(scale), "--out", path],
+                   cwd=ROOT, check=True, env=env, capture_output=True)
+    with open(path) as fh:
+        slug = json.load(fh)["festival"]["slug"]
+    started = time.monotonic()
+    cli("import", path, env=env)
+    return slug, time.monotonic() - started
+
+
+def cases(port, key, quick=False):
+    """``{name: [paths]}``: every list at limit=20, the long tail, single records."""
+    sub_fests = collect_all(port, key, "/subfests")
+    sub_fest = max(sub_fests, key=lambda s: len(collect_all(port, key, "/programmes", subFestId=s["id"])))
+    sid = sub_fest["id"]
+    candidates = collect_all(port, key, "/candidates", subFestId=sid)
+    programmes = collect_all(port, key, "/programmes", subFestId=sid)
+    placeholders = collect_all(port, key, "/topper-placeholders", subFestId=sid)
+    busiest = max(candidates, key=lambda c: c["registrationCount"])
+    found = {
+        "/programmes": [f"{API}/programmes?subFestId={sid}&limit=20"],
+        "/candidate-result (long tail)": [
+            f"{API}/candidate-result?chestNo={urllib.parse.quote(c['candidate']['chestNo'])}&subFestSlug={sub_fest['slug']}"
+            for c in candidates],
+    }
+    if quick:
+        return sid, found
+    found.update({
+        "/subfests": [f"{API}/subfests?limit=20"],
+        "/programme-results": [f"{API}/programme-results?subFestId={sid}&limit=20"],
+        "/candidates": [f"{API}/candidates?subFestId={sid}&limit=20"],
+        "/teams": [f"{API}/teams?subFestId={sid}&limit=20"],
+        "/categories": [f"{API}/categories?subFestId={sid}&limit=20"],
+        "/schedules": [f"{API}/schedules?limit=20"],
+        "/topper-placeholders": [f"{API}/topper-placeholders?subFestId={sid}&limit=20"],
+        "/news": [f"{API}/news?limit=20"],
+        "/gallery": [f"{API}/gallery?limit=20"],
+        "/downloads": [f"{API}/downloads?limit=20"],
+        "/candidate-registrations": [f"{API}/candidate-registrations?subFestCandidateId={busiest['id']}&limit=20"],
+        "/filters": [f"{API}/filters?subFestSlug={sub_fest['slug']}"],
+        "/candidate-detail (long tail)": [f"{API}/candidate-detail?subFestCandidateId={c['id']}" for c in candidates],
+        "/programme-result": [f"{API}/programme-result?subFestProgramId={p['id']}" for p in programmes],
+        "/toppers": [f"{API}/toppers?topperPlaceholderId={p['id']}&limit=20" for p in placeholders],
+    })
+    return sid, found
+
+
+def row(name, figures):
+    return (f"{name:<44} {figures['rps']:>9.0f} {figures['p50_ms']:>8.2f} {figures['p99_ms']:>8.2f} "
+            f"{figures['errors'] + figures['non_2xx_3xx']:>7}")
+
+
+def run(args):
+    results = {"machine": {"cpus": os.cpu_count(), "loadavg_before": os.getloadavg()}, "runs": []}
+    out = lambda line: print(line, flush=True)  # noqa: E731
+    out(f"{'run':<44} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}")
+
+    def record(label, scale, connections, figures, engine="sqlite"):
+        results["runs"].append({"label": label, "scale": scale, "connections": connections,
+                                "engine": engine, **figures})
+        out(row(f"{label} s{scale} c{connections}" + ("" if engine == "sqlite" else f" [{engine}]"), figures))
+
+    with tempfile.TemporaryDirectory() as workdir:
+        hello = Baseline("hello")
+        try:
+            for connections in args.connections:
+                record("bare hello", 0, connections,
+                       wrk(hello.port, ["/"], args.seconds, connections, workdir=workdir))
+            for scale in args.scales:
+                path = os.path.join(workdir, f"scale-{scale}.db")
+                url = f"sqlite:///{path}"
+                slug, import_seconds = load_festival(url, scale, workdir)
+                if import_seconds is not None:
+                    results.setdefault("imports", {})[scale] = import_seconds
+                    out(f"import of the {scale}x festival: {import_seconds:.1f} s")
+                key = cli("keys", "create", slug, env=service_env(url, 0, None)).strip().splitlines()[-1]
+                log = os.path.join(workdir, "service.log")
+                with Server(service_env(url, 0, log), args.threads, log) as server:
+                    sid, found = cases(server.port, key, quick=args.quick)
+                    rows = Baseline("rows", path)
+                    try:
+                        for connections in args.connections:
+                            record("bare rows (20 joined + count)", scale, connections,
+                                   wrk(rows.port, [f"/?subFestId={sid}"], args.seconds, connections,
+                                       workdir=workdir))
+                    finally:
+                        rows.close()
+                    for name, paths in found.items():
+                        for connections in args.connections:
+                            record(name, scale, connections,
+                                   wrk(server.port, paths, args.seconds, connections,
+                                       headers=[f"X-API-Key: {key}"], workdir=workdir))
+                    if args.heavy and scale == args.scales[-1]:
+                        record("/candidate-result (long tail)", scale, args.heavy,
+                               wrk(server.port, found["/candidate-result (long tail)"], args.seconds,
+                                   args.heavy, headers=[f"X-API-Key: {key}"], workdir=workdir))
+                    if import_seconds is not None and not args.quick:
+                        results["during_import"] = readers_during_import(
+                            server.port, key, found["/programmes"], url, scale, workdir)
+                        out(f"readers during a re-import of the {scale}x festival: "
+                            f"{results['during_import']}")
+                with Server(service_env(url, 60, log), args.threads, log) as server:
+                    path_304 = found["/programmes"][0]
+                    _, headers = get_json(server.port, path_304, key)
+                    record("304 revalidation (cache on)", scale, 1,
+                           wrk(server.port, [path_304], args.seconds, 1,
+                               headers=[f"X-API-Key: {key}", f"If-None-Match: {headers['ETag']}"],
+                               workdir=workdir))
+            if args.postgres:
+                postgres_rows(args, record, workdir)
+        finally:
+            hello.close()
+    results["machine"]["loadavg_after"] = os.getloadavg()
+    print_ratios(results, out)
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(results, fh, indent=2)
+    return results
+
+
+def readers_during_import(port, key, paths, url, scale, workdir):
+    """Re-import the festival while wrk reads: every answer must be a 200 from one view."""
+    path = os.path.join(workdir, f"scale-{scale}.json")
+    importer = subprocess.Popen([sys.executable, "-m", "app.cli", "import", path],
+                                env=service_env(url, 0, None), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+    started = time.monotonic()
+    figures = wrk(port, paths, 1, 4, headers=[f"X-API-Key: {key}"], workdir=workdir)
+    while importer.poll() is None:
+        more = wrk(port, paths, 1, 4, headers=[f"X-API-Key: {key}"], workdir=workdir)
+        for name in ("requests", "errors", "non_2xx_3xx", "timeouts"):
+            figures[name] += more[name]
+    return {"import_seconds": round(time.monotonic() - started, 1), "requests": figures["requests"],
+            "errors": figures["errors"], "non_2xx_3xx": figures["non_2xx_3xx"],
+            "import_exit": importer.returncode}
+
+
+def postgres_rows(args, record, workdir):
+    import psycopg2
+    from psycopg2 import sql
+
+    name = f"fds_bench_{os.getpid()}"
+    admin = psycopg2.connect(args.postgres)
+    admin.autocommit = True
+    with admin.cursor() as cur:
+        cur.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    url = f"{args.postgres.rsplit('/', 1)[0]}/{name}"
+    try:
+        for scheme in ("postgresql+pool",):
+            pg_url = url.replace("postgresql", scheme, 1)
+            slug, _ = load_festival(url, 1, workdir)
+            key = cli("keys", "create", slug, env=service_env(url, 0, None)).strip().splitlines()[-1]
+            log = os.path.join(workdir, "service-pg.log")
+            with Server(service_env(pg_url, 0, log), args.threads, log) as server:
+                _, found = cases(server.port, key, quick=args.quick)
+                for label in ("/programmes", "/candidate-result (long tail)", "/candidates"):
+                    if label in found:
+                        for connections in (1, 16):
+                            record(label, 1, connections,
+                                   wrk(server.port, found[label], args.seconds, connections,
+                                       headers=[f"X-API-Key: {key}"], workdir=workdir),
+                                   engine="postgresql")
+    finally:
+        with admin.cursor() as cur:
+            cur.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        admin.close()
+
+
+def print_ratios(results, out):
+    runs = results["runs"]
+
+    def find(label, scale, connections, engine="sqlite"):
+        for r in runs:
+            if (r["label"], r["scale"], r["connections"], r["engine"]) == (label, scale, connections, engine):
+                return r
+        return None
+
+    out("\nratios (same run):")
+    for scale in sorted({r["scale"] for r in runs if r["scale"]}):
+        base = find("bare rows (20 joined + count)", scale, 1)
+        hello = find("bare hello", 0, 1)
+        for r in runs:
+            if r["scale"] != scale or r["engine"] != "sqlite" or r["label"].startswith("bare"):
+                continue
+            if r["connections"] == 1 and r["label"].startswith("304"):
+                out(f"  {r['label']} s{scale}: {100 * r['rps'] / hello['rps']:.0f}% of bare hello")
+            elif r["connections"] == 1 and base:
+                many = find(r["label"], scale, 64)
+                line = f"  {r['label']} s{scale}: {100 * r['rps'] / base['rps']:.0f}% of bare rows"
+                if many:
+                    line += f"; 64 conns {many['rps'] / r['rps']:.2f}x of 1"
+                small = find(r["label"], 1, 1)
+                if scale != 1 and small:
+                    line += f"; p50 {r['p50_ms'] / small['p50_ms']:.2f}x of scale 1"
+                out(line)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scales", default="1,20", help="festival scales, comma-separated (1 = bundled)")
+    parser.add_argument("--seconds", type=float, default=3)
+    parser.add_argument("--connections", default="1,64")
+    parser.add_argument("--heavy", type=int, default=256, help="connections of the one heavy run (0: none)")
+    parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--postgres", help="a PostgreSQL server URL to create a scratch database on")
+    parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--quick", action="store_true", help="smoke run: scale 1, two endpoints, 1 connection")
+    args = parser.parse_args(argv)
+    args.scales = [int(s) for s in args.scales.split(",")]
+    args.connections = [int(c) for c in args.connections.split(",")]
+    if args.quick:
+        args.scales, args.connections, args.heavy = [1], [1], 0
+    args.seconds = int(max(1, args.seconds))
+    return run(args)
+
+
+if __name__ == "__main__":
+    main()
