@@ -15,7 +15,7 @@ from db import models as m
 from db.enums import SUB_FEST_PROGRAMME_STATUSES
 from seed import bundled_fixtures
 from seed.fixture_format import json_schema
-from seed.generate import SCHEMA_PATH, schema_text, write_fixtures
+from seed.generator import SCHEMA_PATH, schema_text, write_fixtures
 from seed.importer import FixtureError, import_fixture, validate
 
 SLUGS = [BIG, SMALL]

@@ -1,0 +1,15 @@
+"""The generator of the bundled fixture festivals.
+
+The output is deterministic: one ``random.Random(seed)`` per festival and ids from
+``uuid5(NAMESPACE, "<festival slug>/<kind>/<n>")``, so running it again writes
+byte-identical files. Both festivals hold every kind of record the public API must hide;
+each hidden record's name or title contains the word ``HIDDEN`` (and no public record's
+does), and every candidate has all private fields filled with easy-to-grep values, so
+tests can prove nothing hidden or private leaks.
+"""
+from .college import build_college_fest
+from .kalolsavam import build_kalolsavam
+from .output import FESTIVALS, SCHEMA_PATH, dump, schema_text, write_fixtures, write_schema
+
+__all__ = ["FESTIVALS", "SCHEMA_PATH", "build_college_fest", "build_kalolsavam", "dump", "schema_text",
+           "write_fixtures", "write_schema"]
