@@ -1,5 +1,7 @@
 """The fixture format and the bundled festivals: schema, determinism, hidden records, the docs.
 
+The checks of the records' kinds run on a scaled Kalolsavam too (tests/test_scaled_festival.py).
+
 Most tests read the JSON files only; the last few import into a copy of the test database.
 """
 import datetime
@@ -10,7 +12,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import BIG, SMALL, writable
+from conftest import BIG, SCALED, SMALL, writable
 from db import models as m
 from db.enums import SUB_FEST_PROGRAMME_STATUSES
 from seed import bundled_fixtures
@@ -21,9 +23,10 @@ from seed.importer import FixtureError, import_fixture, validate
 SLUGS = [BIG, SMALL]
 
 
-@pytest.fixture(params=SLUGS)
-def data(request, fixture_data):
-    return fixture_data[request.param]
+@pytest.fixture(params=SLUGS + [SCALED])
+def data(request, fixture_data, scaled_kalolsavam):
+    """Each bundled festival, and a scaled Kalolsavam: it must have the same kinds of records."""
+    return scaled_kalolsavam if request.param == SCALED else fixture_data[request.param]
 
 
 def test_committed_schema_is_the_models_schema():

@@ -17,6 +17,14 @@ HIDDEN_PROGRAMMES = [
 ]
 
 
+def hidden_code_base(programme_count):
+    """The hidden programmes are numbered after this (91, 92, ...; 791, ... past 90 programmes)."""
+    base = 90
+    while base <= programme_count:
+        base += 100
+    return base
+
+
 def add_hidden_kinds(fx, shared, ctx, category):
     """Hidden structure, candidates and programmes in a public sub-fest.
 
@@ -45,11 +53,12 @@ def add_hidden_kinds(fx, shared, ctx, category):
                                   **{"is_active": True, "is_public": True, **person_flags})
         add_entry(fx, ctx, candidate, category, district, ctx.schools[district["id"]][0], hidden=True,
                   **entry_flags)
+    base = hidden_code_base(len(ctx.spec.programmes))
     for n, (name, master_flags, sfp_flags) in enumerate(HIDDEN_PROGRAMMES, 1):
         pspec = ProgrammeSpec(name, f"HIDDEN {name}", (category,), "stage")
-        master = add_master(fx, ctx.spec, 90 + n, pspec, **master_flags)
+        master = add_master(fx, ctx.spec, base + n, pspec, **master_flags)
         row = add_sfp(fx, shared, ctx, master, pspec, category, f"{category}-HIDDEN-{n}",
-                      "result_published", 900 + n, **sfp_flags)
+                      "result_published", 10 * base + n, **sfp_flags)
         row["collections"].append(shared.hidden_collection["id"])
         row["judges"].append(shared.hidden_judge["id"])
         ctx.hidden_sfps.append(row)

@@ -6,6 +6,8 @@ from .kalolsavam_tables import (ARABIC_PROGRAMMES, GENERAL_PROGRAMMES, KALOLSAVA
                                 KALOLSAVAM_DOWNLOADS, KALOLSAVAM_FUTURE_DAYS, KALOLSAVAM_JUDGES,
                                 KALOLSAVAM_NEWS, KALOLSAVAM_VENUES, SANSKRIT_PROGRAMMES, SCHOOL_CATEGORIES,
                                 district_teams)
+from .registrations import withdraw_every
+from .scale import programme_statuses, scaled
 from .specs import SubFestSpec
 from .structure import festival_structure
 from .subfest import build_sub_fest, pick
@@ -63,32 +65,45 @@ def kalolsavam_specs():
             ("Arabic section standings", "subfest", "section", {}, True),
             ("Arabic group items", "subfest", "group", {}, True),
         ], **common)
-    return general, sanskrit, arabic
+    tamil = hidden_sub_fest("hidden-tamil", "HIDDEN inactive sub-fest (Tamil Fest)", "HT", 8001, KALOLSAVAM_DAYS,
+                            is_active=False)
+    kannada = hidden_sub_fest("hidden-kannada", "HIDDEN private sub-fest (Kannada Fest)", "HK", 9001,
+                              KALOLSAVAM_DAYS, is_public=False)
+    return general, sanskrit, arabic, tamil, kannada
 
 
-def build_kalolsavam():
-    fx = Fixture("kalolsavam-2026", seed=2026, private=("ADM-2026", 0, 2026))
+def build_kalolsavam(scale=1):
+    """The Kalolsavam as a fixture document; ``scale`` N gives a festival N times its size.
+
+    A scaled festival (slug ``kalolsavam-2026-xN``) has N times the candidates, schools and
+    programmes of every sub-fest, so about N times the registrations and results, and
+    withdraws every 50th registration; its ids differ from the bundled festival's, so both
+    can be imported into one database.
+    """
+    if scale < 1:
+        raise ValueError("scale must be 1 or more")
+    slug, title = ("kalolsavam-2026", "") if scale == 1 else (f"kalolsavam-2026-x{scale}", f" (×{scale})")
+    fx = Fixture(slug, seed=2026, private=("ADM-2026" if scale == 1 else f"ADM-2026X{scale}", 0, 2026))
     fx.festival(
-        name="Kerala School Kalolsavam 2026", name_local="കേരള സ്കൂൾ കലോത്സവം 2026",
-        short_name="Kalolsavam 2026",
+        name=f"Kerala School Kalolsavam 2026{title}", name_local=f"കേരള സ്കൂൾ കലോത്സവം 2026{title}",
+        short_name=f"Kalolsavam 2026{title}",
         description="The state school arts festival of Kerala: dance, music, literature and visual arts.",
         location="Thrissur, Kerala", timezone="Asia/Kolkata", start_date="2026-01-14", end_date="2026-01-18",
-        logo_url="https://cdn.festival.example/kalolsavam-2026/logo.png",
+        logo_url=f"https://cdn.festival.example/{slug}/logo.png",
         website_url="https://kalolsavam.festival.example", is_active=True,
         created_at="2025-10-01T04:30:00Z", updated_at="2026-01-18T14:00:00Z")
     shared = festival_structure(fx, KALOLSAVAM_VENUES, KALOLSAVAM_JUDGES)
-    general_spec, sanskrit_spec, arabic_spec = kalolsavam_specs()
+    specs = kalolsavam_specs()
+    if scale > 1:
+        statuses = programme_statuses(build_kalolsavam())
+        specs = [scaled(spec, scale, statuses[spec.slug]) for spec in specs]
+    general_spec, sanskrit_spec, arabic_spec, tamil_spec, kannada_spec = specs
     general = build_sub_fest(fx, shared, general_spec, 1)
     sanskrit = build_sub_fest(fx, shared, sanskrit_spec, 2, shared_from=general)
     arabic = build_sub_fest(fx, shared, arabic_spec, 3, shared_from=general)
-    hidden = [
-        build_sub_fest(fx, shared, hidden_sub_fest(
-            "hidden-tamil", "HIDDEN inactive sub-fest (Tamil Fest)", "HT", 8001, KALOLSAVAM_DAYS,
-            is_active=False), 8),
-        build_sub_fest(fx, shared, hidden_sub_fest(
-            "hidden-kannada", "HIDDEN private sub-fest (Kannada Fest)", "HK", 9001, KALOLSAVAM_DAYS,
-            is_public=False), 9),
-    ]
+    hidden = [build_sub_fest(fx, shared, tamil_spec, 8), build_sub_fest(fx, shared, kannada_spec, 9)]
+    if scale > 1:
+        withdraw_every(fx, 50)
     add_news(fx, KALOLSAVAM_NEWS)
     add_downloads(fx, KALOLSAVAM_DOWNLOADS)
     add_gallery(fx, KALOLSAVAM_ALBUMS, 6, [general, sanskrit, arabic])
@@ -97,6 +112,6 @@ def build_kalolsavam():
             + pick(sanskrit, "Sanskrit Fest champions") + pick(arabic, "Arabic Fest champions"))
     add_hidden_content(fx, general, page, pick(general, "HIDDEN unpublished school preview")
                        + hidden[1].placeholders)
-    fx.add("websitePages", slug="home", title="Kalolsavam 2026", is_published=True, is_public=True,
+    fx.add("websitePages", slug="home", title=f"Kalolsavam 2026{title}", is_published=True, is_public=True,
            placeholders=[p["id"] for p in pick(general, "District championship")])
     return fx.data

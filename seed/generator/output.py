@@ -1,4 +1,4 @@
-"""Write the bundled festivals and the fixture JSON Schema."""
+"""Write the bundled festivals, a scaled Kalolsavam and the fixture JSON Schema."""
 import json
 from pathlib import Path
 
@@ -25,6 +25,17 @@ def write_fixtures(out_dir=FIXTURE_DIR):
         path.write_text(dump(build()), encoding="utf-8")
         paths.append(path)
     return paths
+
+
+def write_scaled_kalolsavam(scale, out="."):
+    """Write the Kalolsavam ``scale`` times its size to ``out`` (a file, or a folder for
+    ``kalolsavam-2026-xN.json``); return the path written."""
+    data = build_kalolsavam(scale=scale)
+    path = Path(out)
+    if path.is_dir():
+        path = path / f"{data['festival']['slug']}.json"
+    path.write_text(dump(data), encoding="utf-8")
+    return path
 
 
 def schema_text():

@@ -1,5 +1,6 @@
 """Registrations: individual entrants spread evenly, group entries per district."""
 import datetime as dt
+import heapq
 from collections import Counter
 
 from .fixture import ts
@@ -17,6 +18,17 @@ def registered_at(rng, festival_day):
     return ts(start + dt.timedelta(minutes=rng.randrange(40 * 24 * 60)))
 
 
+def least_loaded(entries, load, rng, count):
+    """The ``count`` entries entered least often so far, ties broken at random.
+
+    The same as sorting all of them by ``(load, rng.random())`` and taking the first
+    ``count`` (one draw per entry, in order), without sorting them all.
+    """
+    times, draw = load.get, rng.random  # bound once: this runs millions of times at scale
+    keyed = [(times(e.row["id"], 0), draw(), i) for i, e in enumerate(entries)]
+    return [entries[i] for *_, i in heapq.nsmallest(count, keyed)]
+
+
 def add_registrations(fx, ctx):
     """Registrations per programme: entrants spread evenly, groups per district."""
     rng = fx.rng
@@ -24,14 +36,17 @@ def add_registrations(fx, ctx):
     day = ctx.spec.days[0]
     regs = {}
     # Every 40th candidate never registers, so "hasRegistration=false" has answers.
-    public = [e for i, e in enumerate(ctx.entries) if not e.hidden and i % 40 != 39]
+    public = {code: [] for code in ctx.categories}
+    for i, e in enumerate(ctx.entries):
+        if not e.hidden and i % 40 != 39:
+            public[e.category].append(e)
     for row, pspec in ctx.sfps:
         status = row["status"]
         if status == "draft":
             continue
         checked_in = status in ("ongoing", "completed", "result_published")
         category = next(code for code, c in ctx.categories.items() if c["id"] == row["category"])
-        pool = [e for e in public if e.category == category]
+        pool = public[category]
         rows = regs[row["id"]] = []
 
         def register(members, **fields):
@@ -50,12 +65,15 @@ def add_registrations(fx, ctx):
             districts = ctx.districts[:]
             rng.shuffle(districts)
             teams, max_teams = 0, rng.randint(4, 8)
+            by_district = {district["id"]: [] for district in districts}
+            for e in pool:
+                by_district[e.district["id"]].append(e)
             for district in districts:
-                members = [e for e in pool if e.district is district]
+                members = by_district[district["id"]]
                 if len(members) < pspec.group[0] or teams >= max_teams:
                     continue
-                members.sort(key=lambda e: (load[e.row["id"]], rng.random()))
-                members = members[:rng.randint(pspec.group[0], min(pspec.group[1], len(members)))]
+                most = min(pspec.group[1], len(members))
+                members = least_loaded(members, load, rng, most)[:rng.randint(pspec.group[0], most)]
                 for e in members:
                     load[e.row["id"]] += 1
                 teams += 1
@@ -63,8 +81,7 @@ def add_registrations(fx, ctx):
                          group_name=f"{district['name']} {pspec.name} team",
                          members=[e.row["id"] for e in members])
         else:
-            pool.sort(key=lambda e: (load[e.row["id"]], rng.random()))
-            for e in pool[:rng.randint(6, 12)]:
+            for e in least_loaded(pool, load, rng, 12)[:rng.randint(6, 12)]:
                 load[e.row["id"]] += 1
                 register(type="individual", sub_fest_candidate=e.row["id"], team=e.school["id"],
                          group_name=None, members=[])
@@ -81,3 +98,13 @@ def add_registrations(fx, ctx):
                 topic_status=None, checked_in=True, registered_at=registered_at(rng, day),
                 is_active=True, members=[]))
     return regs
+
+
+def withdraw_every(fx, every):
+    """Withdraw every ``every``-th registration (``is_active: false``).
+
+    A withdrawn entry keeps any result it had; it must count nowhere all the same.
+    """
+    for n, row in enumerate(fx.data["registrations"], 1):
+        if n % every == 0:
+            row["is_active"] = False

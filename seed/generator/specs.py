@@ -66,6 +66,7 @@ class SubFestSpec:
     hidden_kinds_category: str | None = None  # add hidden candidates/programmes/structure here
     days: tuple = ()
     future_days: tuple = ()
+    statuses: tuple = ()  # of the programme instances, in order; drawn at random if empty
 
 
 @dataclass

@@ -58,6 +58,8 @@ def festival_structure(fx, venues, judges):
 
 def add_structure(fx, ctx):
     spec = ctx.spec
+    # A school's display order follows its district's: district 3's schools are 31, 32, ...
+    step = 10 ** len(str(max(len(team.children) for team in spec.teams)))
     for order, cat in enumerate(spec.categories, 1):
         ctx.categories[cat.code] = fx.add(
             "categories", sub_fest=ctx.row["id"], name=hide(cat.name, spec), name_local=cat.name_local,
@@ -73,7 +75,7 @@ def add_structure(fx, ctx):
         ctx.schools[district["id"]] = [
             fx.add("teams", sub_fest=ctx.row["id"], parent=district["id"], level=2,
                    name=hide(school, spec), display_name=hide(school, spec), public_name=None,
-                   motto=None, logo_url=None, color_code=team.color, display_order=order * 10 + i,
+                   motto=None, logo_url=None, color_code=team.color, display_order=order * step + i,
                    is_active=True, is_public=True)
             for i, school in enumerate(team.children, 1)]
     for order, (key, name, local, _) in enumerate(spec.sections, 1):
@@ -131,6 +133,6 @@ def add_programmes(fx, shared, ctx):
         master = add_master(fx, spec, index, pspec)
         for cat in pspec.categories:
             instances.append((master, pspec, cat, f"{cat}-{spec.code}{index:02d}"))
-    statuses = status_plan(fx.rng, len(instances), spec.hidden)
+    statuses = list(spec.statuses) or status_plan(fx.rng, len(instances), spec.hidden)
     for order, ((master, pspec, cat, code), status) in enumerate(zip(instances, statuses), 1):
         add_sfp(fx, shared, ctx, master, pspec, cat, code, status, order)
