@@ -8,6 +8,7 @@ import datetime
 import json
 import re
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import jsonschema
 import pytest
@@ -225,6 +226,22 @@ def test_points_follow_the_criteria(data):
         assert result["grade_points"] == (band["points"] if band else 0)
         assert result["position_points"] == position_points.get(str(result["position"]), 0)
         assert result["points"] == result["position_points"] + result["grade_points"]
+
+
+def _local_day(timestamp, zone):
+    return datetime.datetime.fromisoformat(timestamp).astimezone(ZoneInfo(zone)).date().isoformat()
+
+
+def test_every_schedule_is_within_its_festival_and_sub_fest_dates(data):
+    """A schedule starts on a day of the festival and of its sub-fest, in the festival's time zone."""
+    ix = Index(data)
+    festival = data["festival"]
+    assert data["schedules"]
+    for schedule in data["schedules"]:
+        sub_fest = ix.by_id[ix.by_id[schedule["sub_fest_programme"]]["sub_fest"]]
+        day = _local_day(schedule["scheduled_at"], festival["timezone"])
+        assert festival["start_date"] <= day <= festival["end_date"], (schedule["id"], day)
+        assert sub_fest["start_date"] <= day <= sub_fest["end_date"], (schedule["id"], day, sub_fest["slug"])
 
 
 PRIVATE_FIELDS = {

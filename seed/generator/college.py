@@ -15,7 +15,6 @@ HOUSES = [
     TeamSpec("Yellow House", "മഞ്ഞ", "#bcbd22", ("Economics", "History"), None),
 ]
 COLLEGE_DAYS = tuple(dt.date(2026, 2, d) for d in range(19, 22))
-COLLEGE_FUTURE_DAYS = tuple(dt.date(2030, 2, d) for d in range(19, 22))
 COLLEGE_PROGRAMMES = programmes("""
 Light Music | ലളിതഗാനം | UG PG | stage
 Western Solo | പാശ്ചാത്യ സംഗീതം | UG | stage
@@ -52,7 +51,7 @@ def build_college_fest():
         description="Inter-house arts competitions.", categories=COLLEGE_CATEGORIES, teams=HOUSES,
         sections=[("day", "Day scholars", "ഡേ സ്കോളർമാർ", 70), ("hostel", "Hostel", "ഹോസ്റ്റൽ", 30)],
         programmes=COLLEGE_PROGRAMMES, candidates=40, hidden_kinds_category="UG",
-        days=COLLEGE_DAYS, future_days=COLLEGE_FUTURE_DAYS,
+        days=COLLEGE_DAYS,
         placeholders=[
             ("Kalaprathibha and Kalathilakam", "subfest", "candidate", {}, True),
             ("House championship", "subfest", "team", {"team_level": 1}, True),

@@ -73,5 +73,5 @@ def hidden_sub_fest(slug, name, code, chest_start, days, **flags):
         sections=[("hidden", "Section", None, 1)],
         programmes=[ProgrammeSpec("Recitation", None, ("OPEN",), "stage"),
                     ProgrammeSpec("Essay", None, ("OPEN",), "off-stage")],
-        candidates=4, hidden=True, days=days, future_days=days,
+        candidates=4, hidden=True, days=days,
         placeholders=[(f"Toppers of the {name}", "subfest", "candidate", {}, True)], **flags)

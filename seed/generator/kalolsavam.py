@@ -3,7 +3,7 @@ from .content import add_downloads, add_gallery, add_hidden_content, add_news
 from .fixture import Fixture
 from .hidden import hidden_sub_fest
 from .kalolsavam_tables import (ARABIC_PROGRAMMES, GENERAL_PROGRAMMES, KALOLSAVAM_ALBUMS, KALOLSAVAM_DAYS,
-                                KALOLSAVAM_DOWNLOADS, KALOLSAVAM_FUTURE_DAYS, KALOLSAVAM_JUDGES,
+                                KALOLSAVAM_DOWNLOADS, KALOLSAVAM_JUDGES,
                                 KALOLSAVAM_NEWS, KALOLSAVAM_VENUES, SANSKRIT_PROGRAMMES, SCHOOL_CATEGORIES,
                                 district_teams)
 from .registrations import withdraw_every
@@ -14,7 +14,7 @@ from .subfest import build_sub_fest, pick
 
 
 def kalolsavam_specs():
-    common = {"days": KALOLSAVAM_DAYS, "future_days": KALOLSAVAM_FUTURE_DAYS}
+    common = {"days": KALOLSAVAM_DAYS}
     general = SubFestSpec(
         slug="general", name="General", name_local="പൊതുവിഭാഗം", code="G", chest_start=1001,
         description="Dance, music, literary and visual arts items open to every school.",

@@ -92,7 +92,6 @@ SCHOOL_CATEGORIES = {
     "HSS": CategorySpec("HSS", "Higher Secondary (HSS)", "ഹയർ സെക്കൻഡറി വിഭാഗം", 32, (16, 17)),
 }
 KALOLSAVAM_DAYS = tuple(dt.date(2026, 1, d) for d in range(14, 19))
-KALOLSAVAM_FUTURE_DAYS = tuple(dt.date(2030, 1, d) for d in range(14, 19))
 
 
 def district_teams(schools_per_district):

@@ -3,12 +3,12 @@ from .fixture import ist
 
 
 def add_schedules(fx, shared, ctx):
-    rng, spec = fx.rng, ctx.spec
+    """One session (a group item sometimes two) per programme, on the sub-fest's days."""
+    rng, days = fx.rng, ctx.spec.days
     for row, pspec in ctx.sfps:
         status = row["status"]
         if status == "draft":
             continue
-        days = spec.future_days if status == "scheduled" else spec.days
         venues = shared.stage_venues if pspec.collection == "stage" else shared.offstage_venues
         if ctx.hidden_sfps and row is ctx.hidden_sfps[0]:
             venues = [shared.hidden_venue]  # the private venue hosts only a hidden programme

@@ -64,8 +64,7 @@ class SubFestSpec:
     is_public: bool = True
     hidden: bool = False  # everything inside is hidden: names say HIDDEN
     hidden_kinds_category: str | None = None  # add hidden candidates/programmes/structure here
-    days: tuple = ()
-    future_days: tuple = ()
+    days: tuple = ()  # the festival days its programmes are scheduled on
     statuses: tuple = ()  # of the programme instances, in order; drawn at random if empty
 
 
