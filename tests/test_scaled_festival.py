@@ -24,9 +24,9 @@ def test_scale_one_is_the_bundled_kalolsavam(fixture_data):
     assert build_kalolsavam(scale=1) == fixture_data[BIG]
 
 
-@pytest.mark.parametrize("scale", [0, -1])
-def test_scale_below_one_is_refused(scale):
-    with pytest.raises(ValueError, match="scale must be 1 or more"):
+@pytest.mark.parametrize("scale", [0, -1, 1.5, "2"])
+def test_a_scale_that_is_not_a_whole_number_of_1_or_more_is_refused(scale):
+    with pytest.raises(ValueError, match="scale must be a whole number of 1 or more, not "):
         build_kalolsavam(scale=scale)
 
 

@@ -80,8 +80,8 @@ def build_kalolsavam(scale=1):
     withdraws every 50th registration; its ids differ from the bundled festival's, so both
     can be imported into one database.
     """
-    if scale < 1:
-        raise ValueError("scale must be 1 or more")
+    if not isinstance(scale, int) or scale < 1:
+        raise ValueError(f"scale must be a whole number of 1 or more, not {scale!r}")
     slug, title = ("kalolsavam-2026", "") if scale == 1 else (f"kalolsavam-2026-x{scale}", f" (×{scale})")
     fx = Fixture(slug, seed=2026, private=("ADM-2026" if scale == 1 else f"ADM-2026X{scale}", 0, 2026))
     fx.festival(
