@@ -45,6 +45,16 @@ def fixture_data():
     return data
 
 
+SCALED = "kalolsavam-2026-x2"
+
+
+@pytest.fixture(scope="session")
+def scaled_kalolsavam():
+    """The Kalolsavam built at twice its size (``build_kalolsavam(scale=2)``), as JSON."""
+    from seed.generator import build_kalolsavam
+    return build_kalolsavam(scale=2)
+
+
 def _build_database(url):
     db = bind_database(url)
     db.connect(reuse_if_open=True)

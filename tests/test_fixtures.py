@@ -1,29 +1,33 @@
 """The fixture format and the bundled festivals: schema, determinism, hidden records, the docs.
 
+The checks of the records' kinds run on a scaled Kalolsavam too (tests/test_scaled_festival.py).
+
 Most tests read the JSON files only; the last few import into a copy of the test database.
 """
 import datetime
 import json
 import re
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import jsonschema
 import pytest
 
-from conftest import BIG, SMALL, writable
+from conftest import BIG, SCALED, SMALL, writable
 from db import models as m
 from db.enums import SUB_FEST_PROGRAMME_STATUSES
 from seed import bundled_fixtures
 from seed.fixture_format import json_schema
-from seed.generate import SCHEMA_PATH, schema_text, write_fixtures
+from seed.generator import SCHEMA_PATH, schema_text, write_fixtures
 from seed.importer import FixtureError, import_fixture, validate
 
 SLUGS = [BIG, SMALL]
 
 
-@pytest.fixture(params=SLUGS)
-def data(request, fixture_data):
-    return fixture_data[request.param]
+@pytest.fixture(params=SLUGS + [SCALED])
+def data(request, fixture_data, scaled_kalolsavam):
+    """Each bundled festival, and a scaled Kalolsavam: it must have the same kinds of records."""
+    return scaled_kalolsavam if request.param == SCALED else fixture_data[request.param]
 
 
 def test_committed_schema_is_the_models_schema():
@@ -222,6 +226,22 @@ def test_points_follow_the_criteria(data):
         assert result["grade_points"] == (band["points"] if band else 0)
         assert result["position_points"] == position_points.get(str(result["position"]), 0)
         assert result["points"] == result["position_points"] + result["grade_points"]
+
+
+def _local_day(timestamp, zone):
+    return datetime.datetime.fromisoformat(timestamp).astimezone(ZoneInfo(zone)).date().isoformat()
+
+
+def test_every_schedule_is_within_its_festival_and_sub_fest_dates(data):
+    """A schedule starts on a day of the festival and of its sub-fest, in the festival's time zone."""
+    ix = Index(data)
+    festival = data["festival"]
+    assert data["schedules"]
+    for schedule in data["schedules"]:
+        sub_fest = ix.by_id[ix.by_id[schedule["sub_fest_programme"]]["sub_fest"]]
+        day = _local_day(schedule["scheduled_at"], festival["timezone"])
+        assert festival["start_date"] <= day <= festival["end_date"], (schedule["id"], day)
+        assert sub_fest["start_date"] <= day <= sub_fest["end_date"], (schedule["id"], day, sub_fest["slug"])
 
 
 PRIVATE_FIELDS = {
