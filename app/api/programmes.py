@@ -35,5 +35,5 @@ def programmes(sub_fest_id, **args):
 def programme_detail(sub_fest_program_id):
     """Show one programme with its schedules, collections and registration windows"""
     row = get_or_404(get_programme_detail(g.festival.id, sub_fest_program_id), "Programme")
-    sub_fest = festival_view().sub_fests[row.sub_fest]
+    sub_fest = festival_view().sub_fests[row[0]]
     return json_text(render_detail(row, context_json(sub_fest), scopes.utcnow()))

@@ -8,10 +8,10 @@ not configured, so it is closed. ``nextSchedule`` is the earliest schedule at or
 """
 import orjson
 
-from ..query import apply_filters, apply_sorting, folded_pattern, page_of_rows, search_folded
+from ..query import ascii_lower
 from ..read_model import PublicProgramme as P
 from ..templates import render
-from . import tagged, wanted
+from .sql import Select, column, contains_all, equals, negate, one_of, pattern_any, tagged
 
 PROGRAMME_SORTS = {
     "displayOrder": P.display_order,
@@ -25,9 +25,9 @@ PROGRAMME_SORTS = {
 
 def window_open(opens_at, closes_at, now):
     """SQL: the window between the two columns is open at ``now`` (see the module doc)."""
-    return ((opens_at.is_null(False) | closes_at.is_null(False))
-            & (opens_at.is_null() | (opens_at <= now))
-            & (closes_at.is_null() | (closes_at >= now)))
+    opens, closes, moment = column(opens_at), column(closes_at), opens_at.db_value(now)
+    return (f"({opens} IS NOT NULL OR {closes} IS NOT NULL) AND ({opens} IS NULL OR {opens} <= ?)"
+            f" AND ({closes} IS NULL OR {closes} >= ?)", [moment, moment])
 
 
 def window_is_open(opens_at, closes_at, now):
@@ -37,29 +37,32 @@ def window_is_open(opens_at, closes_at, now):
     return (opens_at is None or opens_at <= now) and (closes_at is None or now <= closes_at)
 
 
+def _wanted(fragment, value):
+    return fragment if value else negate(fragment)
+
+
 def programme_filters(festival_id, now):
-    """The filter table of every programme list: argument name -> condition."""
+    """The filter table of every programme list: argument name -> SQL fragment."""
     return {
-        "search": lambda text: search_folded(P.search, [text]),
-        "category_ids": lambda ids: P.category.in_(ids),
+        "search": lambda text: contains_all(P.search, [text]),
+        "category_ids": lambda ids: one_of(P.category, ids),
         "venues": lambda ids: tagged(P, "programme-venue", festival_id, ids),
-        "statuses": lambda values: P.status.in_(values),
-        "program_type": lambda value: P.program_type == value,
-        "program_code_pattern": lambda pattern: (folded_pattern(P.code, pattern)
-                                                 | folded_pattern(P.master_code, pattern)),
+        "statuses": lambda values: one_of(P.status, values),
+        "program_type": lambda value: equals(P.program_type, value),
+        "program_code_pattern": lambda pattern: pattern_any((P.code, P.master_code), [pattern]),
         "collection_ids": lambda ids: tagged(P, "programme-collection", festival_id, ids),
         "judges": lambda ids: tagged(P, "programme-judge", festival_id, ids),
-        "position_criteria_id": lambda criteria_id: P.position_criteria == criteria_id,
-        "grade_criteria_id": lambda criteria_id: P.grade_criteria == criteria_id,
-        "requires_topic_registration": lambda value: P.requires_topic_registration == value,
-        "candidate_registration_open": lambda value: wanted(window_open(
+        "position_criteria_id": lambda criteria_id: equals(P.position_criteria, criteria_id),
+        "grade_criteria_id": lambda criteria_id: equals(P.grade_criteria, criteria_id),
+        "requires_topic_registration": lambda value: equals(P.requires_topic_registration, value),
+        "candidate_registration_open": lambda value: _wanted(window_open(
             P.candidate_registration_opens_at, P.candidate_registration_closes_at, now), value),
-        "topic_registration_open": lambda value: wanted(window_open(
+        "topic_registration_open": lambda value: _wanted(window_open(
             P.topic_registration_opens_at, P.topic_registration_closes_at, now), value),
-        "has_schedule": lambda value: P.has_schedule == value,
-        "has_results": lambda value: P.has_results == value,
-        "has_judges": lambda value: P.has_judges == value,
-        "has_registrations": lambda value: P.has_registrations == value,
+        "has_schedule": lambda value: equals(P.has_schedule, value),
+        "has_results": lambda value: equals(P.has_results, value),
+        "has_judges": lambda value: equals(P.has_judges, value),
+        "has_registrations": lambda value: equals(P.has_registrations, value),
     }
 
 
@@ -73,46 +76,53 @@ def next_schedule(schedules, now):
 
 
 def _programmes(festival_id, sub_fest_id, now, sort_by, sort_order, filters):
-    query = P.select().where((P.festival == festival_id) & (P.sub_fest == sub_fest_id))
-    query = apply_filters(query, programme_filters(festival_id, now), filters)
-    return apply_sorting(query, sort_by, sort_order, PROGRAMME_SORTS, P.id)
+    return (Select(P)
+            .where(*equals(P.festival, festival_id))
+            .where(*equals(P.sub_fest, sub_fest_id))
+            .filter(programme_filters(festival_id, now), filters)
+            .sort(PROGRAMME_SORTS, sort_by, sort_order, P.id))
 
 
 def list_programmes(festival_id, sub_fest_id, page, limit, sort_by, sort_order, now, **filters):
     """One page of a sub-fest's programmes: ``(body, schedules)`` rows."""
-    query = _programmes(festival_id, sub_fest_id, now, sort_by, sort_order, filters)
-    return page_of_rows(query, (P.body, P.schedules), page, limit)
+    return (_programmes(festival_id, sub_fest_id, now, sort_by, sort_order, filters)
+            .page(page, limit, P.body, P.schedules))
 
 
 def list_programme_results(festival_id, sub_fest_id, page, limit, sort_by, sort_order, now, **filters):
     """One page of a sub-fest's programmes with results: ``(body, schedules, results)`` rows."""
-    query = _programmes(festival_id, sub_fest_id, now, sort_by, sort_order, filters)
-    return page_of_rows(query, (P.body, P.schedules, P.results), page, limit)
+    return (_programmes(festival_id, sub_fest_id, now, sort_by, sort_order, filters)
+            .page(page, limit, P.body, P.schedules, P.results))
+
+
+DETAIL_COLUMNS = (P.sub_fest, P.detail, P.schedules, P.candidate_registration_opens_at,
+                  P.candidate_registration_closes_at, P.topic_registration_opens_at,
+                  P.topic_registration_closes_at)
 
 
 def get_programme_detail(festival_id, sub_fest_programme_id):
-    """The stored detail of one programme (a named tuple), or None."""
-    return (P.select(P.sub_fest, P.detail, P.schedules,
-                     P.candidate_registration_opens_at, P.candidate_registration_closes_at,
-                     P.topic_registration_opens_at, P.topic_registration_closes_at)
-            .where((P.festival == festival_id) & (P.id == sub_fest_programme_id))
-            .namedtuples()
-            .first())
+    """``DETAIL_COLUMNS`` of one programme, or None."""
+    return (Select(P)
+            .where(*equals(P.festival, festival_id))
+            .where(*equals(P.id, sub_fest_programme_id))
+            .first(*DETAIL_COLUMNS))
 
 
 def find_programmes(festival_id, programme_id=None, code=None, sub_fest_id=None):
     """``(sub_fest, body, schedules, results)`` of the programmes matching every selector
     given (at most two: enough to tell "none", "one" and "ambiguous" apart). Codes compare
     A-Z case-insensitively."""
-    query = P.select(P.sub_fest, P.body, P.schedules, P.results).where(P.festival == festival_id)
+    select = Select(P).where(*equals(P.festival, festival_id))
     if programme_id is not None:
-        query = query.where(P.id == programme_id)
+        select.where(*equals(P.id, programme_id))
     if code is not None:
-        from ..query import ascii_lower
-        query = query.where(P.code == ascii_lower(code))
+        select.where(*equals(P.code, ascii_lower(code)))
     if sub_fest_id is not None:
-        query = query.where(P.sub_fest == sub_fest_id)
-    return list(query.order_by(P.id).limit(2).tuples())
+        select.where(*equals(P.sub_fest, sub_fest_id))
+    select.order = column(P.id)
+    return [(P.sub_fest.python_value(sub_fest), body, schedules, results)
+            for sub_fest, body, schedules, results in select.rows(
+                P.sub_fest, P.body, P.schedules, P.results, limit=2)]
 
 
 def render_item(body, schedules, now):
@@ -121,14 +131,14 @@ def render_item(body, schedules, now):
 
 
 def render_detail(row, context, now):
-    """A stored programme detail with its context and its clock-dependent values at ``now``."""
-    return render(row.detail, {
+    """A stored programme detail (``DETAIL_COLUMNS``) with its context and its
+    clock-dependent values at ``now``."""
+    _, detail, schedules, candidate_opens, candidate_closes, topic_opens, topic_closes = row
+    return render(detail, {
         "context": context,
-        "nextSchedule": next_schedule(row.schedules, now),
-        "candidateRegistrationOpen": _json_bool(window_is_open(
-            row.candidate_registration_opens_at, row.candidate_registration_closes_at, now)),
-        "topicRegistrationOpen": _json_bool(window_is_open(
-            row.topic_registration_opens_at, row.topic_registration_closes_at, now)),
+        "nextSchedule": next_schedule(schedules, now),
+        "candidateRegistrationOpen": _json_bool(window_is_open(candidate_opens, candidate_closes, now)),
+        "topicRegistrationOpen": _json_bool(window_is_open(topic_opens, topic_closes, now)),
     })
 
 

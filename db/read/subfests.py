@@ -1,6 +1,6 @@
 """Sub-fests from the compiled tables."""
-from ..query import apply_filters, apply_sorting, page_of_rows, search_folded
 from ..read_model import PublicSubFest as S
+from .sql import Select, contains_all, equals
 
 SUB_FEST_SORTS = {
     "displayOrder": S.display_order,
@@ -9,15 +9,17 @@ SUB_FEST_SORTS = {
 }
 
 SUB_FEST_FILTERS = {
-    "search": lambda terms: search_folded(S.search, terms),
+    "search": lambda terms: contains_all(S.search, terms),
 }
 
 
 def list_sub_fests(festival_id, page, limit, sort_by, sort_order, **filters):
     """One page of the festival's public sub-fests: ``items`` are ``(body,)`` tuples."""
-    query = apply_filters(S.select().where(S.festival == festival_id), SUB_FEST_FILTERS, filters)
-    query = apply_sorting(query, sort_by, sort_order, SUB_FEST_SORTS, S.id)
-    return page_of_rows(query, (S.body,), page, limit)
+    return (Select(S)
+            .where(*equals(S.festival, festival_id))
+            .filter(SUB_FEST_FILTERS, filters)
+            .sort(SUB_FEST_SORTS, sort_by, sort_order, S.id)
+            .page(page, limit, S.body))
 
 
 def sub_fest_summaries(festival_id):

@@ -1,0 +1,168 @@
+"""The SQL of request-time reads, written from fragments: filters as a table of data.
+
+A compiled table is flat and indexed for its reads, so a request's SQL is a few ``WHERE``
+fragments, an ``ORDER BY`` and a ``LIMIT``. Building it from strings costs microseconds;
+building the same with Peewee's query objects cost about as much as the rest of a request.
+Every value is a bound parameter, converted by the column's own Peewee field (UUIDs,
+booleans and datetimes are stored differently by each engine); nothing from a request is
+ever formatted into the SQL text.
+
+A fragment is written with ``?`` for parameters; :func:`run` turns them into the engine's
+marker.
+"""
+from dataclasses import dataclass, field
+
+from ..database import database
+from ..query import SEARCH_SEPARATOR, Page, _escape_like, ascii_lower
+
+
+def marks(values):
+    """``?, ?, ?`` for ``values``."""
+    return ", ".join("?" * len(values))
+
+
+def column(model_field):
+    return f'"{model_field.column_name}"'
+
+
+def values_of(model_field, values):
+    """Request values as the column stores them."""
+    return [model_field.db_value(v) for v in values]
+
+
+def one_of(model_field, values):
+    """``column IN (...)`` (any of ``values``)."""
+    values = list(values)
+    return f"{column(model_field)} IN ({marks(values)})", values_of(model_field, values)
+
+
+def equals(model_field, value):
+    return f"{column(model_field)} = ?", [model_field.db_value(value)]
+
+
+def any_bool(model_field, wanted_values):
+    """A boolean array: any of the wanted values."""
+    return one_of(model_field, sorted(set(bool(v) for v in wanted_values)))
+
+
+def _like(model_field, pattern):
+    return f"{column(model_field)} LIKE ? ESCAPE '\\'", [ascii_lower(pattern)]
+
+
+def contains_all(model_field, terms):
+    """Every term occurs in a compiled ``search`` column (``%``, ``_``, ``\\`` literal)."""
+    parts, params = [], []
+    for term in terms:
+        if SEARCH_SEPARATOR in term:
+            return "1 = 0", []
+        sql, args = _like(model_field, f"%{_escape_like(term)}%")
+        parts.append(sql)
+        params += args
+    return " AND ".join(parts) or "1 = 1", params
+
+
+def pattern_any(model_fields, patterns):
+    """Any of ``patterns`` (``*`` = any run of characters) matches any of the folded columns."""
+    parts, params = [], []
+    for pattern in patterns:
+        like = "%".join(_escape_like(part) for part in pattern.split("*"))
+        for model_field in model_fields:
+            sql, args = _like(model_field, like)
+            parts.append(sql)
+            params += args
+    return "(" + " OR ".join(parts) + ")", params
+
+
+def tagged(model, kind, festival_id, values):
+    """Rows of ``model`` that have any of ``values`` in ``PublicTag`` list ``kind``."""
+    from ..read_model import PublicTag as T
+
+    values = [str(v) for v in values]
+    return (f'{column(model.id)} IN (SELECT "item" FROM "{T._meta.table_name}" '
+            f'WHERE "festival" = ? AND "kind" = ? AND "value" IN ({marks(values)}))',
+            [T.festival.db_value(festival_id), kind, *values])
+
+
+def negate(fragment):
+    sql, params = fragment
+    return f"NOT ({sql})", params
+
+
+@dataclass
+class Select:
+    """``SELECT columns FROM table WHERE ... ORDER BY ...`` from fragments."""
+
+    model: type
+    conditions: list = field(default_factory=list)
+    params: list = field(default_factory=list)
+    order: str = ""
+
+    def where(self, sql, params=()):
+        self.conditions.append(f"({sql})")
+        self.params.extend(params)
+        return self
+
+    def filter(self, filters, args):
+        """AND ``filters[name](value)`` for every argument sent (None and [] are not sent)."""
+        for name, make in filters.items():
+            value = args.get(name)
+            if value is None or value == []:
+                continue
+            self.where(*make(value))
+        return self
+
+    def sort(self, sorts, sort_by, sort_order, tie_breaker):
+        """Order by ``sorts[sort_by]`` (a field or a tuple of fields), NULLs last, then by
+        ``tie_breaker``; the order ``db.query.apply_sorting`` gives."""
+        fields_ = sorts[sort_by]
+        if not isinstance(fields_, tuple):
+            fields_ = (fields_,)
+        direction = "DESC" if sort_order == "desc" else "ASC"
+        keys = []
+        for model_field in fields_:
+            keys += [f"({column(model_field)} IS NULL)", f"{column(model_field)} {direction}"]
+        keys.append(f"{column(tie_breaker)} {direction}")
+        self.order = ", ".join(keys)
+        return self
+
+    def _sql(self, columns):
+        sql = f'SELECT {", ".join(columns)} FROM "{self.model._meta.table_name}"'
+        if self.conditions:
+            sql += " WHERE " + " AND ".join(self.conditions)
+        return sql
+
+    def rows(self, *model_fields, limit=None, offset=0):
+        sql = self._sql([column(f) for f in model_fields])
+        params = list(self.params)
+        if self.order:
+            sql += f" ORDER BY {self.order}"
+        if limit is not None:
+            sql += " LIMIT ? OFFSET ?"
+            params += [limit, offset]
+        return run(sql, params).fetchall()
+
+    def first(self, *model_fields):
+        """The first row as a tuple of Python values (each field converts its own), or None."""
+        rows = self.rows(*model_fields, limit=1)
+        if not rows:
+            return None
+        return tuple(f.python_value(value) for f, value in zip(model_fields, rows[0]))
+
+    def count(self):
+        return run(self._sql(["COUNT(*)"]), self.params).fetchone()[0]
+
+    def page(self, page, limit, *model_fields):
+        """One page of ``model_fields`` tuples and the total (count first: a page past the
+        end reads no row)."""
+        total = self.count()
+        offset = (page - 1) * limit
+        items = self.rows(*model_fields, limit=limit, offset=offset) if offset < total else []
+        return Page(items=items, page=page, limit=limit, total=total)
+
+
+def run(sql, params):
+    """Execute on the bound database, with its parameter marker."""
+    db = database.obj
+    if db.param != "?":
+        sql = sql.replace("%", "%%").replace("?", db.param)
+    return db.execute_sql(sql, params)
