@@ -166,19 +166,15 @@ def toppers():
 @click.argument("slug", required=False)
 def toppers_recompute(slug):
     """Recompute every topper placeholder of festival SLUG (of every festival without SLUG)."""
-    from db.compiler import compile_festival
-    from db.database import database
-    from db.revisions import bump_revision
-    from db.toppers import recompute_toppers
+    from db.compiler import publish
 
     _open_database()
     festivals = [_festival_or_fail(slug)] if slug else list(m.Festival.select().order_by(m.Festival.slug))
     for festival in festivals:
-        with database.atomic():
-            count = recompute_toppers(festival)
-            compile_festival(festival.id)
-            revision = bump_revision(festival)
-        click.echo(f"Recomputed {count} topper placeholder(s) of {festival.slug}, revision {revision}", err=True)
+        revision, changes = publish(festival)
+        count = m.TopperPlaceholder.select().join(m.SubFest).where(m.SubFest.festival == festival.id).count()
+        click.echo(f"Recomputed {count} topper placeholder(s) of {festival.slug}, revision {revision} "
+                   f"({changes} public change(s))", err=True)
 
 
 def _serve(host, port, threads, config=None):

@@ -427,6 +427,6 @@ ALL_MODELS = [
 
 def create_tables(db=None):
     """Create the source tables and the compiled read model's (safe to repeat)."""
-    from .read_model import READ_MODELS, PublicSecret
+    from .read_model import HISTORY_MODELS, READ_MODELS, PublicSecret
 
-    (db or database).create_tables([*ALL_MODELS, *READ_MODELS, PublicSecret], safe=True)
+    (db or database).create_tables([*ALL_MODELS, *READ_MODELS, *HISTORY_MODELS, PublicSecret], safe=True)

@@ -285,3 +285,46 @@ READ_MODELS = [
     PublicRegistration, PublicTeam, PublicCategory, PublicSchedule, PublicNews,
     PublicDownload, PublicImage, PublicPlaceholder, PublicTopperEntry, PublicPage,
 ]
+
+
+# --- what changed: kept across compiles ---------------------------------------------------
+
+
+class PublicChange(Model):
+    """One public record that became different at a revision, in public terms.
+
+    Written by the compiler when it replaces a festival's compiled rows: it compares the
+    public JSON before and after, so a change to a hidden record (which has no compiled row
+    either side) is never listed. ``visible_at`` is when the change can be seen: the
+    revision's time, or later for news published for a later moment.
+    """
+
+    festival = UUIDField()
+    revision = IntegerField()
+    visible_at = DateTimeField()
+    kind = CharField(max_length=24)
+    item = UUIDField()
+    action = CharField(max_length=16)
+    sub_fest = UUIDField(null=True)
+
+    class Meta:
+        database = database
+        legacy_table_names = False
+        primary_key = CompositeKey("festival", "revision", "kind", "item")
+        indexes = ((("festival", "visible_at"), False),)
+
+
+class PublicRevision(Model):
+    """When each revision of a festival's public data was made (``/changes`` counts from it)."""
+
+    festival = UUIDField()
+    revision = IntegerField()
+    changed_at = DateTimeField()
+
+    class Meta:
+        database = database
+        legacy_table_names = False
+        primary_key = CompositeKey("festival", "revision")
+
+
+HISTORY_MODELS = [PublicChange, PublicRevision]

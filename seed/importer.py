@@ -9,8 +9,7 @@ from peewee import DateField, DateTimeField, ForeignKeyField, UUIDField
 
 from db import models as m
 from db.database import database
-from db.compiler import compile_festival
-from db.revisions import bump_revision
+from db.compiler import publish
 
 from .fixture_format import SECTIONS, fixture_fields, json_schema
 
@@ -262,11 +261,7 @@ def apply(data, converted, progress=None, recompute=True):
             if progress:
                 progress(section.key, len(rows))
         festival = m.Festival.get_by_id(festival_id)
-        if recompute:
-            from db.toppers import recompute_toppers
-            recompute_toppers(festival)
-        compile_festival(festival_id)
-        revision = bump_revision(festival)
+        revision, _ = publish(festival, recompute=recompute)
     return ImportSummary(festival=festival, rows=total, revision=revision)
 
 

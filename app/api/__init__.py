@@ -1,5 +1,5 @@
 """The public API's blueprints, one module per resource, all under ``/public-api/v1``."""
-from . import candidates, categories, downloads, filters, gallery, news, programmes, registrations, results, schedules, subfests, teams, toppers
+from . import changes, candidates, categories, downloads, filters, gallery, news, programmes, registrations, results, schedules, subfests, teams, toppers
 
 BLUEPRINTS = [
     subfests.blp,
@@ -15,4 +15,5 @@ BLUEPRINTS = [
     results.blp,
     registrations.blp,
     toppers.blp,
+    changes.blp,
 ]

@@ -35,3 +35,24 @@ def compile_festival(festival_id, now=None):
             step(festival_id, writer)
         writer.flush()
 
+
+
+def publish(festival, now=None, recompute=True):
+    """After a change to a festival's data, inside the writer's transaction: recompute its
+    leaderboards, compile its public view, bump its revision and record what changed in
+    public terms. Returns ``(revision, number of public changes)``."""
+    from ..models import utcnow
+    from ..revisions import bump_revision
+    from ..toppers import recompute_toppers
+    from .changes import differences, record, snapshot
+
+    now = now or utcnow()
+    with database.atomic():
+        if recompute:
+            recompute_toppers(festival, now=now)
+        before = snapshot(festival.id)
+        compile_festival(festival.id)
+        changes = differences(before, snapshot(festival.id), now)
+        revision = bump_revision(festival)
+        record(festival.id, revision, changes, now)
+    return revision, len(changes)

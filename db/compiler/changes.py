@@ -1,0 +1,91 @@
+"""What a compile changed, in public terms: the compiled JSON before and after, compared.
+
+Only compiled rows are compared, and a hidden record has none, so a change to a hidden
+record is never listed and nothing in the list tells that one exists. A record that stops
+being public is listed once as ``removed`` (its id was public until then).
+"""
+import hashlib
+
+from ..read_model import (
+    PublicChange,
+    PublicDownload,
+    PublicImage,
+    PublicNews,
+    PublicPlaceholder,
+    PublicProgramme,
+    PublicRevision,
+    PublicTopperEntry,
+)
+
+CHUNK = 200
+
+
+def _digest(*texts):
+    h = hashlib.blake2b(digest_size=16)
+    for text in texts:
+        h.update(str(text).encode())
+        h.update(b"\x00")
+    return h.digest()
+
+
+def snapshot(festival_id):
+    """``{kind: {id: (digest, detail digest, sub-fest, visible_at)}}`` of the tracked records.
+
+    For programmes the second digest is of the results, so a change can say ``results``.
+    """
+    p, n = PublicProgramme, PublicNews
+    found = {
+        "programme": {row[0]: (_digest(row[1]), _digest(row[2]), row[3], None) for row in
+                      p.select(p.id, p.body, p.results, p.sub_fest).where(p.festival == festival_id).tuples()},
+        "news": {row[0]: (_digest(row[1], row[2]), None, None, row[2]) for row in
+                 n.select(n.id, n.body, n.published_at).where(n.festival == festival_id).tuples()},
+        "download": {row[0]: (_digest(row[1]), None, None, None) for row in
+                     PublicDownload.select(PublicDownload.id, PublicDownload.body)
+                     .where(PublicDownload.festival == festival_id).tuples()},
+        "gallery-image": {row[0]: (_digest(row[1]), None, None, None) for row in
+                          PublicImage.select(PublicImage.id, PublicImage.body)
+                          .where(PublicImage.festival == festival_id).tuples()},
+    }
+    boards = {row[0]: [row[1], row[2]] for row in
+              PublicPlaceholder.select(PublicPlaceholder.id, PublicPlaceholder.body, PublicPlaceholder.sub_fest)
+              .where(PublicPlaceholder.festival == festival_id).tuples()}
+    e = PublicTopperEntry
+    for placeholder, body in (e.select(e.placeholder, e.body).where(e.festival == festival_id)
+                              .order_by(e.placeholder, e.rank, e.entity_id).tuples()):
+        if placeholder in boards:
+            boards[placeholder][0] += body
+    found["leaderboard"] = {pid: (_digest(text), None, sub_fest, None) for pid, (text, sub_fest) in boards.items()}
+    return found
+
+
+def differences(before, after, now):
+    """``(kind, id, action, sub-fest, visible_at)`` for every tracked record that changed."""
+    changes = []
+    for kind in after.keys() | before.keys():
+        old, new = before.get(kind, {}), after.get(kind, {})
+        for item, (digest, detail, sub_fest, visible_at) in new.items():
+            previous = old.get(item)
+            if previous is None:
+                action = "added"
+            elif previous[0] == digest and previous[1] == detail:
+                continue
+            elif kind == "programme" and previous[1] != detail:
+                action = "results"
+            else:
+                action = "changed"
+            changes.append((kind, item, action, sub_fest, max(now, visible_at or now)))
+        for item, (_, _, sub_fest, _) in old.items():
+            if item not in new:
+                changes.append((kind, item, "removed", sub_fest, now))
+    return changes
+
+
+def record(festival_id, revision, changes, now):
+    """Store the revision's time and its changes."""
+    PublicRevision.insert(festival=festival_id, revision=revision, changed_at=now).on_conflict_replace().execute()
+    rows = [{"festival": festival_id, "revision": revision, "kind": kind, "item": item, "action": action,
+             "sub_fest": sub_fest, "visible_at": visible_at}
+            for kind, item, action, sub_fest, visible_at in changes]
+    for start in range(0, len(rows), CHUNK):
+        PublicChange.insert_many(rows[start:start + CHUNK]).on_conflict_replace().execute()
+    return len(rows)

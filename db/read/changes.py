@@ -1,0 +1,29 @@
+"""``/changes``: what became different in a festival's public data after a revision."""
+from ..read_model import PublicChange as C
+from ..read_model import PublicRevision as R
+from .sql import Select, column, equals, one_of
+
+CHANGE_KINDS = ("programme", "leaderboard", "news", "download", "gallery-image")
+CHANGE_ACTIONS = ("added", "changed", "results", "removed")
+
+COLUMNS = (C.revision, C.visible_at, C.kind, C.item, C.action, C.sub_fest)
+
+
+def list_changes(festival_id, since_revision, page, limit, now, kinds=None):
+    """One page of the changes after ``since_revision`` that can be seen at ``now``, newest
+    first: rows of ``COLUMNS``. A change made at a later revision counts, and so does one of
+    an earlier revision that became visible after ``since_revision`` was made (news
+    published for a later moment)."""
+    select = (Select(C)
+              .where(*equals(C.festival, festival_id))
+              .where(f"{column(C.visible_at)} <= ?", [C.visible_at.db_value(now)])
+              .where(f'{column(C.revision)} > ? OR {column(C.visible_at)} > '
+                     f'(SELECT "changed_at" FROM "{R._meta.table_name}" WHERE "festival" = ? AND "revision" = ?)',
+                     [since_revision, R.festival.db_value(festival_id), since_revision]))
+    if kinds:
+        select.where(*one_of(C.kind, kinds))
+    select.order = (f"{column(C.visible_at)} DESC, {column(C.revision)} DESC, {column(C.kind)} ASC, "
+                    f"{column(C.item)} ASC")
+    found = select.page(page, limit, *COLUMNS)
+    found.items = [tuple(f.python_value(v) for f, v in zip(COLUMNS, row)) for row in found.items]
+    return found

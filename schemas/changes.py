@@ -1,0 +1,32 @@
+"""Changes: query arguments and output."""
+from marshmallow import fields, validate
+
+from db.read.changes import CHANGE_ACTIONS, CHANGE_KINDS
+
+from .common import OutSchema, PageArgs, UtcDateTime, Uuid, list_envelope
+from .fields import Array, Enum, WholeNumber
+
+
+class ChangeQueryArgsSchema(PageArgs):
+    since_revision = WholeNumber(required=True, validate=validate.Range(min=0, max=2**31 - 1), metadata={
+        "description": "List what changed after this data revision (the `context.data.revision` "
+                       "of the answers a website holds); 0 lists everything recorded."})
+    kinds = Array(Enum(CHANGE_KINDS), metadata={"description": "Only changes of these kinds."})
+
+
+class ChangeSchema(OutSchema):
+    revision = fields.Integer(metadata={"description": "The data revision that made the change."})
+    changed_at = UtcDateTime(metadata={
+        "description": "When the change became visible: the revision's time, or later for news "
+                       "published for a later moment."})
+    kind = fields.String(metadata={"enum": list(CHANGE_KINDS)})
+    id = Uuid(metadata={"description": "Id of the changed record: a sub-fest programme, a topper "
+                                       "placeholder, a news item, a download or a gallery image."})
+    action = fields.String(metadata={
+        "enum": list(CHANGE_ACTIONS),
+        "description": "`added`, `changed`, `removed` (no longer public), or `results` (a "
+                       "programme's published results changed)."})
+    sub_fest_id = Uuid(allow_none=True, metadata={"description": "The sub-fest of a programme or leaderboard."})
+
+
+ChangeListSchema = list_envelope(ChangeSchema, "ChangeList")
