@@ -43,8 +43,9 @@ def _import(path, update=False, dry_run=False):
         for line in exc.lines():
             click.echo(f"  {line}", err=True)
         raise click.ClickException(f"{path} is invalid ({exc.total} problem(s)); nothing was written")
-    for line in summary.changes.lines():
-        click.echo(f"  {line}", err=True)
+    if update or dry_run:
+        for line in summary.changes.lines() or ["no changes"]:
+            click.echo(f"  {line}", err=True)
     if dry_run:
         click.echo(f"Dry run of {summary.festival.slug}: nothing was written", err=True)
     elif update:

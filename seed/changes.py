@@ -44,9 +44,19 @@ def _value(row, f):
 
 def _differs(section, old, new):
     for f in fixture_fields(section.model, section):
-        if f.name in ("created_at", "updated_at") and f.name not in new:
-            continue
+        if f.name not in new and callable(f.default):
+            continue  # e.g. created_at: the stored time stands
         if _value(old, f) != _value(new, f):
+            return True
+    return False
+
+
+def _links_differ(section, old_links, new_links):
+    for name, values in new_links.items():
+        before = old_links.get(name, [])
+        if section.inline[name].order_field is None:
+            before, values = sorted(map(str, before)), sorted(map(str, values))
+        if before != values:
             return True
     return False
 
@@ -76,8 +86,7 @@ def diff(old, new, removed=(), only=None):
             elif _is_withdrawal(section, before[row_id], row):
                 summary.withdrawn[key] += 1
             elif (_differs(section, before[row_id], row)
-                  or any(old_links[key].get(row_id, {}).get(name, []) != values
-                         for name, values in new.links[key].get(row_id, {}).items())):
+                  or _links_differ(section, old_links[key].get(row_id, {}), new.links[key].get(row_id, {}))):
                 summary.changed[key] += 1
             else:
                 continue

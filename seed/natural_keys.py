@@ -120,7 +120,7 @@ class Expander:
         model = section.model
         row = dict(raw)
         scope_sub_fest = None
-        if SCOPE_ALIAS in row:
+        if SCOPE_ALIAS in row and "sub_fest" not in model._meta.fields:
             scope_sub_fest = self._lookup(m.SubFest, None, row.pop(SCOPE_ALIAS), f"{path}.{SCOPE_ALIAS}")
         refs = sorted(references(model, section), key=lambda ref: ref[0].name not in _SCOPE_PROVIDERS)
         for f, alias in refs:
