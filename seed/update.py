@@ -10,13 +10,14 @@ import uuid
 from dataclasses import dataclass
 
 import jsonschema
+from peewee import ForeignKeyField
 
 from db import models as m
 from db.database import database
 
 from .changes import ChangeSummary, diff
 from .festival_state import FestivalState, state_from_database, state_from_document
-from .fixture_format import SECTIONS, json_schema
+from .fixture_format import SECTIONS, fixture_fields, json_schema
 from .importer import DryRun, _insert, after_write, check_rows, link_rows, schema_problems, stored_row
 from .natural_keys import Expander, KeyIndex
 from .problems import FixtureError
@@ -76,6 +77,20 @@ def _merge(old, changes, deleted):
     return new
 
 
+def _check_deletions(state, deleted, paths, problems):
+    """A deleted row must not be one that a remaining row still refers to."""
+    if not deleted:
+        return
+    for section in SECTIONS:
+        refs = [f for f in fixture_fields(section.model, section) if isinstance(f, ForeignKeyField)]
+        for row_id, row in state.rows[section.key].items():
+            for f in refs:
+                if row.get(f.name) in deleted:
+                    problems.append((f"{paths[row[f.name]]}.deleted",
+                                     f"still used by {state.path(section.key, row_id)} ({f.name}): "
+                                     f"delete or change that row too"))
+
+
 def plan_update(data):
     """Check an update document against the stored festival; return what it would do."""
     problems = schema_problems(data, _partial_validator)
@@ -97,6 +112,9 @@ def plan_update(data):
     missing = [changes.paths[i] for i in deleted if str(i) not in existing_ids]
     problems += [(f"{path}.deleted", "there is no such row to delete") for path in missing]
     new = _merge(old, changes, deleted)
+    _check_deletions(new, deleted, changes.paths, problems)
+    if problems:
+        raise FixtureError(problems)
     check_rows(new, problems, where="in the file or the festival")
     if problems:
         raise FixtureError(problems)
