@@ -1,4 +1,5 @@
 """A festival as a folder (or .zip) of CSV files: the example folder, encodings, bad rows."""
+import re
 import shutil
 import zipfile
 from pathlib import Path
@@ -165,3 +166,42 @@ def test_the_json_error_names_the_file(fresh_app, tmp_path):
         with pytest.raises(FixtureError) as caught:
             import_file(folder)
     assert caught.value.located() == [("results.csv line 2, column score", "'abc' is not a number")]
+
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def result_day_files():
+    """The update folder of "Result day" in docs/spreadsheets.md: ``{file name: text}``."""
+    text = (DOCS / "spreadsheets.md").read_text(encoding="utf-8").split("## Result day", 1)[1]
+    return dict(re.findall(r"^`(\w+\.csv)`\n```text\n(.*?)^```", text, re.MULTILINE | re.DOTALL))
+
+
+def test_the_documented_result_day_update_works_on_the_example(fresh_app, tmp_path, monkeypatch):
+    _, url = fresh_app
+    files = result_day_files()
+    assert sorted(files) == ["festival.csv", "results.csv", "subFestProgrammes.csv"]
+    folder = write_folder(tmp_path, files)
+    monkeypatch.setenv("DATABASE_URL", url)
+    assert CliRunner().invoke(cli, ["import", str(EXAMPLE)]).exit_code == 0
+    result = CliRunner().invoke(cli, ["import", "--update", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert "results: 0 added, 2 changed, 0 withdrawn" in result.output
+    with writable(url):
+        programme = (m.SubFestProgramme.select().join(m.SubFest).join(m.Festival)
+                     .where(m.Festival.slug == SLUG, m.SubFestProgramme.code == "HS-LM").get())
+        assert programme.status == "result_published"
+        published = [r.points for r in programme.results.where(m.Result.is_published).order_by(m.Result.position)]
+    assert published == [10, 8]  # 1st + A, 2nd + A
+
+
+def test_every_alias_and_example_file_is_documented():
+    from seed.fixture_format import json_schema
+
+    format_doc = (DOCS / "fixture-format.md").read_text(encoding="utf-8")
+    spreadsheets = (DOCS / "spreadsheets.md").read_text(encoding="utf-8")
+    schema = json_schema()["properties"]
+    columns = {name for key, prop in schema.items() if key not in ("formatVersion", "festival")
+               for name in prop["items"]["properties"]}
+    assert {name for name in columns if f"`{name}`" not in format_doc} == set()
+    assert {p.name for p in EXAMPLE.glob("*.csv") if f"`{p.name}`" not in spreadsheets} == set()
