@@ -71,6 +71,14 @@ def write_folder(tmp_path, files, bom=False):
     return folder
 
 
+def import_problems(url, folder):
+    """The problems importing ``folder`` raises."""
+    with writable(url):
+        with pytest.raises(FixtureError) as caught:
+            import_file(folder)
+    return caught.value
+
+
 MINIMAL = {
     "festival.csv": "slug,name,name_local\nmini-fest,Mini Fest,മിനി ഫെസ്റ്റ്\n",
     "subFests.csv": "slug,name,name_local,is_public\nmain,Main,പ്രധാനം,yes\n",
@@ -121,11 +129,8 @@ def test_unknown_references_in_csv_name_the_line(fresh_app, tmp_path):
     files["subFests.csv"] = "slug,name\nmain,Main\n"
     # a multi-line cell: the next row starts on line 4
     files["categories.csv"] = "sub_fest_slug,name,description\nmain,Senior,\"two\nlines\"\nnowhere,Junior,\n"
-    folder = write_folder(tmp_path, files)
-    with writable(url):
-        with pytest.raises(FixtureError) as caught:
-            import_file(folder)
-    assert caught.value.located() == [("categories.csv line 4, column sub_fest_slug",
+    error = import_problems(url, write_folder(tmp_path, files))
+    assert error.located() == [("categories.csv line 4, column sub_fest_slug",
                                        "no sub_fest with slug 'nowhere'")]
 
 
@@ -134,11 +139,7 @@ def test_unknown_columns_and_files_are_reported(fresh_app, tmp_path):
     files = dict(MINIMAL)
     files["subFests.csv"] = "slug,name,colour\nmain,Main,red\n"
     files["notes.csv"] = "a\nb\n"
-    folder = write_folder(tmp_path, files)
-    with writable(url):
-        with pytest.raises(FixtureError) as caught:
-            import_file(folder)
-    lines = caught.value.lines()
+    lines = import_problems(url, write_folder(tmp_path, files)).lines()
     assert any("subFests.csv line 1" in line and "'colour'" in line for line in lines), lines
     assert any("notes.csv" in line for line in lines), lines
 
@@ -162,10 +163,7 @@ def test_the_json_error_names_the_file(fresh_app, tmp_path):
     shutil.copytree(EXAMPLE, folder)
     (folder / "results.csv").write_text("sub_fest_slug,sub_fest_programme_code,chest_no,score\n"
                                         "general,UP-LM,1001,abc\n", encoding="utf-8")
-    with writable(url):
-        with pytest.raises(FixtureError) as caught:
-            import_file(folder)
-    assert caught.value.located() == [("results.csv line 2, column score", "'abc' is not a number")]
+    assert import_problems(url, folder).located() == [("results.csv line 2, column score", "'abc' is not a number")]
 
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"

@@ -191,17 +191,24 @@ def test_an_unchanged_row_changes_nothing(natural):
     assert summary.changes.empty and summary.revision == revision
 
 
-def test_the_cli_updates_from_a_csv_folder(natural, tmp_path, monkeypatch):
-    _, url = natural
+def csv_update(tmp_path, monkeypatch, url, **files):
+    """A folder holding festival.csv (with a byte order mark) and ``files`` (name without .csv)."""
     folder = tmp_path / "update"
     folder.mkdir()
     (folder / "festival.csv").write_text(f"\ufeffslug\n{SLUG}\n", encoding="utf-8")
-    (folder / "subFestProgrammes.csv").write_text(
-        f"sub_fest_slug,code,status,published_at\njunior,P1,result_published,{PUBLISHED}\n", encoding="utf-8")
-    (folder / "results.csv").write_text(
-        "sub_fest_slug,sub_fest_programme_code,chest_no,position,points,is_published\n"
-        "junior,P1,101,1,7,yes\n", encoding="utf-8")
+    for name, text in files.items():
+        (folder / f"{name}.csv").write_text(text, encoding="utf-8")
     monkeypatch.setenv("DATABASE_URL", url)
+    return folder
+
+
+def test_the_cli_updates_from_a_csv_folder(natural, tmp_path, monkeypatch):
+    _, url = natural
+    folder = csv_update(
+        tmp_path, monkeypatch, url,
+        subFestProgrammes=f"sub_fest_slug,code,status,published_at\njunior,P1,result_published,{PUBLISHED}\n",
+        results="sub_fest_slug,sub_fest_programme_code,chest_no,position,points,is_published\n"
+                "junior,P1,101,1,7,yes\n")
     dry = CliRunner().invoke(cli, ["import", "--update", "--dry-run", str(folder)])
     assert dry.exit_code == 0, dry.output
     assert "results: 1 added, 0 changed, 0 withdrawn" in dry.output and "nothing was written" in dry.output
@@ -214,12 +221,8 @@ def test_the_cli_updates_from_a_csv_folder(natural, tmp_path, monkeypatch):
 
 def test_the_cli_names_the_csv_line_of_a_bad_update(natural, tmp_path, monkeypatch):
     _, url = natural
-    folder = tmp_path / "update"
-    folder.mkdir()
-    (folder / "festival.csv").write_text(f"slug\n{SLUG}\n", encoding="utf-8")
-    (folder / "results.csv").write_text(
-        "sub_fest_slug,sub_fest_programme_code,chest_no,score,grade\nmain,P1,102,70,A\n", encoding="utf-8")
-    monkeypatch.setenv("DATABASE_URL", url)
+    folder = csv_update(tmp_path, monkeypatch, url,
+                        results="sub_fest_slug,sub_fest_programme_code,chest_no,score,grade\nmain,P1,102,70,A\n")
     result = CliRunner().invoke(cli, ["import", "--update", str(folder)])
     assert result.exit_code == 1
     assert "results.csv line 2, column grade: grade 'A' needs a score of at least 80" in result.output
