@@ -239,7 +239,7 @@ class Expander:
         return any(p == path or p.startswith(path + ".") for p, _ in self.problems)
 
     def _check_required(self, section, row, path):
-        if self.update and row.get("id") in self.existing_ids:
+        if self.update and (row.get("id") in self.existing_ids or row.get("id") in self.deleted):
             return  # a change to an existing row gives only what changes
         aliases = {f.name: alias for f, alias in references(section.model, section)}
         for f in required_fields(section.model, section):

@@ -145,7 +145,7 @@ def test_deleting_a_row_another_row_needs_is_refused(natural):
     ({"subFestCandidates": [{"sub_fest_slug": "main", "chest_no": "101", "team": "00000000-0000-4000-8000-000000000001"}]},
      "$.subFestCandidates[0].team", ["no team"]),
     ({"downloads": [{"title": "New circular"}]}, "$.downloads[0]", ["'file_url'", "required"]),
-    ({"news": [{"title": "Not there", "deleted": True}]}, "$.news[0].deleted", ["no such row"]),
+    ({"downloads": [{"title": "Not there", "deleted": True}]}, "$.downloads[0].deleted", ["no such row"]),
 ])
 def test_a_bad_update_is_refused_whole(natural, sections, path, words):
     _, url = natural
