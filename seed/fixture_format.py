@@ -142,12 +142,7 @@ DELETABLE = ("news", "downloads", "galleryAlbums", "galleryImages")
 
 def reference_alias(model, f):
     """The natural-key alias of reference field ``f`` of ``model``, e.g. ``sub_fest_slug``."""
-    special = _REFERENCE_ALIASES.get((model, f.name))
-    if special:
-        return special
-    if f.rel_model is m.Registration or f.rel_model is m.Result:
-        return None
-    return f"{f.name}_{NATURAL_KEYS[f.rel_model].column}"
+    return _REFERENCE_ALIASES.get((model, f.name)) or f"{f.name}_{NATURAL_KEYS[f.rel_model].column}"
 
 
 def references(model, section=None):
