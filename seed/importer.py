@@ -44,9 +44,9 @@ def schema_problems(data, validator=_validator):
             for error in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])]
 
 
-def check_rows(state, problems, where="in this file"):
+def check_rows(state, problems, where="in this file", only=None):
     """The checks every import makes on the festival's rows once they are complete."""
-    check_references(state, problems, where)
+    check_references(state, problems, where, only)
     check_unique(state, problems)
     if not problems:
         check_results(state, problems)

@@ -7,10 +7,15 @@ from .festival_state import festival_column, owned_by
 from .fixture_format import SECTION_BY_MODEL, SECTIONS, fixture_fields
 
 
-def check_references(state, problems, where="in this file"):
-    """Every reference and link-list entry names a row of the right section."""
+def check_references(state, problems, where="in this file", only=None):
+    """Every reference and link-list entry names a row of the right section.
+
+    ``only``: the ids of the rows to check (an update's; stored rows were checked before).
+    """
     for section in SECTIONS:
         rows = state.rows[section.key]
+        if only is not None:
+            rows = {i: rows[i] for i in only if i in rows}
         for row_id, row in rows.items():
             path = state.path(section.key, row_id)
             for f in fixture_fields(section.model, section):
