@@ -242,3 +242,20 @@ def test_a_full_dry_run_writes_nothing(natural, tmp_path, monkeypatch):
     assert "venues: 1 added, 0 changed, 0 withdrawn" in result.output
     with writable(url):
         assert row_counts() == before
+
+
+def test_touched_records_follow_a_change_to_the_rows_they_depend_on(natural):
+    _, url = natural
+    with writable(url):
+        summary = update_fixture(update(
+            programmes=[{"code": "LM", "name": "Light Music (solo)"}],
+            candidates=[{"admission_number": "ADM-2", "name": "Bala K."}],
+            downloads=[{"title": "Rules", "file_url": "https://example.org/rules-2.pdf"}]))
+        touched = summary.changes.touched
+        assert touched["subFestProgrammes"] == {programme("P1").id, programme("P1", "junior").id}
+        assert touched["subFestCandidates"] == {entry("102").id}
+        # Bala's school and the team above it
+        assert touched["teams"] == {entry("102").team_id, entry("102").team.parent_id}
+        assert touched["subFests"] == {sub_fest("main").id, sub_fest("junior").id}
+        assert len(touched["downloads"]) == 1 and touched["news"] == set()
+    assert summary.changes.rows.keys() == {"programmes", "candidates", "downloads"}
