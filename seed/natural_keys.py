@@ -119,6 +119,8 @@ class Expander:
     def _row(self, section, raw, path):
         model = section.model
         row = dict(raw)
+        if row.get("id"):
+            row["id"] = _canonical(row["id"])
         scope_sub_fest = None
         if SCOPE_ALIAS in row and "sub_fest" not in model._meta.fields:
             scope_sub_fest = self._lookup(m.SubFest, None, row.pop(SCOPE_ALIAS), f"{path}.{SCOPE_ALIAS}")
@@ -152,7 +154,8 @@ class Expander:
             return row["sub_fest"]
         if scope_sub_fest:
             return scope_sub_fest
-        for name in ("sub_fest_programme", "sub_fest_candidate"):
+        # A stored row changed by id keeps its sub-fest.
+        for name in ("sub_fest_programme", "sub_fest_candidate", "id"):
             if row.get(name):
                 found = self.index.attrs.get(row[name], {}).get("sub_fest")
                 if found:

@@ -259,3 +259,12 @@ def test_touched_records_follow_a_change_to_the_rows_they_depend_on(natural):
         assert touched["subFests"] == {sub_fest("main").id, sub_fest("junior").id}
         assert len(touched["downloads"]) == 1 and touched["news"] == set()
     assert summary.changes.rows.keys() == {"programmes", "candidates", "downloads"}
+
+
+def test_a_row_changed_by_id_looks_its_keys_up_in_its_own_sub_fest(natural):
+    _, url = natural
+    with writable(url):
+        farah = entry("101", "junior")
+        # "Senior" is a category of both sub-fests: Farah's row is in "junior"
+        update_fixture(update(subFestCandidates=[{"id": str(farah.id), "category_name": "Senior"}]))
+        assert entry("101", "junior").category.sub_fest == sub_fest("junior")
