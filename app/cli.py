@@ -29,17 +29,29 @@ def _progress(section, count):
     click.echo(f"  {section:<24} {count:>6} rows", err=True)
 
 
-def _import(path):
+def _import(path, update=False, dry_run=False):
     from seed.importer import FixtureError, import_file
+    from seed.update import update_file
 
-    click.echo(f"Importing {path}", err=True)
+    click.echo(f"{'Checking' if dry_run else 'Updating' if update else 'Importing'} {path}", err=True)
     try:
-        summary = import_file(path, progress=_progress)
+        if update:
+            summary = update_file(path, dry_run=dry_run)
+        else:
+            summary = import_file(path, progress=None if dry_run else _progress, dry_run=dry_run)
     except FixtureError as exc:
-        for json_path, message in exc.problems:
-            click.echo(f"  {json_path}: {message}", err=True)
-        raise click.ClickException(f"{path} is invalid ({len(exc.problems)} problem(s)); nothing was written")
-    click.echo(f"Imported {summary.festival.slug}: {summary.rows} rows, revision {summary.revision}", err=True)
+        for line in exc.lines():
+            click.echo(f"  {line}", err=True)
+        raise click.ClickException(f"{path} is invalid ({exc.total} problem(s)); nothing was written")
+    if update or dry_run:
+        for line in summary.changes.lines() or ["no changes"]:
+            click.echo(f"  {line}", err=True)
+    if dry_run:
+        click.echo(f"Dry run of {summary.festival.slug}: nothing was written", err=True)
+    elif update:
+        click.echo(f"Updated {summary.festival.slug}: revision {summary.revision}", err=True)
+    else:
+        click.echo(f"Imported {summary.festival.slug}: {summary.rows} rows, revision {summary.revision}", err=True)
     return summary
 
 
@@ -68,12 +80,18 @@ def seed():
 
 
 @main.command("import")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
-def import_(file):
-    """Validate FILE, then replace that festival's data with it."""
+@click.argument("file", type=click.Path(exists=True, dir_okay=True))
+@click.option("--update", is_flag=True,
+              help="Apply only FILE's rows to the stored festival; nothing absent is removed.")
+@click.option("--dry-run", is_flag=True, help="Check FILE and report what would change; write nothing.")
+def import_(file, update, dry_run):
+    """Validate FILE (JSON, a folder of CSV files or a .zip of them), then load it.
+
+    Without --update, FILE replaces that festival's data.
+    """
     _open_database()
     m.create_tables()
-    _import(file)
+    _import(file, update=update, dry_run=dry_run)
 
 
 @main.command()

@@ -297,6 +297,8 @@ class Result(BaseModel):
     position_points = FloatField(default=0)
     grade_points = FloatField(default=0)
     points = FloatField(default=0)
+    # True when the points were set by hand against the programme's criteria.
+    points_override = BooleanField(default=False)
     is_published = BooleanField(default=False)
     is_public = BooleanField(default=True)
     published_at = DateTimeField(null=True)
@@ -425,8 +427,20 @@ ALL_MODELS = [
 ]
 
 
+# Columns added after the first release: ``create_tables`` adds them to older databases.
+ADDED_COLUMNS = [Result.points_override]
+
+
 def create_tables(db=None):
     """Create the source tables and the compiled read model's (safe to repeat)."""
     from .read_model import HISTORY_MODELS, READ_MODELS, PublicSecret
 
-    (db or database).create_tables([*ALL_MODELS, *READ_MODELS, *HISTORY_MODELS, PublicSecret], safe=True)
+    db = db or database
+    db.create_tables([*ALL_MODELS, *READ_MODELS, *HISTORY_MODELS, PublicSecret], safe=True)
+    for f in ADDED_COLUMNS:
+        table = f.model._meta.table_name
+        if f.column_name not in {c.name for c in db.get_columns(table)}:
+            from playhouse.migrate import SchemaMigrator, migrate
+
+            real = getattr(db, "obj", None) or db  # the proxy's bound database
+            migrate(SchemaMigrator.from_database(real).add_column(table, f.column_name, f))

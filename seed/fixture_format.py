@@ -4,6 +4,8 @@ The file is ``{"formatVersion": 1, "festival": {...}, "<section>": [...], ...}``
 section holds the rows of one model with the model's own field names; foreign keys are
 ids of rows in the same file. A few link tables are written inline as lists of ids
 (``SECTIONS[...].inline``), e.g. ``news[].tags`` or ``registrations[].members``.
+Instead of ids, rows may use natural keys (``NATURAL_KEYS``): a reference field has an
+alias that names the target by its key (``sub_fest_slug``, ``chest_no``, ...).
 The JSON Schema is derived from the models, so the two cannot drift apart.
 """
 from dataclasses import dataclass, field
@@ -82,6 +84,71 @@ SECTIONS = [
     Section("galleryImages", m.GalleryImage),
 ]
 SECTION_BY_MODEL = {s.model: s for s in SECTIONS}
+SECTION_BY_KEY = {s.key: s for s in SECTIONS}
+
+
+@dataclass(frozen=True)
+class NaturalKey:
+    """What organisers call a row: ``column``, unique within the row's ``scope`` reference."""
+
+    column: str
+    scope: str | None = None
+
+
+NATURAL_KEYS = {
+    m.Festival: NaturalKey("slug"),
+    m.SubFest: NaturalKey("slug"),
+    m.Category: NaturalKey("name", "sub_fest"),
+    m.Team: NaturalKey("name", "sub_fest"),
+    m.Section: NaturalKey("key", "sub_fest"),
+    m.Venue: NaturalKey("name"),
+    m.Judge: NaturalKey("name"),
+    m.ProgrammeCollection: NaturalKey("key"),
+    m.PositionCriteria: NaturalKey("name"),
+    m.GradeCriteria: NaturalKey("name"),
+    m.Programme: NaturalKey("code"),
+    m.SubFestProgramme: NaturalKey("code", "sub_fest"),
+    m.Schedule: NaturalKey("scheduled_at", "sub_fest_programme"),
+    m.Candidate: NaturalKey("admission_number"),
+    m.SubFestCandidate: NaturalKey("chest_no", "sub_fest"),
+    # A registration is known by its candidate's chest number within its programme.
+    m.Registration: NaturalKey("sub_fest_candidate", "sub_fest_programme"),
+    m.Result: NaturalKey("registration"),
+    m.TopperPlaceholder: NaturalKey("label", "sub_fest"),
+    m.WebsitePage: NaturalKey("slug"),
+    m.News: NaturalKey("title"),
+    m.Download: NaturalKey("title"),
+    m.GalleryAlbum: NaturalKey("title"),
+    m.GalleryImage: NaturalKey("image_url", "album"),
+}
+
+# Aliases whose default name ("<field>_<key column>") would be clumsy.
+_REFERENCE_ALIASES = {
+    (m.Registration, "sub_fest_candidate"): "chest_no",
+    (m.Result, "registration"): "chest_no",
+    (m.SubFestCandidate, "candidate"): "candidate_admission_number",
+}
+INLINE_ALIASES = {
+    "judges": "judge_names", "collections": "collection_keys", "sections": "section_keys",
+    "members": "member_chest_nos", "placeholders": "placeholder_labels",
+}
+# Rows without a sub_fest column may name the sub-fest their references are looked up in.
+SCOPE_ALIAS = "sub_fest_slug"
+SCOPED_SECTIONS = ("schedules", "registrations", "results", "websitePages", "galleryImages")
+# Explicit removal in a row: a withdrawn entry stays but is hidden; deleted content goes.
+WITHDRAWABLE = {"registrations": ("is_active", False), "results": ("is_published", False)}
+DELETABLE = ("news", "downloads", "galleryAlbums", "galleryImages")
+
+
+def reference_alias(model, f):
+    """The natural-key alias of reference field ``f`` of ``model``, e.g. ``sub_fest_slug``."""
+    return _REFERENCE_ALIASES.get((model, f.name)) or f"{f.name}_{NATURAL_KEYS[f.rel_model].column}"
+
+
+def references(model, section=None):
+    """``(field, alias)`` for every reference a fixture row of ``model`` may carry."""
+    return [(f, reference_alias(model, f)) for f in fixture_fields(model, section)
+            if isinstance(f, ForeignKeyField)]
 
 UUID_PATTERN = "^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$"
 
@@ -128,33 +195,64 @@ def _field_schema(model, f):
     return schema
 
 
-def _required(f):
-    return not f.null and f.default is None and not f.primary_key
+def required_fields(model, section=None):
+    """Fields a new row must give (a reference may be given by its alias instead)."""
+    return [f for f in fixture_fields(model, section)
+            if not f.null and f.default is None and not f.primary_key]
 
 
-def _row_schema(model, section=None):
+def _key_schema(f):
+    """A natural-key value: the target's key column, as text."""
+    key = NATURAL_KEYS[f.rel_model].column
+    target = f.rel_model._meta.fields[key]
+    if isinstance(target, ForeignKeyField):  # a registration's chest number
+        target = m.SubFestCandidate.chest_no
+    if isinstance(target, CharField):
+        return {"type": "string", "minLength": 1, "maxLength": target.max_length}
+    return {"type": "string", "minLength": 1}
+
+
+def _row_schema(model, section=None, partial=False):
     fields = fixture_fields(model, section)
     props = {f.name: _field_schema(model, f) for f in fields}
-    required = ["id"] + [f.name for f in fields if _required(f)]
+    # id and references may be replaced by natural keys; the importer checks those.
+    required = [f.name for f in required_fields(model, section) if not isinstance(f, ForeignKeyField)]
+    for f, alias in references(model, section):
+        if alias:
+            props[alias] = _key_schema(f)
     for name, inline in (section.inline if section else {}).items():
         value = inline.model._meta.fields[inline.value_field]
         props[name] = {"type": "array", "items": _field_schema(inline.model, value)}
+        if isinstance(value, ForeignKeyField):
+            props[INLINE_ALIASES[name]] = {"type": "array", "items": _key_schema(value)}
+    if section and section.key in SCOPED_SECTIONS:
+        props[SCOPE_ALIAS] = {"type": "string", "minLength": 1, "maxLength": 80}
+    if section and section.key in WITHDRAWABLE:
+        props["withdrawn"] = {"type": "boolean"}
+    if section and section.key in DELETABLE:
+        props["deleted"] = {"type": "boolean"}
     return {
         "type": "object",
         "properties": props,
-        "required": sorted(set(required)),
+        "required": [] if partial else sorted(set(required)),
         "additionalProperties": False,
     }
 
 
-def json_schema():
-    """The JSON Schema (draft 2020-12) of a festival fixture file."""
+def json_schema(partial=False):
+    """The JSON Schema (draft 2020-12) of a festival fixture file.
+
+    ``partial``: of an update file, whose rows give only what changes.
+    """
+    festival = _row_schema(m.Festival, partial=partial)
+    if partial:
+        festival["required"] = ["slug"]
     props = {
         "formatVersion": {"const": FORMAT_VERSION},
-        "festival": _row_schema(m.Festival),
+        "festival": festival,
     }
     for section in SECTIONS:
-        props[section.key] = {"type": "array", "items": _row_schema(section.model, section)}
+        props[section.key] = {"type": "array", "items": _row_schema(section.model, section, partial)}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://festival-data-service.invalid/fixture.schema.json",

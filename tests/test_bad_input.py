@@ -54,7 +54,7 @@ def valid(fixture_data):
     placeholder = next(p for p in data["topperPlaceholders"] if p["sub_fest"] == sub_fest["id"])
     page = next(p for p in data["websitePages"])
     return {"subFestId": sub_fest["id"], "subFestProgramId": programme, "subFestCandidateId": candidate["id"],
-            "topperPlaceholderId": placeholder["id"], "pageSlug": page["slug"]}
+            "topperPlaceholderId": placeholder["id"], "pageSlug": page["slug"], "sinceRevision": "0"}
 
 
 def kinds(parameter):
@@ -87,7 +87,7 @@ def assert_answer(response, url):
 ENDPOINTS = ["/subfests", "/news", "/gallery", "/downloads", "/programmes", "/programme-detail", "/candidates",
              "/candidate-detail", "/teams", "/categories", "/filters", "/schedules", "/programme-results",
              "/programme-result", "/candidate-result", "/candidate-registrations", "/topper-placeholders",
-             "/toppers", "/page-toppers"]
+             "/toppers", "/page-toppers", "/changes"]
 
 
 def test_every_endpoint_is_covered(operations):
@@ -193,6 +193,6 @@ def test_the_most_values_of_every_array_parameter_are_answered(api, operations, 
     arrays = [p for p in parameters if p["schema"].get("type") == "array"]
     for parameter in arrays:
         query = "&".join(f"{parameter['name']}={value}" for value in most_values(parameter, valid))
-        url = f"{API}{endpoint}?subFestId={valid['subFestId']}&{query}"
+        url = f"{API}{endpoint}?subFestId={valid['subFestId']}&sinceRevision=0&{query}"
         response = api.client.get(url, headers={"X-API-Key": api.keys[BIG]})
         assert response.status_code == 200, (parameter["name"], response.get_data(as_text=True)[:300])

@@ -5,7 +5,7 @@ import pytest
 
 from conftest import writable
 from seed.importer import import_fixture
-from tiny_festival import day, tiny_api, tiny_festival
+from tiny_festival import day, tiny, tiny_api, tiny_festival  # noqa: F401 (tiny: fixture)
 
 
 def result_row(data, names, key):

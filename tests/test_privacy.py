@@ -72,6 +72,7 @@ def samples(data):
         "placeholderId": [p["id"] for p in placeholders[:3]],
         "pageSlug": [p["slug"] for p in pages],
         "pageId": [p["id"] for p in pages],
+        "sinceRevision": ["0"],
     }
 
 

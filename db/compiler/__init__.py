@@ -37,7 +37,7 @@ def compile_festival(festival_id, now=None):
 
 
 
-def publish(festival, now=None, recompute=True):
+def publish(festival, now=None, recompute=True, touched=None):
     """After a change to a festival's data, inside the writer's transaction: recompute its
     leaderboards, compile its public view, bump its revision and record what changed in
     public terms. Returns ``(revision, number of public changes)``."""

@@ -1,0 +1,187 @@
+"""What an import changes: rows added, changed and withdrawn per kind, and the records touched.
+
+``touched`` names, per kind, the public records whose data an import changed, directly or
+through a row that belongs to them (a result touches its programme, its candidates and
+its team), so that only those need to be recompiled and listed as changed.
+"""
+from collections import Counter
+from dataclasses import dataclass, field
+
+from .fixture_format import SECTIONS, WITHDRAWABLE, fixture_fields
+
+TOUCHED_KINDS = ("subFests", "subFestProgrammes", "subFestCandidates", "teams",
+                 "news", "downloads", "galleryAlbums", "galleryImages")
+
+
+@dataclass
+class ChangeSummary:
+    """Counts per section key (e.g. ``"results"``) and the ids touched per kind."""
+
+    added: Counter = field(default_factory=Counter)
+    changed: Counter = field(default_factory=Counter)
+    withdrawn: Counter = field(default_factory=Counter)
+    # section key -> ids of the rows added, changed or withdrawn
+    rows: dict = field(default_factory=dict)
+    # kind (TOUCHED_KINDS) -> ids of the records whose public data may have changed
+    touched: dict = field(default_factory=lambda: {kind: set() for kind in TOUCHED_KINDS})
+
+    @property
+    def empty(self):
+        return not (self.added or self.changed or self.withdrawn)
+
+    def lines(self):
+        """One line per kind that changed, e.g. ``results: 3 added, 1 changed, 0 withdrawn``."""
+        kinds = [s.key for s in SECTIONS if s.key in self.rows]
+        return [f"{kind}: {self.added[kind]} added, {self.changed[kind]} changed, "
+                f"{self.withdrawn[kind]} withdrawn" for kind in kinds]
+
+
+def _value(row, f):
+    if f.name in row:
+        return row[f.name]
+    return None if callable(f.default) else f.default
+
+
+def _differs(section, old, new):
+    for f in fixture_fields(section.model, section):
+        if f.name not in new and callable(f.default):
+            continue  # e.g. created_at: the stored time stands
+        if _value(old, f) != _value(new, f):
+            return True
+    return False
+
+
+def _links_differ(section, old_links, new_links):
+    for name, values in new_links.items():
+        before = old_links.get(name, [])
+        if section.inline[name].order_field is None:
+            before, values = sorted(map(str, before)), sorted(map(str, values))
+        if before != values:
+            return True
+    return False
+
+
+def _is_withdrawal(section, old, new):
+    if section.key not in WITHDRAWABLE:
+        return False
+    name, value = WITHDRAWABLE[section.key]
+    return old.get(name, True) != value and new.get(name) == value
+
+
+def diff(old, new, removed=(), only=None):
+    """Compare two :class:`FestivalState`; ``removed`` ids are gone from ``new``.
+
+    ``only``: the ids that may differ (an update's rows); others are not compared.
+    """
+    summary = ChangeSummary()
+    old_rows = old.rows if old else {s.key: {} for s in SECTIONS}
+    old_links = old.links if old else {s.key: {} for s in SECTIONS}
+    for section in SECTIONS:
+        key = section.key
+        before, after = old_rows[key], new.rows[key]
+        candidates = after if only is None else {i: after[i] for i in only if i in after}
+        for row_id, row in candidates.items():
+            if row_id not in before:
+                summary.added[key] += 1
+            elif _is_withdrawal(section, before[row_id], row):
+                summary.withdrawn[key] += 1
+            elif (_differs(section, before[row_id], row)
+                  or _links_differ(section, old_links[key].get(row_id, {}), new.links[key].get(row_id, {}))):
+                summary.changed[key] += 1
+            else:
+                continue
+            summary.rows.setdefault(key, set()).add(row_id)
+            _touch(summary, key, row, old, new)
+            if row_id in before:
+                _touch(summary, key, before[row_id], old, new)
+        gone = [i for i in before if i not in after or i in removed]
+        for row_id in gone:
+            summary.withdrawn[key] += 1
+            summary.rows.setdefault(key, set()).add(row_id)
+            _touch(summary, key, before[row_id], old, new)
+    _touch_parent_teams(summary, (new, old))
+    return summary
+
+
+def _touch_parent_teams(summary, states):
+    """A team's points count for the teams above it too."""
+    pending = list(summary.touched["teams"])
+    while pending:
+        parent = _row(states, "teams", pending.pop()).get("parent")
+        if parent and parent not in summary.touched["teams"]:
+            summary.touched["teams"].add(parent)
+            pending.append(parent)
+
+
+def _row(states, key, row_id):
+    for state in states:
+        if state and row_id in state.rows[key]:
+            return state.rows[key][row_id]
+    return {}
+
+
+def _links(states, key, row_id, name):
+    values = []
+    for state in states:
+        if state:
+            values += state.links[key].get(row_id, {}).get(name, [])
+    return values
+
+
+def _touch(summary, key, row, old, new):
+    """Mark the public records ``row`` of section ``key`` belongs to."""
+    states = (new, old)
+    touched = summary.touched
+    if key in touched:
+        touched[key].add(row["id"])
+    programme = row.get("sub_fest_programme")
+    if key in ("registrations", "results"):
+        registration_id = row["id"] if key == "registrations" else row.get("registration")
+        registration = _row(states, "registrations", registration_id)
+        programme = programme or registration.get("sub_fest_programme")
+        for candidate in [registration.get("sub_fest_candidate"),
+                          *_links(states, "registrations", registration_id, "members")]:
+            _touch_candidate(summary, states, candidate)
+        if registration.get("team"):
+            touched["teams"].add(registration["team"])
+    if key == "programmes":
+        for sfp in new.rows["subFestProgrammes"].values():
+            if sfp.get("programme") == row["id"]:
+                _touch_programme(summary, states, sfp["id"])
+    if key in ("positionCriteria", "gradeCriteria"):
+        column = "position_criteria" if key == "positionCriteria" else "grade_criteria"
+        for sfp in new.rows["subFestProgrammes"].values():
+            if sfp.get(column) == row["id"]:
+                _touch_programme(summary, states, sfp["id"])
+    if key == "candidates":
+        for sfc in new.rows["subFestCandidates"].values():
+            if sfc.get("candidate") == row["id"]:
+                _touch_candidate(summary, states, sfc["id"])
+    if key == "subFestCandidates":
+        _touch_candidate(summary, states, row["id"])
+    if programme:
+        _touch_programme(summary, states, programme)
+    if key == "subFestProgrammes":
+        _touch_programme(summary, states, row["id"])
+    if row.get("sub_fest"):
+        touched["subFests"].add(row["sub_fest"])
+    if key == "galleryImages" and row.get("album"):
+        touched["galleryAlbums"].add(row["album"])
+
+
+def _touch_programme(summary, states, sfp_id):
+    summary.touched["subFestProgrammes"].add(sfp_id)
+    sub_fest = _row(states, "subFestProgrammes", sfp_id).get("sub_fest")
+    if sub_fest:
+        summary.touched["subFests"].add(sub_fest)
+
+
+def _touch_candidate(summary, states, sfc_id):
+    if sfc_id is None:
+        return
+    summary.touched["subFestCandidates"].add(sfc_id)
+    sfc = _row(states, "subFestCandidates", sfc_id)
+    if sfc.get("team"):
+        summary.touched["teams"].add(sfc["team"])
+    if sfc.get("sub_fest"):
+        summary.touched["subFests"].add(sfc["sub_fest"])

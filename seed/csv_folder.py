@@ -1,0 +1,146 @@
+"""A festival as a folder (or a .zip) of CSV files, one per section, as organisers keep it.
+
+``festival.csv`` holds the festival (one row), ``<section>.csv`` (e.g. ``subFests.csv``,
+``results.csv``) the rows of a section. Columns are the JSON format's field names; an
+empty cell leaves the field out. Cells are typed by the format: lists are ``;``-separated,
+booleans are ``true/false/yes/no/1/0``, ``points`` and ``bands`` are JSON. UTF-8, with or
+without a byte order mark.
+"""
+import csv
+import io
+import json
+import zipfile
+from pathlib import Path
+
+from .fixture_format import FORMAT_VERSION, SECTIONS, json_schema
+from .problems import FixtureError
+from .sources import Source
+
+FESTIVAL_FILE = "festival"
+_BOOLEANS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+
+
+def _properties():
+    props = json_schema()["properties"]
+    out = {FESTIVAL_FILE: props["festival"]["properties"]}
+    for section in SECTIONS:
+        out[section.key] = props[section.key]["items"]["properties"]
+    return out
+
+
+_PROPERTIES = _properties()
+_FILE_KEYS = {key.lower(): key for key in _PROPERTIES}
+
+
+def _types(schema):
+    kinds = schema.get("type", "string")
+    kinds = [kinds] if isinstance(kinds, str) else kinds
+    return [k for k in kinds if k != "null"]
+
+
+def _scalar(schema, text):
+    """``text`` as the JSON value ``schema`` wants; ValueError names what was expected."""
+    kinds = _types(schema)
+    if "boolean" in kinds:
+        value = _BOOLEANS.get(text.strip().lower())
+        if value is None:
+            raise ValueError(f"{text!r} is not a boolean (true/false/yes/no/1/0)")
+        return value
+    if "integer" in kinds:
+        try:
+            return int(text.strip())
+        except ValueError:
+            raise ValueError(f"{text!r} is not a whole number") from None
+    if "number" in kinds:
+        try:
+            number = float(text.strip())
+        except ValueError:
+            raise ValueError(f"{text!r} is not a number") from None
+        return int(number) if number.is_integer() else number
+    if "object" in kinds or "array" in kinds:
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{text!r} is not JSON: {exc}") from None
+    return text
+
+
+def _cell(schema, text):
+    if schema.get("type") == "array" and "items" in schema:
+        return [_scalar(schema["items"], part.strip()) for part in text.split(";") if part.strip()]
+    return _scalar(schema, text)
+
+
+def _read_rows(name, key, text, source, problems):
+    """Rows of one CSV file (``text``) as JSON rows; register each row's line in ``source``."""
+    props = _PROPERTIES[key]
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header = next(reader, None) or []
+    header = [column.strip() for column in header]
+    source.rows[f"$.{key}"] = (name, 1)
+    for column in header:
+        if column and column not in props:
+            problems.append((f"$.{key}", f"unknown column {column!r}"))
+    rows, line = [], reader.line_num
+    for cells in reader:
+        start, line = line + 1, reader.line_num
+        if not any(cell.strip() for cell in cells):
+            continue
+        path = "$.festival" if key == FESTIVAL_FILE else f"$.{key}[{len(rows)}]"
+        source.rows[path] = (name, start)
+        row = {}
+        for column, cell in zip(header, cells):
+            if not column or column not in props or cell.strip() == "":
+                continue
+            try:
+                row[column] = _cell(props[column], cell)
+            except ValueError as exc:
+                problems.append((f"{path}.{column}", str(exc)))
+        if len(cells) > len(header):
+            problems.append((path, f"{len(cells)} cells but the header names {len(header)} columns"))
+        rows.append(row)
+    return rows
+
+
+def read_files(name, files):
+    """``files``: ``[(file name, bytes)]``. Return a :class:`Source`; raise FixtureError."""
+    source = Source(name, {"formatVersion": FORMAT_VERSION})
+    problems = []
+    for file_name, content in sorted(files):
+        stem = Path(file_name).stem
+        key = _FILE_KEYS.get(stem.lower())
+        if key is None:
+            known = ", ".join(f"{k}.csv" for k in _PROPERTIES)
+            problems.append(("$", f"{file_name}: not a section of the format (one of {known})"))
+            continue
+        try:
+            text = content.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            problems.append(("$", f"{file_name} is not UTF-8 text ({exc}); save it as CSV UTF-8"))
+            continue
+        rows = _read_rows(Path(file_name).name, key, text, source, problems)
+        if key == FESTIVAL_FILE:
+            if len(rows) != 1:
+                problems.append(("$.festival", f"{file_name} must have exactly one row, has {len(rows)}"))
+            source.data["festival"] = rows[0] if rows else {}
+        else:
+            source.data[key] = rows
+    if "festival" not in source.data:
+        problems.append(("$", "festival.csv is missing: it names the festival (slug, name, ...)"))
+    if problems:
+        raise FixtureError(problems, source)
+    return source
+
+
+def read_folder(path):
+    path = Path(path)
+    files = [(p.name, p.read_bytes()) for p in sorted(path.glob("*.csv"))]
+    return read_files(str(path), files)
+
+
+def read_zip(path):
+    with zipfile.ZipFile(path) as archive:
+        files = [(info.filename, archive.read(info)) for info in archive.infolist()
+                 if info.filename.lower().endswith(".csv") and not info.is_dir()
+                 and not Path(info.filename).name.startswith(".") and "__MACOSX" not in info.filename]
+    return read_files(str(path), files)

@@ -1,0 +1,103 @@
+"""Results follow the rules: points from the programme's criteria, grades the score reaches.
+
+For each result row of the input: a result's programme is its registration's; a grade is
+one of the programme's grade bands and its score reaches the band; ``position_points``,
+``grade_points`` and ``points`` left out are worked out from the criteria (and a grade
+left out from the score), and given ones
+must agree with them unless the row sets ``points_override``. A programme without
+criteria takes the points as given.
+"""
+POINT_FIELDS = ("position_points", "grade_points", "points")
+
+
+def _band_for_score(bands, score):
+    for band in sorted(bands, key=lambda b: -b.get("minScore", 0)):
+        if score >= band.get("minScore", 0):
+            return band
+    return None
+
+
+def _same(a, b):
+    return abs(float(a or 0) - float(b or 0)) < 1e-9
+
+
+class ResultRules:
+    def __init__(self, state, problems):
+        self.state = state
+        self.problems = problems
+        rows = state.rows
+        self.programmes = rows["subFestProgrammes"]
+        self.registrations = rows["registrations"]
+        self.position_criteria = rows["positionCriteria"]
+        self.grade_criteria = rows["gradeCriteria"]
+
+    def apply(self):
+        """Check and complete every result the input gave."""
+        for result_id, result in self.state.rows["results"].items():
+            if result_id in self.state.given:
+                self._result(result, self.state.given[result_id], self.state.paths[result_id])
+
+    def _result(self, result, given, path):
+        registration = self.registrations.get(result.get("registration"))
+        if registration is not None and registration.get("sub_fest_programme") != result.get("sub_fest_programme"):
+            self.problems.append((f"{path}.sub_fest_programme",
+                                  f"{result.get('sub_fest_programme')} is not the programme of the result's "
+                                  f"registration ({registration.get('sub_fest_programme')})"))
+            return
+        programme = self.programmes.get(result.get("sub_fest_programme"))
+        if programme is None:
+            return  # the reference check reports it
+        position = self.position_criteria.get(programme.get("position_criteria"))
+        grades = self.grade_criteria.get(programme.get("grade_criteria"))
+        expected = {}
+        if position is not None:
+            places = position.get("points") or {}
+            expected["position_points"] = places.get(str(result.get("position")), 0) if result.get("position") else 0
+        if grades is not None:
+            band = self._grade(result, given, grades, path)
+            if band is False:
+                return
+            expected["grade_points"] = band.get("points", 0) if band else 0
+        if not expected:
+            return
+        override = result.get("points_override")
+        for name in ("position_points", "grade_points"):
+            self._settle(result, given, name, expected.get(name), override, path)
+        self._settle(result, given, "points",
+                     (result.get("position_points") or 0) + (result.get("grade_points") or 0), override, path)
+
+    def _grade(self, result, given, grades, path):
+        """The grade band of the result (filled in from the score when not given); False if wrong."""
+        bands = grades.get("bands") or []
+        score = result.get("score")
+        if "grade" not in given and "score" in given and score is not None:
+            band = _band_for_score(bands, score)
+            result["grade"] = band["grade"] if band else None
+            return band
+        grade = result.get("grade")
+        if grade is None:
+            return None
+        band = next((b for b in bands if b.get("grade") == grade), None)
+        if band is None:
+            names = ", ".join(str(b.get("grade")) for b in bands)
+            self.problems.append((f"{path}.grade", f"{grade!r} is not a grade of {grades['name']!r} ({names})"))
+            return False
+        if score is not None and score < band.get("minScore", 0):
+            self.problems.append((f"{path}.grade", f"grade {grade!r} needs a score of at least "
+                                                   f"{band.get('minScore')}; the score is {score}"))
+            return False
+        return band
+
+    def _settle(self, result, given, name, expected, override, path):
+        if expected is None:
+            return
+        if name not in given:
+            result[name] = expected
+        elif not _same(result.get(name), expected) and not override:
+            self.problems.append((f"{path}.{name}",
+                                  f"{result.get(name)} does not follow the programme's criteria "
+                                  f"(expected {expected}); set points_override to keep it"))
+
+
+def check_results(state, problems):
+    ResultRules(state, problems).apply()

@@ -1,0 +1,192 @@
+"""Apply only the rows of an update file to a festival already in the database.
+
+A row changes the stored row it names (by id or natural key) field by field, or adds a
+new one; nothing is removed by being absent. ``withdrawn: true`` withdraws a registration
+or a result, ``deleted: true`` removes news, downloads and gallery rows. The festival's
+data with the changes applied must pass every check a full import makes, or nothing is
+written.
+"""
+import uuid
+from dataclasses import dataclass
+
+import jsonschema
+from peewee import ForeignKeyField
+
+from db import models as m
+from db.database import database
+
+from .changes import ChangeSummary, diff
+from .festival_state import FestivalState, state_from_database, state_from_document
+from .fixture_format import SECTIONS, fixture_fields, json_schema
+from .importer import DryRun, _insert, after_write, check_rows, link_rows, schema_problems, stored_row
+from .natural_keys import Expander, KeyIndex
+from .problems import FixtureError
+from .sources import load_source
+from .validation import check_festival_slug, check_foreign_ids
+
+_partial_validator = jsonschema.Draft202012Validator(json_schema(partial=True))
+
+
+@dataclass
+class UpdateSummary:
+    festival: m.Festival
+    revision: int
+    changes: ChangeSummary
+    dry_run: bool = False
+
+
+@dataclass
+class PlannedUpdate:
+    festival: m.Festival
+    old: FestivalState
+    new: FestivalState
+    file_ids: set
+    deleted: set
+
+
+def _stored_festival(raw):
+    if raw.get("id"):
+        try:
+            return m.Festival.get_or_none(m.Festival.id == uuid.UUID(raw["id"]))
+        except ValueError:
+            return None
+    return m.Festival.get_or_none(m.Festival.slug == raw["slug"])
+
+
+def _index(state):
+    index = KeyIndex()
+    for section in SECTIONS:
+        for row in state.rows[section.key].values():
+            index.add(section.model, {k: (str(v) if isinstance(v, uuid.UUID) else v) for k, v in row.items()})
+    return index
+
+
+def _merge(old, changes, deleted):
+    new = FestivalState(festival={**old.festival, **changes.festival})
+    for section in SECTIONS:
+        key = section.key
+        rows = dict(old.rows[key])
+        links = dict(old.links[key])
+        for row_id, row in changes.rows[key].items():
+            rows[row_id] = {**rows.get(row_id, {}), **row}
+            links[row_id] = {**links.get(row_id, {}), **changes.links[key][row_id]}
+        for row_id in deleted & rows.keys():
+            del rows[row_id]
+        new.rows[key], new.links[key] = rows, links
+    new.paths, new.given = changes.paths, changes.given
+    return new
+
+
+def _check_deletions(state, deleted, paths, problems):
+    """A deleted row must not be one that a remaining row still refers to."""
+    if not deleted:
+        return
+    for section in SECTIONS:
+        refs = [f for f in fixture_fields(section.model, section) if isinstance(f, ForeignKeyField)]
+        for row_id, row in state.rows[section.key].items():
+            for f in refs:
+                if row.get(f.name) in deleted:
+                    problems.append((f"{paths[row[f.name]]}.deleted",
+                                     f"still used by {state.path(section.key, row_id)} ({f.name}): "
+                                     f"delete or change that row too"))
+
+
+def plan_update(data):
+    """Check an update document against the stored festival; return what it would do."""
+    problems = schema_problems(data, _partial_validator)
+    if problems:
+        raise FixtureError(problems)
+    festival = _stored_festival(data["festival"])
+    if festival is None:
+        raise FixtureError([("$.festival", f"no festival {data['festival'].get('slug')!r} in the database: "
+                                           "import the whole festival first")])
+    old = state_from_database(festival)
+    existing_ids = {str(i) for section in SECTIONS for i in old.rows[section.key]}
+    expander = Expander(festival.slug, _index(old), existing_ids, update=True)
+    doc = expander.expand({**data, "festival": {**data["festival"], "id": str(festival.id)}})
+    problems = expander.problems
+    changes = state_from_document(doc, problems) if not problems else None
+    if problems:
+        raise FixtureError(problems)
+    deleted = {uuid.UUID(i) for i in expander.deleted if i}
+    missing = [changes.paths[i] for i in deleted if str(i) not in existing_ids]
+    problems += [(f"{path}.deleted", "there is no such row to delete") for path in missing]
+    new = _merge(old, changes, deleted)
+    _check_deletions(new, deleted, changes.paths, problems)
+    if problems:
+        raise FixtureError(problems)
+    # Stored rows were checked when they were written; deletions were checked above.
+    check_rows(new, problems, where="in the file or the festival", only=set(changes.paths))
+    if problems:
+        raise FixtureError(problems)
+    check_festival_slug(new.festival, problems)
+    check_foreign_ids(new, festival.id, problems)
+    if problems:
+        raise FixtureError(problems)
+    file_ids = {i for section in SECTIONS for i in changes.rows[section.key]}
+    return PlannedUpdate(festival, old, new, file_ids, deleted)
+
+
+def _write(plan, changes):
+    festival_id = plan.festival.id
+    festival_changes = {k: v for k, v in plan.new.festival.items() if plan.old.festival.get(k) != v}
+    if festival_changes:
+        m.Festival.update(**festival_changes, updated_at=m.utcnow()).where(m.Festival.id == festival_id).execute()
+    for section in SECTIONS:
+        model, key = section.model, section.key
+        for row_id in [i for i in plan.new.rows[key] if i in changes.rows.get(key, ())]:
+            row, before = plan.new.rows[key][row_id], plan.old.rows[key].get(row_id)
+            if before is None:
+                _insert(model, [stored_row(section, row, festival_id)])
+            else:
+                changed = {k: v for k, v in row.items() if before.get(k) != v}
+                if changed:
+                    model.update(**changed).where(model.id == row_id).execute()
+            given = plan.new.links[key].get(row_id, {})
+            for name, items in link_rows(section, row_id, given).items():
+                if before is not None and plan.old.links[key].get(row_id, {}).get(name, []) == given.get(name, []):
+                    continue
+                inline = section.inline[name]
+                parent = inline.model._meta.fields[inline.parent_field]
+                inline.model.delete().where(parent == row_id).execute()
+                _insert(inline.model, items)
+    for section in reversed(SECTIONS):
+        doomed = [i for i in plan.deleted if i in plan.old.rows[section.key]]
+        if doomed:
+            section.model.delete().where(section.model.id.in_(doomed)).execute()
+
+
+def apply_update(plan, dry_run=False):
+    """Write the planned changes in one transaction (rolled back if ``dry_run``)."""
+    changes = diff(plan.old, plan.new, removed=plan.deleted, only=plan.file_ids | plan.deleted)
+    result = None
+    try:
+        with database.atomic():
+            _write(plan, changes)
+            festival_changed = any(plan.old.festival.get(k) != v for k, v in plan.new.festival.items())
+            if changes.empty and not festival_changed:
+                from db.revisions import current_revision
+                revision = current_revision(plan.festival.id)[0]
+                festival = plan.festival
+            else:
+                festival, revision = after_write(plan.festival.id)
+            result = UpdateSummary(festival=festival, revision=revision, changes=changes, dry_run=dry_run)
+            if dry_run:
+                raise DryRun
+    except DryRun:
+        pass
+    return result
+
+
+def update_fixture(data, dry_run=False):
+    """Apply an update document (its rows only) to the stored festival; see :class:`UpdateSummary`."""
+    return apply_update(plan_update(data), dry_run=dry_run)
+
+
+def update_file(path, dry_run=False):
+    source = load_source(path)
+    try:
+        return update_fixture(source.data, dry_run=dry_run)
+    except FixtureError as exc:
+        exc.source = source
+        raise

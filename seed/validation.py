@@ -1,0 +1,102 @@
+"""Checks over a festival's rows as a whole: references, uniqueness, other festivals' ids."""
+from peewee import ForeignKeyField
+
+from db import models as m
+
+from .festival_state import festival_column, owned_by
+from .fixture_format import SECTION_BY_MODEL, SECTIONS, fixture_fields
+
+
+def check_references(state, problems, where="in this file", only=None):
+    """Every reference and link-list entry names a row of the right section.
+
+    ``only``: the ids of the rows to check (an update's; stored rows were checked before).
+    """
+    for section in SECTIONS:
+        rows = state.rows[section.key]
+        if only is not None:
+            rows = {i: rows[i] for i in only if i in rows}
+        for row_id, row in rows.items():
+            path = state.path(section.key, row_id)
+            for f in fixture_fields(section.model, section):
+                if isinstance(f, ForeignKeyField) and row.get(f.name) is not None:
+                    if row[f.name] not in state.rows[SECTION_BY_MODEL[f.rel_model].key]:
+                        problems.append((f"{path}.{f.name}",
+                                         f"no {f.rel_model._meta.table_name} with id {row[f.name]} {where}"))
+            for name, inline in section.inline.items():
+                value_field = inline.model._meta.fields[inline.value_field]
+                if not isinstance(value_field, ForeignKeyField):
+                    continue
+                targets = state.rows[SECTION_BY_MODEL[value_field.rel_model].key]
+                for j, value in enumerate(state.links[section.key][row_id].get(name, [])):
+                    if value not in targets:
+                        problems.append((f"{path}.{name}[{j}]",
+                                         f"no {value_field.rel_model._meta.table_name} with id {value} {where}"))
+
+
+def _unique_keys(model):
+    """Column sets the database keeps unique within one festival (the implied festival dropped)."""
+    keys = [(f.name,) for f in model._meta.sorted_fields if f.unique and not f.primary_key]
+    keys += [tuple(names) for names, unique in model._meta.indexes if unique]
+    return [tuple(name for name in key if name != "festival") for key in keys]
+
+
+def check_unique(state, problems):
+    """E.g. a sub-fest slug, a chest number within a sub-fest, one result per registration."""
+    for section in SECTIONS:
+        for key in _unique_keys(section.model):
+            seen = {}
+            for row_id, row in state.rows[section.key].items():
+                value = tuple(row.get(name) for name in key)
+                if None in value:
+                    continue
+                if value not in seen:
+                    seen[value] = row_id
+                    continue
+                # Name the file's row: in an update, the other one may be a stored row.
+                here, other = (row_id, seen[value]) if row_id in state.paths else (seen[value], row_id)
+                problems.append((f"{state.path(section.key, here)}.{key[-1]}",
+                                 f"{' + '.join(key)} must be unique: already used by "
+                                 f"{state.path(section.key, other)}"))
+
+
+def check_one_entry_per_candidate(state, problems):
+    """No candidate has two results in one programme (alone or as a group member)."""
+    registrations = state.rows["registrations"]
+    seen = {}
+    for result_id, result in state.rows["results"].items():
+        registration = registrations.get(result.get("registration"))
+        if registration is None:
+            continue
+        candidates = {registration.get("sub_fest_candidate")}
+        candidates.update(state.links["registrations"].get(result["registration"], {}).get("members", []))
+        for candidate in candidates - {None}:
+            key = (result.get("sub_fest_programme"), candidate)
+            if key in seen:
+                problems.append((f"{state.path('results', result_id)}.registration",
+                                 f"sub-fest candidate {candidate} already has a result in this programme "
+                                 f"({state.path('results', seen[key])})"))
+            else:
+                seen[key] = result_id
+
+
+def check_festival_slug(festival, problems):
+    existing = m.Festival.get_or_none(m.Festival.slug == festival["slug"])
+    if existing and existing.id != festival["id"]:
+        problems.append(("$.festival.slug", f"slug {festival['slug']!r} belongs to another festival"))
+
+
+def check_foreign_ids(state, festival_id, problems):
+    """No id of the file may belong to another festival already in the database."""
+    for section in SECTIONS:
+        model = section.model
+        ids = [i for i in state.rows[section.key] if i in state.paths]
+        for start in range(0, len(ids), 500):
+            batch = ids[start:start + 500]
+            owner = festival_column(model)
+            query = (owned_by(model.select(model.id, owner.alias("owner_id")), model)
+                     .where(model.id.in_(batch), owner != festival_id))
+            for row_id, owner_id in query.tuples():
+                slug = m.Festival.get_by_id(owner_id).slug
+                problems.append((f"{state.paths[row_id]}.id",
+                                 f"{model._meta.table_name} id {row_id} belongs to another festival ({slug!r})"))
