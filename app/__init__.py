@@ -9,6 +9,7 @@ from .access_log import init_access_log
 from .auth import KeyCache, authenticate
 from .caching import init_response_cache
 from .config import load_config
+from .context import init_revisions
 from .demo import init_demo
 from .health import init_health
 from .http import init_http
@@ -73,6 +74,7 @@ def create_app(config=None):
 
     _register_database(app)
     app.extensions["festival_keys"] = KeyCache(app.config["API_KEY_CACHE_SECONDS"])
+    init_revisions(app)
 
     api = Api(app)
     from .api import BLUEPRINTS

@@ -65,21 +65,30 @@ def _request_started(sender, **extra):
 
 
 def _request_finished(sender, response, **extra):
-    started = g.get("request_started_perf")
-    festival = g.get("festival")
+    log_request(method=request.method, path=request.path, query=request.args.keys(),
+                status=response.status_code, started=g.get("request_started_perf"),
+                festival=g.get("festival"), key_id=g.get("api_key_id"), size=response.content_length,
+                cache=g.get("response_cache"), started_at=g.get("request_started_at"))
+
+
+def log_request(method, path, query, status, started, festival, key_id, size, cache, started_at=None):
+    """Write one access line (the Flask path and the hit path, ``app/hit_path.py``, alike)."""
+    logger = logging.getLogger(ACCESS_LOGGER)
+    if not logger.isEnabledFor(logging.INFO):
+        return
     fields = {
-        "time": _iso(g.get("request_started_at", time.time())),
-        "method": request.method,
-        "path": request.path,
-        "query": sorted(set(request.args.keys())),
-        "status": response.status_code,
+        "time": _iso(started_at or time.time()),
+        "method": method,
+        "path": path,
+        "query": sorted(set(query)),
+        "status": status,
         "duration_ms": round((time.perf_counter() - started) * 1000, 2) if started else None,
         "festival": festival.slug if festival is not None else None,
-        "key_id": str(g.api_key_id) if "api_key_id" in g else None,
-        "bytes": response.content_length,
-        "cache": g.get("response_cache"),
+        "key_id": str(key_id) if key_id is not None else None,
+        "bytes": size,
+        "cache": cache,
     }
-    logging.getLogger(ACCESS_LOGGER).info("request", extra={"fields": fields})
+    logger.info("request", extra={"fields": fields})
 
 
 def _use_json_lines(logger, level):

@@ -18,6 +18,14 @@ class KeyCache:
         self._cache = TTLCache(maxsize=size, ttl=seconds) if seconds > 0 else None
         self._lock = threading.Lock()
 
+    def cached(self, plain):
+        """The cached lookup of ``plain`` (``(key id, festival)`` or None for a bad key), or
+        False when it is not in the cache: no database query."""
+        if self._cache is None:
+            return False
+        with self._lock:
+            return self._cache.get(hash_key(plain), False)
+
     def lookup(self, plain):
         if self._cache is None:
             return find_active_key(plain)

@@ -25,6 +25,12 @@ from .context import data_revision
 # Compressed copies kept per cached response, one per distinct Accept-Encoding header.
 MAX_ENCODINGS = 4
 
+# Header sets kept per cached response for the hit path: per status, encoding and origin.
+MAX_REPLAYS = 16
+
+# Where a request's cache entry is left for the hit path (app/hit_path.py) to learn from.
+ENVIRON_ENTRY = "festival_api.cache_entry"
+
 # How long identical requests wait for the one making a missing answer, before making it too.
 MAKER_WAIT_SECONDS = 5
 
@@ -36,14 +42,30 @@ _NOT_KEPT = {"content-length", "content-encoding", "etag", "vary", "date"}
 class CachedResponse:
     """The body of a ``200`` answer, the view's headers, its ETag, and its compressed copies."""
 
-    __slots__ = ("body", "headers", "etag", "encoded", "_lock")
+    __slots__ = ("body", "headers", "etag", "encoded", "replays", "_lock")
 
     def __init__(self, body, headers, etag):
         self.body = body
         self.headers = headers
         self.etag = etag
         self.encoded = {}  # Accept-Encoding header -> (Content-Encoding or None, bytes)
+        # (status, Accept-Encoding, Origin) -> the final headers the Flask path sent, which
+        # the hit path (app/hit_path.py) sends again
+        self.replays = {}
         self._lock = threading.Lock()
+
+    def encoded_body(self, accept_encoding):
+        """The bytes sent for ``accept_encoding``, or None when none were sent yet."""
+        known = self.encoded.get(accept_encoding)
+        if known is None:
+            return None
+        content_encoding, data = known
+        return data if content_encoding else self.body
+
+    def remember_replay(self, key, headers):
+        with self._lock:
+            if key in self.replays or len(self.replays) < MAX_REPLAYS:
+                self.replays[key] = headers
 
     def remember_encoding(self, accept_encoding, content_encoding, data):
         with self._lock:
@@ -119,7 +141,7 @@ def answer_from_cache():
         if maker is not None:
             cache.made(key, maker)
     g.response_cache = "hit"
-    g.response_cache_entry = entry
+    g.response_cache_entry = request.environ[ENVIRON_ENTRY] = entry
     response = current_app.response_class(entry.body, headers=entry.headers)
     response.set_etag(entry.etag, weak=True)
     return response
@@ -133,7 +155,7 @@ def remember(response):
     headers = [(name, value) for name, value in response.headers if name.lower() not in _NOT_KEPT]
     entry = CachedResponse(response.get_data(), headers, etag)
     _cache().put(g.response_cache_key, entry)
-    g.response_cache_entry = entry
+    g.response_cache_entry = request.environ[ENVIRON_ENTRY] = entry
 
 
 def compress(response, compressor):

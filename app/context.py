@@ -5,21 +5,24 @@ in memory (:class:`FestivalView`); a request then builds its context without a q
 """
 import threading
 
-from flask import g
+from flask import current_app, g
 
 from db.read.subfests import sub_fest_summaries
 from db.revisions import RevisionCache
 from db.templates import dumps
 
 
-_revisions = RevisionCache()
+def init_revisions(app):
+    """One :class:`RevisionCache` per app, shared with the hit path."""
+    app.extensions["festival_revisions"] = RevisionCache()
 
 
 def data_revision():
     """The resolved festival's ``(revision, changed_at)``: read from the database only when
     something was committed since this connection last read it (see ``RevisionCache``)."""
     if "data_revision" not in g:
-        g.data_revision = _revisions.revision(g.festival.id, g.get("data_version"))
+        g.data_revision = current_app.extensions["festival_revisions"].revision(
+            g.festival.id, g.get("data_version"))
     return g.data_revision
 
 

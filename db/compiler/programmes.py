@@ -1,7 +1,7 @@
 """Compile programmes: list items, details, published results and their filter columns."""
 from .. import models as m
 from .. import scopes
-from ..programmes import attach_collections, attach_schedules, list_programmes
+from ..programmes import attach_collections, attach_programme_fields, attach_schedules, public_programme_list
 from ..query import ascii_lower, search_text, text_sort_key
 from ..read_model import PublicProgramme
 from ..results import results_of_programmes
@@ -23,25 +23,29 @@ def _active_judges(programme_ids):
     return judges
 
 
-def _visible_programmes(festival_id, sub_fest_id):
-    """Every visible programme of a sub-fest with its list fields (source readers)."""
-    page = list_programmes(festival_id, sub_fest_id, page=1, limit=10**9, sort_by="displayOrder",
-                           sort_order="asc", now=scopes.utcnow())
-    return page.items
+def _visible_programmes(festival_id, sub_fest_id, programme_ids=None):
+    """The visible programmes of a sub-fest (of ``programme_ids`` among them, when given)
+    with their list fields, read by the source readers."""
+    now = scopes.utcnow()
+    query = public_programme_list(festival_id, sub_fest_id, now).order_by(m.SubFestProgramme.id)
+    if programme_ids is not None:
+        query = query.where(m.SubFestProgramme.id.in_(list(programme_ids)))
+    programmes = list(query)
+    attach_programme_fields(festival_id, programmes, now)
+    return programmes
 
 
-def compile_programmes(festival_id, writer, sub_fest_ids=None):
-    """Compile the visible programmes of the festival (of ``sub_fest_ids`` when given)."""
+def compile_programmes(festival_id, writer, programme_ids=None):
+    """Compile the visible programmes of the festival (those of ``programme_ids`` only, when
+    given: the caller has cleared their compiled rows)."""
     from schemas.nested import ScheduleRefSchema
     from schemas.programmes import ProgrammeDetailSchema, ProgrammeSchema
     from schemas.results import EntryResultSchema
 
     item_schema, detail_schema = ProgrammeSchema(), ProgrammeDetailSchema()
     schedule_schema, result_schema = ScheduleRefSchema(), EntryResultSchema(many=True)
-    if sub_fest_ids is None:
-        sub_fest_ids = [s.id for s in scopes.public_sub_fests(festival_id)]
-    for sub_fest_id in sub_fest_ids:
-        programmes = _visible_programmes(festival_id, sub_fest_id)
+    for sub_fest_id in [s.id for s in scopes.public_sub_fests(festival_id)]:
+        programmes = _visible_programmes(festival_id, sub_fest_id, programme_ids)
         for start in range(0, len(programmes), BATCH):
             batch = programmes[start:start + BATCH]
             ids = [p.id for p in batch]
