@@ -18,8 +18,16 @@ def get_or_404(record, what):
     return record
 
 
-def sub_fest_or_404(sub_fest_id):
-    return get_or_404(get_public_sub_fest(g.festival.id, sub_fest_id=sub_fest_id), "Sub-fest")
+def sub_fest_or_404(sub_fest_id=None, sub_fest_slug=None):
+    """The visible sub-fest named by id or slug (``schemas.selectors.SubFestSelectorArgs``);
+    both sent and naming different sub-fests is a 400 naming both."""
+    if sub_fest_id is None:
+        return sub_fest_by_slug_or_404(sub_fest_slug)
+    sub_fest = get_or_404(get_public_sub_fest(g.festival.id, sub_fest_id=sub_fest_id), "Sub-fest")
+    if sub_fest_slug and sub_fest.slug != sub_fest_slug:
+        message = "subFestId and subFestSlug name different sub-fests; send one of them."
+        abort(400, message=message, errors={"query": {"subFestId": [message], "subFestSlug": [message]}})
+    return sub_fest
 
 
 def sub_fest_by_slug_or_404(slug):

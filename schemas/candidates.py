@@ -14,12 +14,12 @@ from .nested import (
     SubFestRefSchema,
     TeamRefSchema,
 )
+from .selectors import SubFestSelectorArgs
 
 ADM_NO_MAX_VALUES = 5
 
 
-class CandidateQueryArgsSchema(sort_args(tuple(CANDIDATE_SORTS), "chestNo")):
-    sub_fest_id = fields.UUID(required=True, metadata={"description": "Sub-fest to list from."})
+class CandidateQueryArgsSchema(SubFestSelectorArgs, sort_args(tuple(CANDIDATE_SORTS), "chestNo")):
     search = Array(Text(), split=False, metadata={
         "description": "Words to find in the name or chest number; several terms must all match."})
     category_ids = Array(fields.UUID(), metadata={"description": "Any of these categories."})

@@ -13,6 +13,7 @@ from .nested import (
     ScheduleRefSchema,
     SubFestRefSchema,
 )
+from .selectors import SubFestSelectorArgs
 
 WINDOW_RULE = ("Open when opensAt <= now <= closesAt; a missing opensAt means open since ever, "
                "a missing closesAt open until further notice, and a window with neither is closed.")
@@ -72,8 +73,9 @@ class ProgrammeFilterArgsSchema(QueryArgs):
         return {name: value for name, value in data.items() if value != ""}
 
 
-class ProgrammeQueryArgsSchema(ProgrammeFilterArgsSchema, sort_args(tuple(PROGRAMME_SORTS), "displayOrder")):
-    sub_fest_id = fields.UUID(required=True, metadata={"description": "Sub-fest to list from."})
+class ProgrammeQueryArgsSchema(SubFestSelectorArgs, ProgrammeFilterArgsSchema,
+                               sort_args(tuple(PROGRAMME_SORTS), "displayOrder")):
+    """The programmes of one sub-fest, filtered."""
 
 
 class ProgrammeDetailQueryArgsSchema(QueryArgs):

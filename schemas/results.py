@@ -13,14 +13,15 @@ from .nested import (
     TeamRefSchema,
 )
 from .programmes import ProgrammeFilterArgsSchema, ProgrammeSchema
-from .selectors import require_one_of
+from .selectors import SubFestSelectorArgs, require_one_of
 
 SELECTOR_RULE = ("When both are sent they must name the same record (else 404); "
                  "`subFestSlug` narrows the lookup to one sub-fest.")
 
 
-class ProgrammeResultsQueryArgsSchema(ProgrammeFilterArgsSchema, sort_args(tuple(PROGRAMME_SORTS), "displayOrder")):
-    sub_fest_id = fields.UUID(required=True, metadata={"description": "Sub-fest to list from."})
+class ProgrammeResultsQueryArgsSchema(SubFestSelectorArgs, ProgrammeFilterArgsSchema,
+                                      sort_args(tuple(PROGRAMME_SORTS), "displayOrder")):
+    """The programmes of one sub-fest with their results, filtered."""
 
 
 class ProgrammeResultQueryArgsSchema(QueryArgs):

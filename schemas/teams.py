@@ -6,10 +6,10 @@ from db.teams import TEAM_SORTS
 from .common import OutSchema, Uuid, list_envelope, sort_args
 from .fields import Array, Bool, Text
 from .nested import TeamRefSchema
+from .selectors import SubFestSelectorArgs
 
 
-class TeamQueryArgsSchema(sort_args(tuple(TEAM_SORTS), "displayOrder")):
-    sub_fest_id = fields.UUID(required=True, metadata={"description": "Sub-fest to list from."})
+class TeamQueryArgsSchema(SubFestSelectorArgs, sort_args(tuple(TEAM_SORTS), "displayOrder")):
     search = Array(Text(), split=False, metadata={
         "description": "Words to find in the name, display name or public name; all must match."})
     color_code = Array(Text(max_length=16), metadata={

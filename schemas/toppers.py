@@ -14,11 +14,10 @@ from .nested import (
     SubFestRefSchema,
     TeamRefSchema,
 )
-from .selectors import require_one_of
+from .selectors import SubFestSelectorArgs, require_one_of
 
 
-class TopperPlaceholderQueryArgsSchema(sort_args(tuple(PLACEHOLDER_SORTS), "displayOrder")):
-    sub_fest_id = fields.UUID(required=True, metadata={"description": "Sub-fest to list from."})
+class TopperPlaceholderQueryArgsSchema(SubFestSelectorArgs, sort_args(tuple(PLACEHOLDER_SORTS), "displayOrder")):
     is_published = Bool(metadata={"description": "Output stays restricted to published placeholders."})
     entity_type = Enum(TOPPER_ENTITY_TYPES, metadata={"description": "Who is ranked."})
     scope_type = Enum(TOPPER_SCOPE_TYPES, metadata={"description": "Over which programmes or people."})

@@ -19,9 +19,9 @@ blp = Blueprint("programmes", __name__, description="Active public programmes of
 @blp.get("/programmes")
 @blp.arguments(ProgrammeQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ProgrammeListSchema)
-def programmes(sub_fest_id, **args):
+def programmes(sub_fest_id=None, sub_fest_slug=None, **args):
     """List active public programmes of a sub-fest"""
-    sub_fest = sub_fest_or_404(sub_fest_id)
+    sub_fest = sub_fest_or_404(sub_fest_id, sub_fest_slug)
     return list_response(list_programmes(g.festival.id, sub_fest.id, **args), sub_fest=sub_fest)
 
 
