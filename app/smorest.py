@@ -59,6 +59,9 @@ class Api(flask_smorest.Api):
 
     def handle_http_exception(self, error):
         payload, code, headers = super().handle_http_exception(error)
+        if getattr(error, "valid_methods", None):
+            # a 405 says which methods the resource takes (RFC 9110 §15.5.6)
+            headers = {**headers, "Allow": ", ".join(error.valid_methods)}
         if code >= 500:
             payload.pop("errors", None)
             payload["message"] = GENERIC_MESSAGES.get(code, GENERIC_MESSAGES[500])

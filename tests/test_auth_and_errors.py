@@ -109,6 +109,14 @@ def test_other_methods_are_405(client, keys, method):
     assert_error(response, 405)
 
 
+@pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE", "TRACE", "CONNECT", "PROPFIND"])
+@pytest.mark.parametrize("path", ["/news", "/programme-detail", "/openapi.json"])
+def test_a_405_names_the_allowed_methods(client, keys, method, path):
+    response = client.open(f"{API}{path}", method=method, headers={"X-API-Key": keys[BIG]})
+    assert_error(response, 405)
+    assert sorted(m.strip() for m in response.headers["Allow"].split(",")) == ["GET", "HEAD", "OPTIONS"]
+
+
 def test_unexpected_error_is_a_generic_500(app, api, monkeypatch):
     import app.api.news as news_view
 
