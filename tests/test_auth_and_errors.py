@@ -103,6 +103,13 @@ def test_unknown_path_is_json_404(api, path):
     assert_error(api.get(path), 404)
 
 
+@pytest.mark.parametrize("path", [f"/{API}/news", f"//{API}/news", f"/{API}/openapi.json", "//healthz"])
+def test_a_leading_doubled_slash_is_json_404(client, keys, path):
+    # werkzeug's router drops leading slashes; the test client would read "//host/..." as a host
+    response = client.get("/", headers={"X-API-Key": keys[BIG]}, environ_overrides={"PATH_INFO": path})
+    assert_error(response, 404)
+
+
 @pytest.mark.parametrize("method", ["post", "put", "patch", "delete"])
 def test_other_methods_are_405(client, keys, method):
     response = getattr(client, method)(f"{API}/news", headers={"X-API-Key": keys[BIG]})
