@@ -43,6 +43,18 @@ class WholeNumber(fields.Integer):
         return super()._deserialize(value, attr, data, **kwargs)
 
 
+class CanonicalUUID(fields.UUID):
+    """A UUID written the one way ids are shown: 8-4-4-4-12 hex digits (either case).
+    Python's ``uuid.UUID`` would also take braces, ``urn:uuid:`` and dash-less hex."""
+
+    PATTERN = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.ASCII | re.IGNORECASE)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, str) and not self.PATTERN.fullmatch(value):
+            raise self.make_error("invalid_uuid")
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
 class Array(fields.List):
     """A parameter taking several values.
 

@@ -1,8 +1,8 @@
 """Alternative selectors: endpoints that accept one record by any of several parameters."""
-from marshmallow import ValidationError, fields, validates_schema
+from marshmallow import ValidationError, validates_schema
 
 from .common import QueryArgs
-from .fields import Text
+from .fields import CanonicalUUID, Text
 
 SUB_FEST_SELECTORS = {"subFestId": "sub_fest_id", "subFestSlug": "sub_fest_slug"}
 
@@ -21,7 +21,7 @@ def require_one_of(data, selectors):
 class SubFestSelectorArgs(QueryArgs):
     """The sub-fest a list comes from, by id or by slug (``app.lookups.sub_fest_or_404``)."""
 
-    sub_fest_id = fields.UUID(metadata={
+    sub_fest_id = CanonicalUUID(metadata={
         "description": "Sub-fest to list from; required unless `subFestSlug` is sent. "
                        "When both are sent they must name the same sub-fest."})
     sub_fest_slug = Text(max_length=80, metadata={

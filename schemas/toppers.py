@@ -5,7 +5,7 @@ from db.enums import RANKING_BASES, TOPPER_ENTITY_TYPES, TOPPER_SCOPE_TYPES
 from db.topper_lists import ENTRY_SORTS, PLACEHOLDER_SORTS
 
 from .common import ContextSchema, MetaSchema, OutSchema, QueryArgs, UtcDateTime, Uuid, list_envelope, sort_args
-from .fields import Bool, Enum, Text
+from .fields import Bool, CanonicalUUID, Enum, Text
 from .nested import (
     CandidateIdentitySchema,
     CategoryRefSchema,
@@ -24,13 +24,13 @@ class TopperPlaceholderQueryArgsSchema(SubFestSelectorArgs, sort_args(tuple(PLAC
 
 
 class TopperQueryArgsSchema(sort_args(tuple(ENTRY_SORTS), "rank")):
-    topper_placeholder_id = fields.UUID(required=True, metadata={"description": "Published placeholder id."})
+    topper_placeholder_id = CanonicalUUID(required=True, metadata={"description": "Published placeholder id."})
 
 
 class PageTopperQueryArgsSchema(QueryArgs):
     page_slug = Text(max_length=120, metadata={"description": "Website page slug."})
-    page_id = fields.UUID(metadata={"description": "Website page id."})
-    placeholder_id = fields.UUID(metadata={
+    page_id = CanonicalUUID(metadata={"description": "Website page id."})
+    placeholder_id = CanonicalUUID(metadata={
         "description": "One placeholder: of the page when a page is named, else on its own."})
 
     @validates_schema

@@ -197,3 +197,32 @@ def test_the_most_values_of_every_array_parameter_are_answered(api, operations, 
         url = f"{API}{endpoint}?subFestId={valid['subFestId']}&{query}"
         response = api.client.get(url, headers={"X-API-Key": api.keys[BIG]})
         assert response.status_code == 200, (parameter["name"], response.get_data(as_text=True)[:300])
+
+
+def uuid_parameters(operations):
+    """``(endpoint, name)`` of every parameter that takes ids, scalar or array."""
+    for endpoint, parameters in sorted(operations.items()):
+        for parameter in parameters:
+            schema = parameter["schema"]
+            if schema.get("items", schema).get("format") == "uuid":
+                yield endpoint, parameter["name"]
+
+
+@pytest.mark.parametrize("form", ["{{{uuid}}}", "{uuid_hex}", "urn:uuid:{uuid}", "{uuid_hex_upper}"])
+def test_only_the_canonical_uuid_form_is_accepted(api, operations, valid, form):
+    """8-4-4-4-12 hex digits, nothing else: ``{...}``, ``urn:uuid:`` and dash-less ids are a 400."""
+    uuid = valid["subFestId"]
+    value = form.format(uuid=uuid, uuid_hex=uuid.replace("-", ""), uuid_hex_upper=uuid.replace("-", "").upper())
+    checked = 0
+    for endpoint, name in uuid_parameters(operations):
+        fixed = "" if name == "subFestId" else f"subFestId={uuid}&"
+        response = api.client.get(f"{API}{endpoint}?{fixed}{name}={value}", headers={"X-API-Key": api.keys[BIG]})
+        assert response.status_code == 400, (endpoint, name, response.status_code)
+        assert name in response.get_json()["errors"]["query"], (endpoint, name)
+        checked += 1
+    assert checked > 25
+
+
+def test_an_upper_case_canonical_uuid_is_accepted(api, valid):
+    uuid = valid["subFestId"]
+    assert api.ok("/teams", subFestId=uuid.upper()) == api.ok("/teams", subFestId=uuid)
