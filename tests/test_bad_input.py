@@ -226,3 +226,34 @@ def test_only_the_canonical_uuid_form_is_accepted(api, operations, valid, form):
 def test_an_upper_case_canonical_uuid_is_accepted(api, valid):
     uuid = valid["subFestId"]
     assert api.ok("/teams", subFestId=uuid.upper()) == api.ok("/teams", subFestId=uuid)
+
+
+def array_parameters(operations):
+    for endpoint, parameters in sorted(operations.items()):
+        for parameter in parameters:
+            if parameter["schema"].get("type") == "array":
+                yield endpoint, parameter["name"]
+
+
+@pytest.mark.parametrize("query", ["{name}=", "{name}=%20", "{name}[]=", "{name}=&{name}=&{name}=",
+                                   "&".join(["{name}="] * 101)])
+def test_an_empty_value_of_an_array_parameter_is_400(api, operations, valid, query):
+    """An empty value is an invalid value, not an absent one (it would slip past maxItems)."""
+    checked = 0
+    for endpoint, name in array_parameters(operations):
+        url = f"{API}{endpoint}?subFestId={valid['subFestId']}&{query.format(name=name)}"
+        response = api.client.get(url, headers={"X-API-Key": api.keys[BIG]})
+        assert response.status_code == 400, (endpoint, name, response.status_code)
+        assert name in response.get_json()["errors"]["query"], (endpoint, name)
+        checked += 1
+    assert checked >= 32
+
+
+@pytest.mark.parametrize("endpoint, query", [
+    ("/news", "status=published,"), ("/news", "tags=a,,b"), ("/news", "tags=,"), ("/programmes", "statuses=%20,draft"),
+])
+def test_an_empty_item_in_a_comma_list_is_400(api, valid, endpoint, query):
+    url = f"{API}{endpoint}?subFestId={valid['subFestId']}&{query}"
+    response = api.client.get(url, headers={"X-API-Key": api.keys[BIG]})
+    assert response.status_code == 400
+    assert query.split("=")[0] in response.get_json()["errors"]["query"]
