@@ -152,7 +152,8 @@ class Instant(fields.Field):
 
     def __init__(self, end_of_day=False, **kwargs):
         self.end_of_day = end_of_day
-        metadata = {**kwargs.pop("metadata", {}), "type": "string", "format": "date-time"}
+        metadata = {**kwargs.pop("metadata", {}), "oneOf": [
+            {"type": "string", "format": "date"}, {"type": "string", "format": "date-time"}]}
         super().__init__(metadata=metadata, **kwargs)
 
     def _deserialize(self, value, attr, data, **kwargs):

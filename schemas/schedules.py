@@ -15,7 +15,7 @@ class ScheduleQueryArgsSchema(sort_args(tuple(SCHEDULE_SORTS), "scheduledAt")):
     scheduled_at_from = Instant(metadata={
         "description": "Schedules at or after this moment: a date (its first moment in the festival's "
                        "time zone) or "
-                       "an ISO 8601 date-time with an offset."})
+                       "an ISO 8601 date-time with an offset. Must not be after `scheduledAtTo`."})
     scheduled_at_to = Instant(end_of_day=True, metadata={
         "description": "Schedules at or before this moment: a date (its last moment in the festival's "
                        "time zone) or "

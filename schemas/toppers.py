@@ -29,7 +29,8 @@ class TopperQueryArgsSchema(sort_args(tuple(ENTRY_SORTS), "rank")):
 
 class PageTopperQueryArgsSchema(QueryArgs):
     page_slug = Text(max_length=120, metadata={"description": "Website page slug."})
-    page_id = CanonicalUUID(metadata={"description": "Website page id."})
+    page_id = CanonicalUUID(metadata={
+        "description": "Website page id: a UUID, as `page.id` shows it (like every id of this API)."})
     placeholder_id = CanonicalUUID(metadata={
         "description": "One placeholder: of the page when a page is named, else on its own."})
 

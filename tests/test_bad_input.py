@@ -60,8 +60,9 @@ def valid(fixture_data):
 def kinds(parameter):
     schema = parameter["schema"]
     item = schema.get("items", schema)
-    yield item.get("type")
-    yield item.get("format")
+    for alternative in item.get("oneOf", [item]):  # a date or a date-time
+        yield alternative.get("type")
+        yield alternative.get("format")
     if "enum" in item:
         yield "enum"
 
