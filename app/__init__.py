@@ -1,6 +1,7 @@
 """Application factory of the Festival Data Service."""
 import swagger_ui_bundle
 from flask import Flask, g, request, send_from_directory
+from flask_smorest import abort
 from peewee import InterfaceError, OperationalError
 
 from db.database import bind_database, begin_read_snapshot, database_answers, end_read_snapshot
@@ -67,6 +68,13 @@ def create_app(config=None):
     app = Flask(__name__, static_folder=None)  # app/static is served by the demo page only
     # "//news" is a 404 in the JSON error shape, not an HTML redirect.
     app.url_map.merge_slashes = False
+
+    @app.before_request
+    def refuse_leading_doubled_slash():
+        # The router and request.path drop leading slashes, so "//public-api/..." would match.
+        if request.environ.get("PATH_INFO", "").startswith("//"):
+            abort(404)
+
     app.config.update(_openapi_settings())
     app.config.update(load_config(config))
     app.json.sort_keys = False

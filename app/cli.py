@@ -196,13 +196,13 @@ def toppers_recompute(slug):
 
 
 def _serve(host, port, threads, config=None):
-    from waitress import serve as waitress_serve
-
     from . import create_app
+    from .server import create_server
 
     app = create_app(config)
+    server = create_server(app, host=host, port=port, threads=threads, ident="festival-api")
     click.echo(f"Serving on http://{host}:{port}/public-api/v1 (docs: /public-api/v1/docs)", err=True)
-    waitress_serve(app, host=host, port=port, threads=threads, ident="festival-api")
+    server.run()
 
 
 _config = load_config()

@@ -18,8 +18,16 @@ def get_or_404(record, what):
     return record
 
 
-def sub_fest_or_404(sub_fest_id):
-    return get_or_404(get_public_sub_fest(g.festival.id, sub_fest_id=sub_fest_id), "Sub-fest")
+def sub_fest_or_404(sub_fest_id=None, sub_fest_slug=None):
+    """The visible sub-fest named by id or slug (``schemas.selectors.SubFestSelectorArgs``);
+    both sent and naming different sub-fests is a 400 naming both."""
+    if sub_fest_id is None:
+        return sub_fest_by_slug_or_404(sub_fest_slug)
+    sub_fest = get_or_404(get_public_sub_fest(g.festival.id, sub_fest_id=sub_fest_id), "Sub-fest")
+    if sub_fest_slug and sub_fest.slug != sub_fest_slug:
+        message = "subFestId and subFestSlug name different sub-fests; send one of them."
+        abort(400, message=message, errors={"query": {"subFestId": [message], "subFestSlug": [message]}})
+    return sub_fest
 
 
 def sub_fest_by_slug_or_404(slug):
@@ -36,10 +44,20 @@ def candidate_or_404(sub_fest_candidate_id):
     return get_or_404(get_public_candidate(g.festival.id, sub_fest_candidate_id), "Candidate")
 
 
-def sub_fest_ref_or_404(sub_fest_id):
-    """The public sub-fest with this id, from the compiled view (no query)."""
+def sub_fest_ref_or_404(sub_fest_id=None, sub_fest_slug=None):
+    """The public sub-fest named by id or slug (``schemas.selectors.SubFestSelectorArgs``),
+    from the festival's compiled sub-fests held in memory (no query); both sent and naming
+    different sub-fests is a 400 naming both."""
     from .context import festival_view
-    return get_or_404(festival_view().sub_fests.get(sub_fest_id), "Sub-fest")
+
+    view = festival_view()
+    if sub_fest_id is None:
+        return sub_fest_ref_by_slug_or_404(sub_fest_slug)
+    sub_fest = get_or_404(view.sub_fests.get(sub_fest_id), "Sub-fest")
+    if sub_fest_slug and sub_fest.slug != sub_fest_slug:
+        message = "subFestId and subFestSlug name different sub-fests; send one of them."
+        abort(400, message=message, errors={"query": {"subFestId": [message], "subFestSlug": [message]}})
+    return sub_fest
 
 
 def sub_fest_ref_by_slug_or_404(slug):

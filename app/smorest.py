@@ -61,11 +61,26 @@ class Blueprint(flask_smorest.Blueprint):
         return decorator
 
 
+def nullable_enum(converter, field, ret, **kwargs):
+    """A nullable enum lists ``null`` among its values: OpenAPI 3.0 validators and client
+    generators check ``enum`` before ``nullable``."""
+    if field.allow_none and "enum" in ret and None not in ret["enum"]:
+        return {"enum": [*ret["enum"], None]}
+    return {}
+
+
 class Api(flask_smorest.Api):
     """Every error in one JSON shape, always with a message, never with internals."""
 
+    def _init_spec(self, *args, **kwargs):
+        super()._init_spec(*args, **kwargs)
+        self.ma_plugin.converter.add_attribute_function(nullable_enum)
+
     def handle_http_exception(self, error):
         payload, code, headers = super().handle_http_exception(error)
+        if getattr(error, "valid_methods", None):
+            # a 405 says which methods the resource takes (RFC 9110 §15.5.6)
+            headers = {**headers, "Allow": ", ".join(error.valid_methods)}
         if code >= 500:
             payload.pop("errors", None)
             payload["message"] = GENERIC_MESSAGES.get(code, GENERIC_MESSAGES[500])

@@ -1,6 +1,6 @@
 """News queries."""
 from . import models as m
-from .query import any_of, apply_filters, apply_sorting, paginate, presence, search_terms
+from .query import any_of, apply_filters, apply_sorting, iequals_any, paginate, presence, search_terms
 from .scopes import public_news
 
 NEWS_SORTS = {
@@ -15,7 +15,7 @@ NEWS_FILTERS = {
     "status": lambda values: m.News.status.in_(values),
     "is_public": lambda values: m.News.is_public.in_(values),
     "tags": lambda tags: m.News.id.in_(
-        m.NewsTag.select(m.NewsTag.news).where(m.NewsTag.tag.in_(tags))),
+        m.NewsTag.select(m.NewsTag.news).where(iequals_any(m.NewsTag.tag, tags))),
     "has_thumbnail": lambda wanted: any_of(presence(m.News.thumbnail_url, w) for w in wanted),
     "has_feature_image": lambda wanted: any_of(presence(m.News.feature_image_url, w) for w in wanted),
 }

@@ -131,6 +131,15 @@ def iequals(column, value):
     return text_key(column) == ascii_lower(value)
 
 
+def iequals_any(column, values, trim=""):
+    """``column`` equals any of ``values`` up to the case of A-Z (the ``iequals`` rule), with
+    the leading ``trim`` characters of both sides left out: the rule of every label filter."""
+    if trim:
+        column = fn.LTRIM(column, trim)
+        values = [value.lstrip(trim) for value in values]
+    return text_key(column).in_(sorted({ascii_lower(value) for value in values}))
+
+
 def contains(column, term):
     """``column`` contains ``term``, case-insensitively; ``%``, ``_`` and ``\\`` are literal."""
     return ilike(column, f"%{_escape_like(term)}%")

@@ -11,7 +11,7 @@ from peewee import fn
 
 from . import models as m
 from . import scopes
-from .query import any_of, apply_filters, apply_sorting, ascii_lower, paginate, search_terms, text_key
+from .query import any_of, apply_filters, apply_sorting, iequals_any, paginate, search_terms
 
 TEAM_SORTS = {
     "displayOrder": m.Team.display_order,
@@ -65,7 +65,7 @@ def team_filters(festival_id, sub_fest_id):
     return {
         "search": lambda terms: search_terms(
             (m.Team.name, m.Team.display_name, m.Team.public_name), terms),
-        "color_code": lambda codes: text_key(m.Team.color_code).in_([ascii_lower(c) for c in codes]),
+        "color_code": lambda codes: iequals_any(m.Team.color_code, codes, trim="#"),
         "has_candidates": has_candidates,
     }
 

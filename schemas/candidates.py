@@ -5,7 +5,7 @@ from db.candidates import CANDIDATE_SORTS
 from db.enums import GENDERS
 
 from .common import ContextSchema, OutSchema, QueryArgs, Uuid, list_envelope, sort_args
-from .fields import Array, Bool, Enum, Text
+from .fields import Array, Bool, CanonicalUUID, Enum, Text
 from .nested import (
     CandidateIdentitySchema,
     CategoryRefSchema,
@@ -14,16 +14,16 @@ from .nested import (
     SubFestRefSchema,
     TeamRefSchema,
 )
+from .selectors import SubFestSelectorArgs
 
 ADM_NO_MAX_VALUES = 5
 
 
-class CandidateQueryArgsSchema(sort_args(tuple(CANDIDATE_SORTS), "chestNo")):
-    sub_fest_id = fields.UUID(required=True, metadata={"description": "Sub-fest to list from."})
+class CandidateQueryArgsSchema(SubFestSelectorArgs, sort_args(tuple(CANDIDATE_SORTS), "chestNo")):
     search = Array(Text(), split=False, metadata={
         "description": "Words to find in the name or chest number; several terms must all match."})
-    category_ids = Array(fields.UUID(), metadata={"description": "Any of these categories."})
-    team_ids = Array(fields.UUID(), metadata={
+    category_ids = Array(CanonicalUUID(), metadata={"description": "Any of these categories."})
+    team_ids = Array(CanonicalUUID(), metadata={
         "description": "Any of these teams, including the teams below them (a district's schools)."})
     gender = Array(Enum(GENDERS), metadata={"description": "Any of these genders."})
     is_active = Array(Bool(), metadata={"description": "Output stays restricted to active candidates."})
@@ -37,11 +37,11 @@ class CandidateQueryArgsSchema(sort_args(tuple(CANDIDATE_SORTS), "chestNo")):
                        "The number itself is never returned."})
     has_avatar = Array(Bool(), metadata={"description": "Has an avatar image."})
     has_registration = Array(Bool(), metadata={"description": "Takes part in at least one entry."})
-    section_ids = Array(fields.UUID(), metadata={"description": "In any of these sections."})
+    section_ids = Array(CanonicalUUID(), metadata={"description": "In any of these sections."})
 
 
 class CandidateDetailQueryArgsSchema(QueryArgs):
-    sub_fest_candidate_id = fields.UUID(required=True, metadata={"description": "Candidate id inside a sub-fest."})
+    sub_fest_candidate_id = CanonicalUUID(required=True, metadata={"description": "Candidate id inside a sub-fest."})
 
 
 class CandidateSchema(OutSchema):

@@ -5,10 +5,10 @@ from db.categories import CATEGORY_SORTS
 
 from .common import OutSchema, Uuid, list_envelope, sort_args
 from .fields import Array, Text
+from .selectors import SubFestSelectorArgs
 
 
-class CategoryQueryArgsSchema(sort_args(tuple(CATEGORY_SORTS), "displayOrder")):
-    sub_fest_id = fields.UUID(required=True, metadata={"description": "Sub-fest to list from."})
+class CategoryQueryArgsSchema(SubFestSelectorArgs, sort_args(tuple(CATEGORY_SORTS), "displayOrder")):
     search = Array(Text(), split=False, metadata={
         "description": "Words to find in the name; several terms must all match."})
 

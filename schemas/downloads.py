@@ -10,7 +10,7 @@ from .fields import Array, Bool, Text
 class DownloadQueryArgsSchema(sort_args(tuple(DOWNLOAD_SORTS), "createdAt", "desc")):
     search = Array(Text(), split=False, metadata={
         "description": "Words to find in the title, description or category; all must match."})
-    category = Text(max_length=100, metadata={"description": "Download category label, case-insensitive."})
+    category = Text(max_length=100, metadata={"description": "Download category label; the case of A-Z is ignored."})
     is_public = Bool(metadata={"description": "Output stays restricted to public downloads."})
 
 

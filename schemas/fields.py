@@ -43,26 +43,49 @@ class WholeNumber(fields.Integer):
         return super()._deserialize(value, attr, data, **kwargs)
 
 
+class CanonicalUUID(fields.UUID):
+    """A UUID written the one way ids are shown: 8-4-4-4-12 hex digits (either case).
+    Python's ``uuid.UUID`` would also take braces, ``urn:uuid:`` and dash-less hex."""
+
+    PATTERN = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.ASCII | re.IGNORECASE)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, str) and not self.PATTERN.fullmatch(value):
+            raise self.make_error("invalid_uuid")
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
 class Array(fields.List):
     """A parameter taking several values.
 
     Accepts repeated keys (``a=1&a=2``), bracket keys (``a[]=1``, merged by the parser)
     and comma-separated values (``a=1,2``). ``split=False`` keeps commas, for free text.
+    An empty value (``a=``, ``a=1,,2``) is invalid, not absent: ignoring it would let a
+    request slip past the item limit.
     """
+
+    default_error_messages = {"empty": "Empty values are not allowed."}
 
     def __init__(self, inner, *, split=True, max_items=100, **kwargs):
         self.split = split
         super().__init__(inner, validate=validate.Length(max=max_items), **kwargs)
+        if isinstance(self.inner, Text):
+            # Tell clients what an item may be: not blank, and no comma where commas split.
+            self.inner.metadata["pattern"] = Text.pattern(non_blank=True, comma=not split)
 
     def _deserialize(self, value, attr, data, **kwargs):
         if not ma.utils.is_collection(value):
             value = [value]
         raw = []
         for item in value:
-            if self.split and isinstance(item, str):
-                raw.extend(part.strip() for part in item.split(",") if part.strip())
-            elif not (isinstance(item, str) and not item.strip()):
-                raw.append(item)
+            parts = item.split(",") if self.split and isinstance(item, str) else [item]
+            for part in parts:
+                if isinstance(part, str):
+                    if not part.strip():
+                        raise self.make_error("empty")
+                    if self.split:
+                        part = part.strip()
+                raw.append(part)
         return super()._deserialize(raw, attr, data, **kwargs)
 
 
@@ -84,8 +107,20 @@ class Text(fields.String):
 
     default_error_messages = {"nul": "Must not contain a NUL character."}
 
+    # What ``str.strip`` removes, as a regular-expression class the OpenAPI document can carry.
+    BLANKS = "\\t\\n\\u000b\\u000c\\r\\u001c-\\u0020\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
+
     def __init__(self, max_length=200, **kwargs):
-        super().__init__(validate=validate.Length(max=max_length), **kwargs)
+        metadata = {"pattern": self.pattern(), **kwargs.pop("metadata", {})}
+        super().__init__(validate=validate.Length(max=max_length), metadata=metadata, **kwargs)
+
+    @classmethod
+    def pattern(cls, non_blank=False, comma=True):
+        """The OpenAPI ``pattern`` of the text: no NUL; optionally no comma, and not blank."""
+        allowed = "[^\\u0000" + ("" if comma else ",") + "]"
+        if not non_blank:
+            return f"^{allowed}*$"
+        return f"^{allowed}*{allowed[:-1]}{cls.BLANKS}]{allowed}*$"
 
     def _deserialize(self, value, attr, data, **kwargs):
         text = super()._deserialize(value, attr, data, **kwargs)
@@ -117,7 +152,8 @@ class Instant(fields.Field):
 
     def __init__(self, end_of_day=False, **kwargs):
         self.end_of_day = end_of_day
-        metadata = {**kwargs.pop("metadata", {}), "type": "string", "format": "date-time"}
+        metadata = {**kwargs.pop("metadata", {}), "oneOf": [
+            {"type": "string", "format": "date"}, {"type": "string", "format": "date-time"}]}
         super().__init__(metadata=metadata, **kwargs)
 
     def _deserialize(self, value, attr, data, **kwargs):

@@ -4,13 +4,14 @@ from marshmallow import fields
 from db.gallery import IMAGE_SORTS
 
 from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
+from .fields import CanonicalUUID
 from .nested import CategoryRefSchema
 
 
 class GalleryQueryArgsSchema(sort_args(tuple(IMAGE_SORTS), "createdAt", "desc")):
-    album_id = fields.UUID(metadata={"description": "Only images of this album."})
-    sub_fest_program_id = fields.UUID(metadata={"description": "Only images of this programme."})
-    category_id = fields.UUID(metadata={"description": "Only images of this category."})
+    album_id = CanonicalUUID(metadata={"description": "Only images of this album."})
+    sub_fest_program_id = CanonicalUUID(metadata={"description": "Only images of this programme."})
+    category_id = CanonicalUUID(metadata={"description": "Only images of this category."})
 
 
 class AlbumRefSchema(OutSchema):

@@ -15,7 +15,7 @@ class NewsQueryArgsSchema(sort_args(tuple(NEWS_SORTS), "publishedAt", "desc")):
     status = Array(Enum(NEWS_STATUSES), metadata={
         "description": "Output stays restricted to published news."})
     is_public = Array(Bool(), metadata={"description": "Output stays restricted to public news."})
-    tags = Array(Text(), metadata={"description": "Any of these tags."})
+    tags = Array(Text(), metadata={"description": "Any of these tags; the case of A-Z is ignored."})
     has_thumbnail = Array(Bool())
     has_feature_image = Array(Bool())
 

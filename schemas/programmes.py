@@ -5,7 +5,7 @@ from db.enums import PROGRAM_TYPES, SUB_FEST_PROGRAMME_STATUSES
 from db.programmes import PROGRAMME_SORTS
 
 from .common import ContextSchema, OutSchema, QueryArgs, UtcDateTime, Uuid, list_envelope, sort_args
-from .fields import Array, Bool, Enum, Text
+from .fields import Array, Bool, CanonicalUUID, Enum, Text
 from .nested import (
     CategoryRefSchema,
     CollectionRefSchema,
@@ -13,6 +13,7 @@ from .nested import (
     ScheduleRefSchema,
     SubFestRefSchema,
 )
+from .selectors import SubFestSelectorArgs
 
 WINDOW_RULE = ("Open when opensAt <= now <= closesAt; a missing opensAt means open since ever, "
                "a missing closesAt open until further notice, and a window with neither is closed.")
@@ -26,8 +27,8 @@ class ProgrammeFilterArgsSchema(QueryArgs):
     """
 
     search = Text(metadata={"description": "Text to find in the programme's name or code."})
-    category_ids = Array(fields.UUID(), metadata={"description": "Any of these categories."})
-    venues = Array(fields.UUID(), metadata={
+    category_ids = Array(CanonicalUUID(), metadata={"description": "Any of these categories."})
+    venues = Array(CanonicalUUID(), metadata={
         "description": "Programmes scheduled at any of these venue ids."})
     status = Enum(SUB_FEST_PROGRAMME_STATUSES, metadata={
         "description": "Programme status; combined with `statuses` as any of. "
@@ -39,12 +40,12 @@ class ProgrammeFilterArgsSchema(QueryArgs):
         "description": "Programme code pattern, `*` matching any run of characters, "
                        "case-insensitive; matches the sub-fest code (`HS-G02`) or the "
                        "programme's own code (`G02`)."})
-    collection_id = fields.UUID(metadata={"description": "In this programme collection."})
-    collection_ids = Array(fields.UUID(), metadata={
+    collection_id = CanonicalUUID(metadata={"description": "In this programme collection."})
+    collection_ids = Array(CanonicalUUID(), metadata={
         "description": "In any of these programme collections; combined with `collectionId`."})
-    judges = Array(fields.UUID(), metadata={"description": "Judged by any of these judge ids."})
-    position_criteria_id = fields.UUID(metadata={"description": "Uses this position criteria."})
-    grade_criteria_id = fields.UUID(metadata={"description": "Uses this grade criteria."})
+    judges = Array(CanonicalUUID(), metadata={"description": "Judged by any of these judge ids."})
+    position_criteria_id = CanonicalUUID(metadata={"description": "Uses this position criteria."})
+    grade_criteria_id = CanonicalUUID(metadata={"description": "Uses this grade criteria."})
     requires_topic_registration = Bool(metadata={
         "description": "Whether the programme needs a topic registration."})
     candidate_registration_open = Bool(metadata={
@@ -72,12 +73,13 @@ class ProgrammeFilterArgsSchema(QueryArgs):
         return {name: value for name, value in data.items() if value != ""}
 
 
-class ProgrammeQueryArgsSchema(ProgrammeFilterArgsSchema, sort_args(tuple(PROGRAMME_SORTS), "displayOrder")):
-    sub_fest_id = fields.UUID(required=True, metadata={"description": "Sub-fest to list from."})
+class ProgrammeQueryArgsSchema(SubFestSelectorArgs, ProgrammeFilterArgsSchema,
+                               sort_args(tuple(PROGRAMME_SORTS), "displayOrder")):
+    """The programmes of one sub-fest, filtered."""
 
 
 class ProgrammeDetailQueryArgsSchema(QueryArgs):
-    sub_fest_program_id = fields.UUID(required=True, metadata={
+    sub_fest_program_id = CanonicalUUID(required=True, metadata={
         "description": "Programme instance id inside a sub-fest."})
 
 

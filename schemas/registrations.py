@@ -5,12 +5,13 @@ from db.enums import REGISTRATION_TYPES, TOPIC_STATUSES
 from db.registrations import REGISTRATION_SORTS
 
 from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
+from .fields import CanonicalUUID
 from .nested import CandidateIdentitySchema, ProgrammeSummarySchema, TeamRefSchema
 from .results import ResultFieldsSchema
 
 
 class CandidateRegistrationQueryArgsSchema(sort_args(tuple(REGISTRATION_SORTS), "registeredAt")):
-    sub_fest_candidate_id = fields.UUID(required=True, metadata={"description": "Sub-fest candidate id."})
+    sub_fest_candidate_id = CanonicalUUID(required=True, metadata={"description": "Sub-fest candidate id."})
 
 
 class RegistrationSchema(OutSchema):

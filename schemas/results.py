@@ -4,7 +4,7 @@ from marshmallow import fields, validates_schema
 from db.programmes import PROGRAMME_SORTS
 
 from .common import ContextSchema, OutSchema, QueryArgs, UtcDateTime, Uuid, list_envelope, sort_args
-from .fields import Text
+from .fields import CanonicalUUID, Text
 from .nested import (
     CandidateIdentitySchema,
     CategoryRefSchema,
@@ -13,18 +13,19 @@ from .nested import (
     TeamRefSchema,
 )
 from .programmes import ProgrammeFilterArgsSchema, ProgrammeSchema
-from .selectors import require_one_of
+from .selectors import SubFestSelectorArgs, require_one_of
 
 SELECTOR_RULE = ("When both are sent they must name the same record (else 404); "
                  "`subFestSlug` narrows the lookup to one sub-fest.")
 
 
-class ProgrammeResultsQueryArgsSchema(ProgrammeFilterArgsSchema, sort_args(tuple(PROGRAMME_SORTS), "displayOrder")):
-    sub_fest_id = fields.UUID(required=True, metadata={"description": "Sub-fest to list from."})
+class ProgrammeResultsQueryArgsSchema(SubFestSelectorArgs, ProgrammeFilterArgsSchema,
+                                      sort_args(tuple(PROGRAMME_SORTS), "displayOrder")):
+    """The programmes of one sub-fest with their results, filtered."""
 
 
 class ProgrammeResultQueryArgsSchema(QueryArgs):
-    sub_fest_program_id = fields.UUID(metadata={
+    sub_fest_program_id = CanonicalUUID(metadata={
         "description": f"Programme instance id; required unless `programCode` is sent. {SELECTOR_RULE}"})
     program_code = Text(max_length=40, metadata={
         "description": "Public programme code in its sub-fest (e.g. `HS-C01`, case-insensitive); "
@@ -38,7 +39,7 @@ class ProgrammeResultQueryArgsSchema(QueryArgs):
 
 
 class CandidateResultQueryArgsSchema(QueryArgs):
-    sub_fest_candidate_id = fields.UUID(metadata={
+    sub_fest_candidate_id = CanonicalUUID(metadata={
         "description": f"Sub-fest candidate id; required unless `chestNo` is sent. {SELECTOR_RULE}"})
     chest_no = Text(max_length=20, metadata={
         "description": "Chest number (case-insensitive); required unless `subFestCandidateId` is "

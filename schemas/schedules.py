@@ -4,18 +4,18 @@ from marshmallow import ValidationError, fields, validates_schema
 from db.schedules import SCHEDULE_SORTS
 
 from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
-from .fields import Instant, Text
+from .fields import CanonicalUUID, Instant, Text
 from .nested import ProgrammeSummarySchema, SubFestRefSchema, VenueRefSchema
 
 
 class ScheduleQueryArgsSchema(sort_args(tuple(SCHEDULE_SORTS), "scheduledAt")):
     sub_fest_slug = Text(max_length=80, metadata={"description": "Only schedules of this public sub-fest."})
-    sub_fest_program_id = fields.UUID(metadata={"description": "Only schedules of this programme."})
-    venue_id = fields.UUID(metadata={"description": "Only schedules at this (public) venue."})
+    sub_fest_program_id = CanonicalUUID(metadata={"description": "Only schedules of this programme."})
+    venue_id = CanonicalUUID(metadata={"description": "Only schedules at this (public) venue."})
     scheduled_at_from = Instant(metadata={
         "description": "Schedules at or after this moment: a date (its first moment in the festival's "
                        "time zone) or "
-                       "an ISO 8601 date-time with an offset."})
+                       "an ISO 8601 date-time with an offset. Must not be after `scheduledAtTo`."})
     scheduled_at_to = Instant(end_of_day=True, metadata={
         "description": "Schedules at or before this moment: a date (its last moment in the festival's "
                        "time zone) or "

@@ -6,14 +6,15 @@ from db.teams import TEAM_SORTS
 from .common import OutSchema, Uuid, list_envelope, sort_args
 from .fields import Array, Bool, Text
 from .nested import TeamRefSchema
+from .selectors import SubFestSelectorArgs
 
 
-class TeamQueryArgsSchema(sort_args(tuple(TEAM_SORTS), "displayOrder")):
-    sub_fest_id = fields.UUID(required=True, metadata={"description": "Sub-fest to list from."})
+class TeamQueryArgsSchema(SubFestSelectorArgs, sort_args(tuple(TEAM_SORTS), "displayOrder")):
     search = Array(Text(), split=False, metadata={
         "description": "Words to find in the name, display name or public name; all must match."})
     color_code = Array(Text(max_length=16), metadata={
-        "description": "Any of these colours, e.g. `%23d62728` for `#d62728`; case-insensitive."})
+        "description": "Any of these colours, e.g. `d62728` or `%23d62728` for `#d62728`; the case of "
+                       "A-Z and leading `#` characters are ignored."})
     has_candidates = Array(Bool(), metadata={
         "description": "Has active public candidates, in the team or in the teams below it."})
 

@@ -5,7 +5,7 @@ from db.enums import RANKING_BASES, TOPPER_ENTITY_TYPES, TOPPER_SCOPE_TYPES
 from db.topper_lists import ENTRY_SORTS, PLACEHOLDER_SORTS
 
 from .common import ContextSchema, MetaSchema, OutSchema, QueryArgs, UtcDateTime, Uuid, list_envelope, sort_args
-from .fields import Bool, Enum, Text
+from .fields import Bool, CanonicalUUID, Enum, Text
 from .nested import (
     CandidateIdentitySchema,
     CategoryRefSchema,
@@ -14,24 +14,24 @@ from .nested import (
     SubFestRefSchema,
     TeamRefSchema,
 )
-from .selectors import require_one_of
+from .selectors import SubFestSelectorArgs, require_one_of
 
 
-class TopperPlaceholderQueryArgsSchema(sort_args(tuple(PLACEHOLDER_SORTS), "displayOrder")):
-    sub_fest_id = fields.UUID(required=True, metadata={"description": "Sub-fest to list from."})
+class TopperPlaceholderQueryArgsSchema(SubFestSelectorArgs, sort_args(tuple(PLACEHOLDER_SORTS), "displayOrder")):
     is_published = Bool(metadata={"description": "Output stays restricted to published placeholders."})
     entity_type = Enum(TOPPER_ENTITY_TYPES, metadata={"description": "Who is ranked."})
     scope_type = Enum(TOPPER_SCOPE_TYPES, metadata={"description": "Over which programmes or people."})
 
 
 class TopperQueryArgsSchema(sort_args(tuple(ENTRY_SORTS), "rank")):
-    topper_placeholder_id = fields.UUID(required=True, metadata={"description": "Published placeholder id."})
+    topper_placeholder_id = CanonicalUUID(required=True, metadata={"description": "Published placeholder id."})
 
 
 class PageTopperQueryArgsSchema(QueryArgs):
     page_slug = Text(max_length=120, metadata={"description": "Website page slug."})
-    page_id = fields.UUID(metadata={"description": "Website page id."})
-    placeholder_id = fields.UUID(metadata={
+    page_id = CanonicalUUID(metadata={
+        "description": "Website page id: a UUID, as `page.id` shows it (like every id of this API)."})
+    placeholder_id = CanonicalUUID(metadata={
         "description": "One placeholder: of the page when a page is named, else on its own."})
 
     @validates_schema
@@ -39,7 +39,17 @@ class PageTopperQueryArgsSchema(QueryArgs):
         require_one_of(data, {"pageSlug": "page_slug", "pageId": "page_id", "placeholderId": "placeholder_id"})
 
 
-class TopperPlaceholderSchema(OutSchema):
+class ScopeKeysSchema(OutSchema):
+    """The section and collection keys of a placeholder's scope: every output of a
+    placeholder shows them through this schema, masked (``db.topper_lists.mask_hidden_keys``)."""
+
+    section_key = fields.String(attribute="public_section_key", allow_none=True, metadata={
+        "description": "The section of a `section` scope, when public."})
+    collection_key = fields.String(attribute="public_collection_key", allow_none=True, metadata={
+        "description": "The programme collection of a `collection` scope, when public."})
+
+
+class TopperPlaceholderSchema(ScopeKeysSchema):
     id = Uuid()
     label = fields.String()
     sub_fest = fields.Nested(SubFestRefSchema)
@@ -47,10 +57,6 @@ class TopperPlaceholderSchema(OutSchema):
     entity_type = fields.String(metadata={"enum": list(TOPPER_ENTITY_TYPES)})
     category = fields.Nested(CategoryRefSchema, attribute="category_ref", allow_none=True, metadata={
         "description": "The category of a `category` scope, when public."})
-    section_key = fields.String(attribute="public_section_key", allow_none=True, metadata={
-        "description": "The section of a `section` scope, when public."})
-    collection_key = fields.String(attribute="public_collection_key", allow_none=True, metadata={
-        "description": "The programme collection of a `collection` scope, when public."})
     team_level = fields.Integer(allow_none=True, metadata={
         "description": "Team level ranked by a `team` leaderboard (1 when null)."})
     ranking_basis = fields.String(metadata={"enum": list(RANKING_BASES)})

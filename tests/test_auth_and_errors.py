@@ -103,10 +103,25 @@ def test_unknown_path_is_json_404(api, path):
     assert_error(api.get(path), 404)
 
 
+@pytest.mark.parametrize("path", [f"/{API}/news", f"//{API}/news", f"/{API}/openapi.json", "//healthz"])
+def test_a_leading_doubled_slash_is_json_404(client, keys, path):
+    # werkzeug's router drops leading slashes; the test client would read "//host/..." as a host
+    response = client.get("/", headers={"X-API-Key": keys[BIG]}, environ_overrides={"PATH_INFO": path})
+    assert_error(response, 404)
+
+
 @pytest.mark.parametrize("method", ["post", "put", "patch", "delete"])
 def test_other_methods_are_405(client, keys, method):
     response = getattr(client, method)(f"{API}/news", headers={"X-API-Key": keys[BIG]})
     assert_error(response, 405)
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE", "TRACE", "CONNECT", "PROPFIND"])
+@pytest.mark.parametrize("path", ["/news", "/programme-detail", "/openapi.json"])
+def test_a_405_names_the_allowed_methods(client, keys, method, path):
+    response = client.open(f"{API}{path}", method=method, headers={"X-API-Key": keys[BIG]})
+    assert_error(response, 405)
+    assert sorted(m.strip() for m in response.headers["Allow"].split(",")) == ["GET", "HEAD", "OPTIONS"]
 
 
 def test_unexpected_error_is_a_generic_500(app, api, monkeypatch):

@@ -60,8 +60,9 @@ def valid(fixture_data):
 def kinds(parameter):
     schema = parameter["schema"]
     item = schema.get("items", schema)
-    yield item.get("type")
-    yield item.get("format")
+    for alternative in item.get("oneOf", [item]):  # a date or a date-time
+        yield alternative.get("type")
+        yield alternative.get("format")
     if "enum" in item:
         yield "enum"
 
@@ -99,7 +100,8 @@ def test_odd_values_of_every_parameter_never_fail(app, keys, operations, valid, 
     client = app.test_client()
     headers = {"X-API-Key": keys[BIG]}
     parameters = operations[endpoint]
-    required = {p["name"]: valid[p["name"]] for p in parameters if p.get("required")}
+    # subFestId stands for the "subFestId or subFestSlug" selector pair
+    required = {p["name"]: valid[p["name"]] for p in parameters if p.get("required") or p["name"] == "subFestId"}
     if endpoint == "/page-toppers":
         required["pageSlug"] = valid["pageSlug"]
     if any(p["name"] == "page" for p in parameters):
@@ -196,3 +198,63 @@ def test_the_most_values_of_every_array_parameter_are_answered(api, operations, 
         url = f"{API}{endpoint}?subFestId={valid['subFestId']}&sinceRevision=0&{query}"
         response = api.client.get(url, headers={"X-API-Key": api.keys[BIG]})
         assert response.status_code == 200, (parameter["name"], response.get_data(as_text=True)[:300])
+
+
+def uuid_parameters(operations):
+    """``(endpoint, name)`` of every parameter that takes ids, scalar or array."""
+    for endpoint, parameters in sorted(operations.items()):
+        for parameter in parameters:
+            schema = parameter["schema"]
+            if schema.get("items", schema).get("format") == "uuid":
+                yield endpoint, parameter["name"]
+
+
+@pytest.mark.parametrize("form", ["{{{uuid}}}", "{uuid_hex}", "urn:uuid:{uuid}", "{uuid_hex_upper}"])
+def test_only_the_canonical_uuid_form_is_accepted(api, operations, valid, form):
+    """8-4-4-4-12 hex digits, nothing else: ``{...}``, ``urn:uuid:`` and dash-less ids are a 400."""
+    uuid = valid["subFestId"]
+    value = form.format(uuid=uuid, uuid_hex=uuid.replace("-", ""), uuid_hex_upper=uuid.replace("-", "").upper())
+    checked = 0
+    for endpoint, name in uuid_parameters(operations):
+        fixed = "" if name == "subFestId" else f"subFestId={uuid}&"
+        response = api.client.get(f"{API}{endpoint}?{fixed}{name}={value}", headers={"X-API-Key": api.keys[BIG]})
+        assert response.status_code == 400, (endpoint, name, response.status_code)
+        assert name in response.get_json()["errors"]["query"], (endpoint, name)
+        checked += 1
+    assert checked > 25
+
+
+def test_an_upper_case_canonical_uuid_is_accepted(api, valid):
+    uuid = valid["subFestId"]
+    assert api.ok("/teams", subFestId=uuid.upper()) == api.ok("/teams", subFestId=uuid)
+
+
+def array_parameters(operations):
+    for endpoint, parameters in sorted(operations.items()):
+        for parameter in parameters:
+            if parameter["schema"].get("type") == "array":
+                yield endpoint, parameter["name"]
+
+
+@pytest.mark.parametrize("query", ["{name}=", "{name}=%20", "{name}[]=", "{name}=&{name}=&{name}=",
+                                   "&".join(["{name}="] * 101)])
+def test_an_empty_value_of_an_array_parameter_is_400(api, operations, valid, query):
+    """An empty value is an invalid value, not an absent one (it would slip past maxItems)."""
+    checked = 0
+    for endpoint, name in array_parameters(operations):
+        url = f"{API}{endpoint}?subFestId={valid['subFestId']}&{query.format(name=name)}"
+        response = api.client.get(url, headers={"X-API-Key": api.keys[BIG]})
+        assert response.status_code == 400, (endpoint, name, response.status_code)
+        assert name in response.get_json()["errors"]["query"], (endpoint, name)
+        checked += 1
+    assert checked >= 32
+
+
+@pytest.mark.parametrize("endpoint, query", [
+    ("/news", "status=published,"), ("/news", "tags=a,,b"), ("/news", "tags=,"), ("/programmes", "statuses=%20,draft"),
+])
+def test_an_empty_item_in_a_comma_list_is_400(api, valid, endpoint, query):
+    url = f"{API}{endpoint}?subFestId={valid['subFestId']}&{query}"
+    response = api.client.get(url, headers={"X-API-Key": api.keys[BIG]})
+    assert response.status_code == 400
+    assert query.split("=")[0] in response.get_json()["errors"]["query"]

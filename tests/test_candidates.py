@@ -478,7 +478,7 @@ def test_openapi_documents_every_parameter_enum_and_sort_field(app):
     spec = app.test_client().get(f"{API}/openapi.json").get_json()
     params = {p["name"]: p for p in spec["paths"][f"{API}/candidates"]["get"]["parameters"] if p["in"] == "query"}
     assert set(params) == {
-        "subFestId", "page", "limit", "sortBy", "sortOrder", "search", "categoryIds", "teamIds", "gender",
+        "subFestId", "subFestSlug", "page", "limit", "sortBy", "sortOrder", "search", "categoryIds", "teamIds", "gender",
         "isActive", "chestNoPattern", "admNoPattern", "hasAvatar", "hasRegistration", "sectionIds"}
     assert params["gender"]["schema"]["items"]["enum"] == list(GENDERS)
     assert params["sortBy"]["schema"]["enum"] == ["chestNo", "name"]

@@ -124,6 +124,6 @@ def test_query_count_does_not_grow_with_the_page(api, sub_fest, query_count):
 def test_openapi_documents_every_parameter_and_sort_field(app):
     spec = app.test_client().get(f"{API}/openapi.json").get_json()
     params = {p["name"]: p for p in spec["paths"][f"{API}/categories"]["get"]["parameters"] if p["in"] == "query"}
-    assert set(params) == {"subFestId", "page", "limit", "sortBy", "sortOrder", "search"}
+    assert set(params) == {"subFestId", "subFestSlug", "page", "limit", "sortBy", "sortOrder", "search"}
     assert params["sortBy"]["schema"]["enum"] == ["displayOrder", "name"]
     assert set(p["name"] for p in spec["paths"][f"{API}/filters"]["get"]["parameters"]) == {"subFestSlug"}

@@ -56,3 +56,11 @@ def test_docs_page_uses_local_assets_only(client):
     assert assets
     for asset in assets:
         assert client.get(asset).status_code == 200, asset
+
+
+@pytest.mark.parametrize("name", ["scheduledAtFrom", "scheduledAtTo"])
+def test_instants_are_declared_as_a_date_or_a_date_time(app, name):
+    spec = app.test_client().get(f"{API}/openapi.json").get_json()
+    params = {p["name"]: p for p in spec["paths"][f"{API}/schedules"]["get"]["parameters"]}
+    assert params[name]["schema"] == {"oneOf": [{"type": "string", "format": "date"},
+                                                {"type": "string", "format": "date-time"}]}

@@ -84,7 +84,8 @@ def endpoint_requests(spec, data):
         if operation is None or path.endswith(("openapi.json", "/docs")):
             continue
         params = {p["name"]: p for p in operation.get("parameters", []) if p.get("in") == "query"}
-        required = [name for name, p in params.items() if p.get("required")]
+        # subFestId stands for the "subFestId or subFestSlug" selector pair
+        required = [name for name, p in params.items() if p.get("required") or name == "subFestId"]
         optional = [name for name in params if name in values and name not in required]
         base_choices = [values.get(name, []) for name in required]
         for combo in itertools.product(*base_choices):

@@ -19,9 +19,9 @@ blp = Blueprint("candidates", __name__, description="Active public candidates of
 @blp.get("/candidates")
 @blp.arguments(CandidateQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, CandidateListSchema)
-def candidates(sub_fest_id, **args):
+def candidates(sub_fest_id=None, sub_fest_slug=None, **args):
     """List active public candidates of a sub-fest"""
-    sub_fest = sub_fest_or_404(sub_fest_id)
+    sub_fest = sub_fest_or_404(sub_fest_id, sub_fest_slug)
     return list_response(list_candidates(g.festival.id, sub_fest.id, **args), sub_fest=sub_fest)
 
 

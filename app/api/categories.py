@@ -14,7 +14,7 @@ blp = Blueprint("categories", __name__, description="Active public categories of
 @blp.get("/categories")
 @blp.arguments(CategoryQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, CategoryListSchema)
-def categories(sub_fest_id, **args):
+def categories(sub_fest_id=None, sub_fest_slug=None, **args):
     """List active public categories of a sub-fest"""
-    sub_fest = sub_fest_or_404(sub_fest_id)
+    sub_fest = sub_fest_or_404(sub_fest_id, sub_fest_slug)
     return list_response(list_categories(g.festival.id, sub_fest.id, **args), sub_fest=sub_fest)

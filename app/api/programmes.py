@@ -21,9 +21,9 @@ blp = Blueprint("programmes", __name__, description="Active public programmes of
 @blp.get("/programmes")
 @blp.arguments(ProgrammeQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ProgrammeListSchema)
-def programmes(sub_fest_id, **args):
+def programmes(sub_fest_id=None, sub_fest_slug=None, **args):
     """List active public programmes of a sub-fest"""
-    sub_fest = sub_fest_ref_or_404(sub_fest_id)
+    sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
     now = scopes.utcnow()
     page = list_programmes(g.festival.id, sub_fest.id, now=now, **args)
     return list_json(page, [render_item(body, schedules, now) for body, schedules in page.items], sub_fest)

@@ -33,9 +33,9 @@ def the_one(matches, what, selector, sub_fest):
 @blp.get("/programme-results")
 @blp.arguments(ProgrammeResultsQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ProgrammeResultsListSchema)
-def programme_results_list(sub_fest_id, **args):
+def programme_results_list(sub_fest_id=None, sub_fest_slug=None, **args):
     """List public programmes of a sub-fest with their published results"""
-    sub_fest = sub_fest_ref_or_404(sub_fest_id)
+    sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
     now = scopes.utcnow()
     page = list_programme_results(g.festival.id, sub_fest.id, now=now, **args)
     items = [f'{{"programme":{render_item(body, schedules, now)},"results":{results}}}'

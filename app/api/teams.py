@@ -14,7 +14,7 @@ blp = Blueprint("teams", __name__, description="Active public teams of a sub-fes
 @blp.get("/teams")
 @blp.arguments(TeamQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, TeamListSchema)
-def teams(sub_fest_id, **args):
+def teams(sub_fest_id=None, sub_fest_slug=None, **args):
     """List active public teams of a sub-fest"""
-    sub_fest = sub_fest_or_404(sub_fest_id)
+    sub_fest = sub_fest_or_404(sub_fest_id, sub_fest_slug)
     return list_response(list_teams(g.festival.id, sub_fest.id, **args), sub_fest=sub_fest)

@@ -32,9 +32,9 @@ def placeholder_or_404(placeholder_id):
 @blp.get("/topper-placeholders")
 @blp.arguments(TopperPlaceholderQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, TopperPlaceholderListSchema)
-def topper_placeholders(sub_fest_id, **args):
+def topper_placeholders(sub_fest_id=None, sub_fest_slug=None, **args):
     """List the published topper placeholders of a sub-fest"""
-    sub_fest = sub_fest_or_404(sub_fest_id)
+    sub_fest = sub_fest_or_404(sub_fest_id, sub_fest_slug)
     return list_response(list_placeholders(g.festival.id, sub_fest.id, **args), sub_fest=sub_fest)
 
 

@@ -1,0 +1,59 @@
+"""waitress's own errors, answered before the app sees the request, in the one JSON shape."""
+import contextlib
+import json
+import socket
+import threading
+
+import pytest
+
+from app.server import create_server
+
+
+@contextlib.contextmanager
+def running(app, **settings):
+    server = create_server(app, host="127.0.0.1", port=0, threads=1, **settings)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        yield server.effective_port
+    finally:
+        server.close()
+        thread.join(timeout=5)
+
+
+def exchange(port, raw):
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
+        conn.sendall(raw)
+        chunks = []
+        while chunk := conn.recv(65536):
+            chunks.append(chunk)
+    head, _, body = b"".join(chunks).partition(b"\r\n\r\n")
+    status_line, *header_lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.split(": ", 1) for line in header_lines)
+    return int(status_line.split()[1]), headers, body
+
+
+@pytest.mark.parametrize("raw, status", [
+    (b"GET /public-api/v1/news\xff HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+    (b"G\xffT /public-api/v1/news HTTP/1.1\r\nHost: x\r\n\r\n", 400),
+    (b"GET /public-api/v1/news?" + b"a" * 3000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 431),
+    (b"GET /public-api/v1/news HTTP/1.1\r\nHost: x\r\nX-Big: " + b"b" * 3000 + b"\r\n\r\n", 431),
+    (b"GET /public-api/v1/news HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n", 413),
+    (b"GET /public-api/v1/news HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501),
+])
+def test_waitress_errors_are_json(app, raw, status):
+    with running(app, max_request_header_size=2048, max_request_body_size=1024) as port:
+        code, headers, body = exchange(port, raw)
+    assert code == status
+    assert headers["Content-Type"] == "application/json"
+    payload = json.loads(body)
+    assert set(payload) == {"code", "status", "message"} and payload["code"] == status
+    assert b"news" not in body and b"aaa" not in body  # nothing of the request is echoed
+
+
+def test_requests_still_reach_the_app(app, keys):
+    with running(app) as port:
+        code, headers, body = exchange(port, b"GET /public-api/v1/news?limit=1 HTTP/1.1\r\nHost: x\r\n"
+                                             b"X-API-Key: " + keys["kalolsavam-2026"].encode() + b"\r\n"
+                                             b"Connection: close\r\n\r\n")
+    assert code == 200 and len(json.loads(body)["data"]) == 1
