@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from . import models as m
 from . import scopes
+from .topper_lists import mask_hidden_keys, visible_placeholders
 
 
 @dataclass
@@ -37,7 +38,7 @@ def filter_options(festival_id, sub_fest_id=None):
     programmes = scopes.public_programme_ids(festival_id)
     venues = scopes.public_venues(festival_id)
     collections = scopes.public_collections(festival_id)
-    placeholders = scopes.public_topper_placeholders(festival_id)
+    placeholders = visible_placeholders(festival_id)
     if sub_fest_id is not None:
         sub_fests = sub_fests.where(m.SubFest.id == sub_fest_id)
         programmes = programmes.where(m.SubFestProgramme.sub_fest == sub_fest_id)
@@ -55,6 +56,9 @@ def filter_options(festival_id, sub_fest_id=None):
     for team in teams:
         # A hidden parent is left out, like every hidden record.
         team.parent_team_id = team.parent_id if team.parent_id in visible_team_ids else None
+    placeholders = list(placeholders.order_by(
+        m.TopperPlaceholder.display_order, m.TopperPlaceholder.label, m.TopperPlaceholder.id))
+    mask_hidden_keys(placeholders)
     return FilterOptions(
         sub_fests=list(sub_fests.order_by(m.SubFest.display_order, m.SubFest.name, m.SubFest.id)),
         categories=list(m.Category.select()
@@ -67,6 +71,5 @@ def filter_options(festival_id, sub_fest_id=None):
         venues=list(venues.order_by(m.Venue.display_order, m.Venue.name, m.Venue.id)),
         programme_collections=list(collections.order_by(
             m.ProgrammeCollection.display_order, m.ProgrammeCollection.name, m.ProgrammeCollection.id)),
-        topper_placeholders=list(placeholders.order_by(
-            m.TopperPlaceholder.display_order, m.TopperPlaceholder.label, m.TopperPlaceholder.id)),
+        topper_placeholders=placeholders,
     )

@@ -35,9 +35,10 @@ ENTRY_SORTS = {
 }
 
 
-def _placeholders(festival_id):
+def visible_placeholders(festival_id):
     """Visible placeholders with their sub-fest loaded, and whether the section and the
-    collection their scope names are public (``section_public``, ``collection_public``)."""
+    collection their scope names are public (``section_public``, ``collection_public``);
+    every output of a placeholder starts here and masks its keys with ``mask_hidden_keys``."""
     section_public = fn.EXISTS(
         m.Section.select(m.Section.id)
         .where((m.Section.sub_fest == TP.sub_fest) & (m.Section.key == TP.section_key) & scopes.visible_section()))
@@ -52,7 +53,7 @@ def _placeholders(festival_id):
 
 def list_placeholders(festival_id, sub_fest_id, page, limit, sort_by, sort_order, **filters):
     """One page of a sub-fest's published placeholders."""
-    query = _placeholders(festival_id).where(TP.sub_fest == sub_fest_id)
+    query = visible_placeholders(festival_id).where(TP.sub_fest == sub_fest_id)
     query = apply_filters(query, PLACEHOLDER_FILTERS, filters)
     query = apply_sorting(query, sort_by, sort_order, PLACEHOLDER_SORTS, TP.id)
     result = paginate(query, page, limit)
@@ -62,7 +63,7 @@ def list_placeholders(festival_id, sub_fest_id, page, limit, sort_by, sort_order
 
 def get_public_placeholder(festival_id, placeholder_id):
     """The visible placeholder with this id (with ``sub_fest``), or None."""
-    placeholder = _placeholders(festival_id).where(TP.id == placeholder_id).first()
+    placeholder = visible_placeholders(festival_id).where(TP.id == placeholder_id).first()
     if placeholder is not None:
         attach_categories([placeholder])
     return placeholder
@@ -87,7 +88,7 @@ def find_page(festival_id, page_id=None, slug=None):
 
 def page_placeholders(festival_id, page_id, placeholder_id=None):
     """The visible placeholders configured for a page, in the page's order, with entries."""
-    query = (_placeholders(festival_id)
+    query = (visible_placeholders(festival_id)
              .switch(TP)
              .join(m.WebsitePagePlaceholder)
              .where(m.WebsitePagePlaceholder.page == page_id)
@@ -102,7 +103,7 @@ def page_placeholders(festival_id, page_id, placeholder_id=None):
 
 def attach_categories(placeholders):
     """``placeholder.category_ref``: the scope's category when it is public, else None; and
-    ``public_section_key`` / ``public_collection_key``, likewise."""
+    the masked scope keys (``mask_hidden_keys``)."""
     ids = list({p.category_id for p in placeholders if p.category_id})
     categories = {}
     if ids:
@@ -111,8 +112,14 @@ def attach_categories(placeholders):
                       .where(m.Category.id.in_(ids) & scopes.visible_category())}
     for placeholder in placeholders:
         placeholder.category_ref = categories.get(placeholder.category_id)
+    mask_hidden_keys(placeholders)
+
+
+def mask_hidden_keys(placeholders):
+    """``public_section_key`` / ``public_collection_key``: the scope's key, or None when the
+    section (inactive or not public) or the collection (not public) is hidden, so no output
+    tells that a hidden one exists. Needs the flags of ``visible_placeholders``."""
     for placeholder in placeholders:
-        # a hidden section's or collection's key is not shown (see _placeholders)
         placeholder.public_section_key = placeholder.section_key if placeholder.section_public else None
         placeholder.public_collection_key = placeholder.collection_key if placeholder.collection_public else None
 

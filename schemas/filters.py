@@ -11,6 +11,7 @@ from .nested import (
     TeamRefSchema,
     VenueRefSchema,
 )
+from .toppers import ScopeKeysSchema
 
 
 class FilterQueryArgsSchema(QueryArgs):
@@ -35,14 +36,12 @@ class SectionOptionSchema(SectionRefSchema):
     sub_fest_id = Uuid()
 
 
-class TopperPlaceholderOptionSchema(OutSchema):
+class TopperPlaceholderOptionSchema(ScopeKeysSchema):
     id = Uuid()
     sub_fest_id = Uuid()
     label = fields.String()
     scope_type = fields.String()
     entity_type = fields.String()
-    section_key = fields.String(allow_none=True)
-    collection_key = fields.String(allow_none=True)
     ranking_basis = fields.String()
     display_top_n = fields.Integer()
     display_order = fields.Integer()

@@ -39,7 +39,17 @@ class PageTopperQueryArgsSchema(QueryArgs):
         require_one_of(data, {"pageSlug": "page_slug", "pageId": "page_id", "placeholderId": "placeholder_id"})
 
 
-class TopperPlaceholderSchema(OutSchema):
+class ScopeKeysSchema(OutSchema):
+    """The section and collection keys of a placeholder's scope: every output of a
+    placeholder shows them through this schema, masked (``db.topper_lists.mask_hidden_keys``)."""
+
+    section_key = fields.String(attribute="public_section_key", allow_none=True, metadata={
+        "description": "The section of a `section` scope, when public."})
+    collection_key = fields.String(attribute="public_collection_key", allow_none=True, metadata={
+        "description": "The programme collection of a `collection` scope, when public."})
+
+
+class TopperPlaceholderSchema(ScopeKeysSchema):
     id = Uuid()
     label = fields.String()
     sub_fest = fields.Nested(SubFestRefSchema)
@@ -47,10 +57,6 @@ class TopperPlaceholderSchema(OutSchema):
     entity_type = fields.String(metadata={"enum": list(TOPPER_ENTITY_TYPES)})
     category = fields.Nested(CategoryRefSchema, attribute="category_ref", allow_none=True, metadata={
         "description": "The category of a `category` scope, when public."})
-    section_key = fields.String(attribute="public_section_key", allow_none=True, metadata={
-        "description": "The section of a `section` scope, when public."})
-    collection_key = fields.String(attribute="public_collection_key", allow_none=True, metadata={
-        "description": "The programme collection of a `collection` scope, when public."})
     team_level = fields.Integer(allow_none=True, metadata={
         "description": "Team level ranked by a `team` leaderboard (1 when null)."})
     ranking_basis = fields.String(metadata={"enum": list(RANKING_BASES)})

@@ -374,3 +374,63 @@ def test_scope_keys_of_hidden_sections_and_collections_are_not_shown(seeded, tmp
                                  ("/page-toppers", {"placeholderId": names[key]})):
                 text = client.get(path, **params).get_data(as_text=True)
                 assert "secretsection" not in text and "internalcollection" not in text, path
+
+
+HIDDEN_SCOPES = {
+    # placeholder label: (the hidden record, the placeholder's scope fields, the output key)
+    "by-inactive-section": ("sections", {"sub_fest": "main", "key": "inactivesection", "is_active": False},
+                            {"scope_type": "section", "section_key": "inactivesection"}, "sectionKey"),
+    "by-private-section": ("sections", {"sub_fest": "main", "key": "privatesection", "is_public": False},
+                           {"scope_type": "section", "section_key": "privatesection"}, "sectionKey"),
+    "by-private-collection": ("programmeCollections", {"key": "privatecollection", "is_public": False},
+                              {"scope_type": "collection", "collection_key": "privatecollection"}, "collectionKey"),
+}
+
+
+@pytest.fixture(scope="module")
+def hidden_scopes(seeded, tmp_path_factory):
+    """The tiny festival plus one published placeholder per hidden section or collection."""
+    from tiny_festival import Builder
+
+    data, names = tiny_festival()
+    b = Builder()
+    b.data, b.ids = data, names
+    for label, (kind, record, scope, _) in HIDDEN_SCOPES.items():
+        record = {**record, "name": f"HIDDEN {label}"}
+        if "sub_fest" in record:
+            record["sub_fest"] = names[record["sub_fest"]]
+        b.add(kind, f"record-{label}", **record)
+        b.add("topperPlaceholders", label, sub_fest=names["main"], label=label, entity_type="candidate",
+              display_top_n=10, is_published=True, **scope)
+    b.add("websitePages", "hidden-scopes-page", slug="hidden-scopes", title="Hidden scopes",
+          placeholders=[names[label] for label in HIDDEN_SCOPES])
+    with tiny_api(seeded[0], tmp_path_factory.mktemp("hidden-scopes"), data) as (client, _):
+        yield client, names
+
+
+def _placeholders_shown(client, names, output):
+    """The placeholders (by label) as ``output`` shows them."""
+    if output == "/filters":
+        return {p["label"]: p for p in client.ok("/filters")["topperOptions"]["placeholders"]}
+    if output == "/filters?subFestSlug":
+        return {p["label"]: p for p in client.ok("/filters", subFestSlug="main")["topperOptions"]["placeholders"]}
+    if output == "/topper-placeholders":
+        return {p["label"]: p for p in client.all("/topper-placeholders", subFestId=names["main"])}
+    if output == "/toppers":
+        return {label: client.ok("/toppers", topperPlaceholderId=names[label])["placeholder"]
+                for label in HIDDEN_SCOPES}
+    if output == "/page-toppers":
+        return {p["label"]: p for p in client.ok("/page-toppers", pageSlug="hidden-scopes")["toppers"]}
+    return {label: client.ok("/page-toppers", placeholderId=names[label])["toppers"][0] for label in HIDDEN_SCOPES}
+
+
+@pytest.mark.parametrize("output", ["/filters", "/filters?subFestSlug", "/topper-placeholders", "/toppers",
+                                    "/page-toppers", "/page-toppers?placeholderId"])
+@pytest.mark.parametrize("label", sorted(HIDDEN_SCOPES))
+def test_every_output_masks_the_key_of_a_hidden_scope(hidden_scopes, output, label):
+    client, names = hidden_scopes
+    shown = _placeholders_shown(client, names, output)
+    assert shown[label][HIDDEN_SCOPES[label][3]] is None
+    # the visible scopes of the same festival keep their keys
+    if output.startswith(("/filters", "/topper-placeholders")):
+        assert (shown["hostel"]["sectionKey"], shown["stage-houses"]["collectionKey"]) == ("hostel", "stage")
