@@ -219,6 +219,9 @@ class PublicNews(Compiled):
     title_key = BlobField()
     body = TextField()
 
+    class Meta:
+        indexes = ((("festival", "published_at"), False),)
+
 
 class PublicDownload(Compiled):
     id = UUIDField(primary_key=True)

@@ -185,3 +185,23 @@ def test_gallery_sorting_is_stable_across_pages(api, sort_by, order):
             break
         paged.extend(i["id"] for i in data)
     assert paged == whole
+
+
+# --- query counts ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path, expected", [
+    # key, revision, and one statement on the compiled rows (page and total)
+    ("/subfests", 3),
+    ("/downloads", 3),
+    # ... and the stored album summaries
+    ("/gallery", 4),
+])
+def test_query_count_does_not_grow_with_the_page(api, query_count, path, expected):
+    counts = []
+    for limit in (1, 3):
+        with query_count() as counter:
+            body = api.ok(path, limit=limit)
+        assert len(body["data"]) == limit
+        counts.append(counter.count)
+    assert counts == [expected, expected]
