@@ -311,11 +311,11 @@ def test_query_counts_do_not_grow_with_the_data(api, fixture_data, tiny, query_c
     client, names = tiny
     sub_fest = visible_sub_fests(fixture_data[BIG])[0]
     cases = [
-        # key, sub-fest, count, page, categories (a category scope comes first)
+        # key, then the compiled placeholders' count and page
         (lambda limit: api.ok("/topper-placeholders", subFestId=sub_fest["id"], sortBy="scopeType",
-                              limit=limit), 5),
-        # key, placeholder, its category, count, page
-        (lambda limit: client.ok("/toppers", topperPlaceholderId=names["junior"], limit=limit), 5),
+                              limit=limit), 3),
+        # key, the compiled placeholder, then its compiled entries' count and page
+        (lambda limit: client.ok("/toppers", topperPlaceholderId=names["junior"], limit=limit), 4),
     ]
     for call, expected in cases:
         call(1)  # warm up: the first request after a commit also reads the revision
@@ -327,8 +327,8 @@ def test_query_counts_do_not_grow_with_the_data(api, fixture_data, tiny, query_c
         assert counts == [expected, expected]
     with query_count() as counter:
         client.ok("/page-toppers", pageSlug="results")
-    # key, page, placeholders, entries of all placeholders (no category scope on the page)
-    assert counter.count == 4
+    # key, the compiled page, its compiled placeholders with their entries
+    assert counter.count == 3
 
 
 def test_placeholder_paging(api, fixture_data):
