@@ -230,11 +230,13 @@ def test_a_hidden_news_tag_matches_nothing_in_any_case(api, news):
 
 
 def test_query_count_does_not_grow_with_the_page(api, query_count):
+    # Warm up: the first request after a commit also reads the revision and the sub-fests.
+    api.ok("/news", limit=1)
     counts = []
     for limit in (1, 5):
         with query_count() as counter:
             body = api.ok("/news", limit=limit, tags="results,live")
         assert len(body["data"]) == limit
         counts.append(counter.count)
-    # key, revision, and one statement on the compiled news (page and total)
+    # key, then the compiled news' count and page
     assert counts == [3, 3]

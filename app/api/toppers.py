@@ -42,8 +42,8 @@ def topper_placeholders(sub_fest_id, **args):
 @blp.response(200, ToppersSchema)
 def toppers(topper_placeholder_id, **args):
     """List the ranked entries of one published topper placeholder"""
-    placeholder, page = list_entries(g.festival.id, topper_placeholder_id, **args)
-    sub_fest_id, body = get_or_404(placeholder, NOT_FOUND)
+    sub_fest_id, body = get_or_404(get_placeholder(g.festival.id, topper_placeholder_id), NOT_FOUND)
+    page = list_entries(g.festival.id, topper_placeholder_id, **args)
     return object_json(context=context_json(festival_view().sub_fests[sub_fest_id]), placeholder=body,
                        data=f"[{','.join(body for (body,) in page.items)}]", meta=meta_json(page))
 

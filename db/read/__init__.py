@@ -14,12 +14,3 @@ def tagged(model, kind, festival_id, values):
 def wanted(condition, value):
     """``condition`` when ``value`` is true, its negation when false."""
     return condition if value else ~condition
-
-
-def stored_document(festival_id, kind, key=""):
-    """The body of the compiled document ``kind``/``key`` (``PublicDocument``), or None."""
-    from ..read_model import PublicDocument as D
-
-    return (D.select(D.body)
-            .where((D.festival == festival_id) & (D.kind == kind) & (D.key == key))
-            .scalar())

@@ -1,6 +1,6 @@
 """Filter options from the compiled documents: ``/filters``."""
 from ..templates import render
-from . import stored_document
+from .documents import stored_document
 
 
 def filter_options_json(festival_id, sub_fest_slug, context):

@@ -3,9 +3,9 @@
 An image's programme and category are compiled only when they are public, so filtering by
 a hidden programme's or category's id matches nothing and reveals nothing.
 """
-from ..query import apply_filters, apply_sorting, page_of_rows
 from ..read_model import PublicImage as I
-from . import stored_document
+from .documents import stored_document
+from .sql import Select, equals
 
 IMAGE_SORTS = {
     "createdAt": I.created_at,
@@ -15,17 +15,19 @@ IMAGE_SORTS = {
 }
 
 IMAGE_FILTERS = {
-    "album_id": lambda album_id: I.album == album_id,
-    "sub_fest_program_id": lambda programme_id: I.sub_fest_programme == programme_id,
-    "category_id": lambda category_id: I.category == category_id,
+    "album_id": lambda album_id: equals(I.album, album_id),
+    "sub_fest_program_id": lambda programme_id: equals(I.sub_fest_programme, programme_id),
+    "category_id": lambda category_id: equals(I.category, category_id),
 }
 
 
 def list_images(festival_id, page, limit, sort_by, sort_order, **filters):
     """One page of public images: ``(body,)`` rows."""
-    query = apply_filters(I.select().where(I.festival == festival_id), IMAGE_FILTERS, filters)
-    query = apply_sorting(query, sort_by, sort_order, IMAGE_SORTS, I.id)
-    return page_of_rows(query, (I.body,), page, limit)
+    return (Select(I)
+            .where(*equals(I.festival, festival_id))
+            .filter(IMAGE_FILTERS, filters)
+            .sort(IMAGE_SORTS, sort_by, sort_order, I.id)
+            .page(page, limit, I.body))
 
 
 def album_summaries(festival_id):
