@@ -42,9 +42,9 @@ def topper_placeholders(sub_fest_id, **args):
 @blp.response(200, ToppersSchema)
 def toppers(topper_placeholder_id, **args):
     """List the ranked entries of one published topper placeholder"""
-    sub_fest_id, body = get_or_404(get_placeholder(g.festival.id, topper_placeholder_id), NOT_FOUND)
+    sub_fest_id, placeholder = get_or_404(get_placeholder(g.festival.id, topper_placeholder_id), NOT_FOUND)
     page = list_entries(g.festival.id, topper_placeholder_id, **args)
-    return object_json(context=context_json(festival_view().sub_fests[sub_fest_id]), placeholder=body,
+    return object_json(context=context_json(festival_view().sub_fests[sub_fest_id]), placeholder=placeholder,
                        data=f"[{','.join(body for (body,) in page.items)}]", meta=meta_json(page))
 
 
@@ -54,11 +54,11 @@ def toppers(topper_placeholder_id, **args):
 def page_toppers(page_slug=None, page_id=None, placeholder_id=None):
     """Show the leaderboards configured for a website page"""
     if page_slug is None and page_id is None:
-        page, shown = "null", [placeholder_id]
+        page, shown = "null", [str(placeholder_id)]
     else:
         page, shown = get_or_404(find_page(g.festival.id, page_id, page_slug), "Page")
         if placeholder_id is not None:
-            shown = get_or_404([i for i in shown if i == str(placeholder_id)] or None, NOT_FOUND)
+            shown = [i for i in shown if i == str(placeholder_id)]
     toppers = placeholders_with_entries(g.festival.id, shown)
     if placeholder_id is not None:
         get_or_404(toppers or None, NOT_FOUND)
