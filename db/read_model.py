@@ -219,6 +219,9 @@ class PublicNews(Compiled):
     title_key = BlobField()
     body = TextField()
 
+    class Meta:
+        indexes = ((("festival", "published_at"), False),)
+
 
 class PublicDownload(Compiled):
     id = UUIDField(primary_key=True)
@@ -247,6 +250,7 @@ class PublicImage(Compiled):
 class PublicPlaceholder(Compiled):
     id = UUIDField(primary_key=True)
     sub_fest = UUIDField()
+    is_published = BooleanField()  # always true: for ``isPublished``, which never widens
     entity_type = CharField(max_length=24)
     scope_type = CharField(max_length=24)
     display_order = IntegerField()
@@ -256,6 +260,9 @@ class PublicPlaceholder(Compiled):
     last_computed_at = DateTimeField(null=True)
     body = TextField()
     with_entries = TextField()  # the placeholder with its displayed entries (/page-toppers)
+
+    class Meta:
+        indexes = ((("festival", "sub_fest", "display_order"), False),)
 
 
 class PublicTopperEntry(Compiled):
@@ -277,6 +284,9 @@ class PublicPage(Compiled):
     slug = CharField(max_length=120)
     body = TextField()
     placeholders = TextField()  # JSON array of placeholder ids, in display order
+
+    class Meta:
+        indexes = ((("festival", "slug"), True),)
 
 
 # Cleared and filled per festival by the compiler, in this order.

@@ -27,10 +27,17 @@ def visible_result():
     return (m.Result.is_published == True) & (m.Result.is_public == True)  # noqa: E712
 
 
-def visible_news(now=None):
+def published_news():
+    """News that is visible once its ``publishedAt`` has passed: the part of
+    :func:`visible_news` that does not change with the clock (the compiler stores these,
+    and a request keeps those whose ``publishedAt`` is not after its ``now``)."""
     return ((m.News.status == "published") & (m.News.is_public == True)  # noqa: E712
             & (m.News.is_deleted == False)  # noqa: E712
-            & m.News.published_at.is_null(False) & (m.News.published_at <= (now or utcnow())))
+            & m.News.published_at.is_null(False))
+
+
+def visible_news(now=None):
+    return published_news() & (m.News.published_at <= (now or utcnow()))
 
 
 def public_sub_fests(festival_id):
@@ -150,6 +157,11 @@ def public_pages(festival_id):
 
 def public_news(festival_id, now=None):
     return m.News.select().where((m.News.festival == festival_id) & visible_news(now))
+
+
+def published_news_of(festival_id):
+    """The festival's news that is visible now or will be once its ``publishedAt`` passes."""
+    return m.News.select().where((m.News.festival == festival_id) & published_news())
 
 
 def public_downloads(festival_id):

@@ -1,7 +1,7 @@
 """Downloads: query arguments and output."""
 from marshmallow import fields
 
-from db.downloads import DOWNLOAD_SORTS
+from db.read.downloads import DOWNLOAD_SORTS
 
 from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
 from .fields import Array, Bool, Text

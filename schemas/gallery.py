@@ -1,7 +1,7 @@
 """Gallery: query arguments and output."""
 from marshmallow import fields
 
-from db.gallery import IMAGE_SORTS
+from db.read.gallery import IMAGE_SORTS
 
 from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
 from .fields import CanonicalUUID

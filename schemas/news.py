@@ -2,7 +2,7 @@
 from marshmallow import fields
 
 from db.enums import NEWS_STATUSES
-from db.news import NEWS_SORTS
+from db.read.news import NEWS_SORTS
 
 from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
 from .fields import Array, Bool, Enum, Text

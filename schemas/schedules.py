@@ -1,7 +1,7 @@
 """Schedules: query arguments and output."""
 from marshmallow import ValidationError, fields, validates_schema
 
-from db.schedules import SCHEDULE_SORTS
+from db.read.schedules import SCHEDULE_SORTS
 
 from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
 from .fields import CanonicalUUID, Instant, Text

@@ -1,7 +1,7 @@
 """Sub-fests: query arguments and output."""
 from marshmallow import fields
 
-from db.subfests import SUB_FEST_SORTS
+from db.read.subfests import SUB_FEST_SORTS
 
 from .common import OutSchema, Uuid, list_envelope, sort_args
 from .fields import Array, Text

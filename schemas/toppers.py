@@ -2,7 +2,7 @@
 from marshmallow import fields, validates_schema
 
 from db.enums import RANKING_BASES, TOPPER_ENTITY_TYPES, TOPPER_SCOPE_TYPES
-from db.topper_lists import ENTRY_SORTS, PLACEHOLDER_SORTS
+from db.read.toppers import ENTRY_SORTS, PLACEHOLDER_SORTS
 
 from .common import ContextSchema, MetaSchema, OutSchema, QueryArgs, UtcDateTime, Uuid, list_envelope, sort_args
 from .fields import Bool, CanonicalUUID, Enum, Text

@@ -93,7 +93,10 @@ def _seeded_postgres(url):
         yield url, _build_database(url)
     finally:
         _close_bound_database()
-        pg_scratch.drop_tables(url, [model._meta.table_name for model in m.ALL_MODELS])
+        from db.read_model import HISTORY_MODELS, READ_MODELS, PublicSecret
+
+        compiled = [*READ_MODELS, *HISTORY_MODELS, PublicSecret]
+        pg_scratch.drop_tables(url, [model._meta.table_name for model in (*m.ALL_MODELS, *compiled)])
 
 
 def _close_bound_database():

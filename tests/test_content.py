@@ -185,3 +185,25 @@ def test_gallery_sorting_is_stable_across_pages(api, sort_by, order):
             break
         paged.extend(i["id"] for i in data)
     assert paged == whole
+
+
+# --- query counts ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path, expected", [
+    # key, then the compiled rows' count and page
+    ("/subfests", 3),
+    ("/downloads", 3),
+    # ... and the compiled album summaries
+    ("/gallery", 4),
+])
+def test_query_count_does_not_grow_with_the_page(api, query_count, path, expected):
+    # Warm up: the first request after a commit also reads the revision and the sub-fests.
+    api.ok(path, limit=1)
+    counts = []
+    for limit in (1, 3):
+        with query_count() as counter:
+            body = api.ok(path, limit=limit)
+        assert len(body["data"]) == limit
+        counts.append(counter.count)
+    assert counts == [expected, expected]

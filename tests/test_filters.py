@@ -127,6 +127,5 @@ def test_query_count_is_fixed(api, query_count, params):
     api.ok("/filters", **params)
     with query_count() as counter:
         api.ok("/filters", **params)
-    # key, (sub-fest by slug,) then one query each: sub-fests, categories, teams,
-    # sections, venues, collections, placeholders
-    assert counter.count == 8 + len(params)
+    # key, then the compiled document of the festival or of the sub-fest
+    assert counter.count == 2

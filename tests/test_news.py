@@ -212,3 +212,31 @@ def test_future_news_appears_once_its_time_comes(api, fixture_data, monkeypatch)
     later = parse_time(future[0]["published_at"])
     monkeypatch.setattr(db.scopes, "utcnow", lambda: later)
     assert future[0]["id"] in ids(api.all("/news"))
+
+
+@pytest.mark.parametrize("spelling", [str.upper, str.title, lambda tag: tag[0].upper() + tag[1:]])
+def test_tags_match_a_to_z_case_insensitively(api, news, spelling):
+    tag = sorted({t for n in news[BIG] for t in n.get("tags", [])})[0]
+    expected = _tagged(news[BIG], [tag])
+    assert expected
+    assert sorted(ids(api.ok("/news", tags=spelling(tag), limit=500)["data"])) == expected
+
+
+def test_a_hidden_news_tag_matches_nothing_in_any_case(api, news):
+    visible_tags = {t for n in news[BIG] for t in n.get("tags", [])}
+    assert "HIDDEN-tag" not in visible_tags
+    for spelling in ("HIDDEN-tag", "hidden-tag", "HIDDEN-TAG"):
+        assert api.ok("/news", tags=spelling)["data"] == []
+
+
+def test_query_count_does_not_grow_with_the_page(api, query_count):
+    # Warm up: the first request after a commit also reads the revision and the sub-fests.
+    api.ok("/news", limit=1)
+    counts = []
+    for limit in (1, 5):
+        with query_count() as counter:
+            body = api.ok("/news", limit=limit, tags="results,live")
+        assert len(body["data"]) == limit
+        counts.append(counter.count)
+    # key, then the compiled news' count and page
+    assert counts == [3, 3]

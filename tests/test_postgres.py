@@ -14,6 +14,7 @@ import pytest
 from app import create_app
 from conftest import API, ON_POSTGRES, SMALL, TEST_DATABASE_URL, TEST_SETTINGS, database_copy, writable
 from db import models as m
+from db.compiler import compile_festival
 from db.database import PooledPostgresDatabase, PostgresDatabase, bind_database, database, make_database
 from db.query import matches_pattern, search_terms
 
@@ -46,7 +47,7 @@ def text_order(row, field):
 def downloads_copy(request, seeded, fixture_data, tmp_path_factory):
     """A copy of the database whose small festival has exactly the TITLES downloads.
 
-    With ``icu`` the text columns get a locale-aware ICU collation, under which PostgreSQL
+    With ``icu`` the text columns (source and compiled) get a locale-aware ICU collation, under which PostgreSQL
     would sort "apple" < "Apple" < "Éclair" < "zebra" and LOWER() would fold "É": the
     rule must hold anyway. Yields ``(app, url, expected rows)``.
     """
@@ -60,11 +61,14 @@ def downloads_copy(request, seeded, fixture_data, tmp_path_factory):
             if request.param == "icu":
                 if not db.execute_sql("SELECT 1 FROM pg_collation WHERE collname = 'und-x-icu'").fetchone():
                     pytest.skip("this PostgreSQL has no ICU collations")
-                for column in ("title", "category"):
-                    db.execute_sql(f'ALTER TABLE download ALTER COLUMN {column} '
+                for table, column in (("download", "title"), ("download", "category"),
+                                      ("public_download", "category")):
+                    db.execute_sql(f'ALTER TABLE {table} ALTER COLUMN {column} '
                                    f'TYPE varchar(255) COLLATE "und-x-icu"')
+                db.execute_sql('ALTER TABLE public_download ALTER COLUMN search TYPE text COLLATE "und-x-icu"')
             m.Download.delete().where(m.Download.festival == festival_id).execute()
             m.Download.insert_many(rows).execute()
+            compile_festival(festival_id)  # as every import does: requests read the compiled rows
         app = create_app({"DATABASE_URL": url, **TEST_SETTINGS})
         database.initialize(previous)
         yield app, url, [{"id": str(r["id"]), "title": r["title"], "category": r["category"]} for r in rows]

@@ -311,11 +311,11 @@ def test_query_counts_do_not_grow_with_the_data(api, fixture_data, tiny, query_c
     client, names = tiny
     sub_fest = visible_sub_fests(fixture_data[BIG])[0]
     cases = [
-        # key, sub-fest, count, page, categories (a category scope comes first)
+        # key, then the compiled placeholders' count and page
         (lambda limit: api.ok("/topper-placeholders", subFestId=sub_fest["id"], sortBy="scopeType",
-                              limit=limit), 5),
-        # key, placeholder, its category, count, page
-        (lambda limit: client.ok("/toppers", topperPlaceholderId=names["junior"], limit=limit), 5),
+                              limit=limit), 3),
+        # key, the compiled placeholder, then its compiled entries' count and page
+        (lambda limit: client.ok("/toppers", topperPlaceholderId=names["junior"], limit=limit), 4),
     ]
     for call, expected in cases:
         call(1)  # warm up: the first request after a commit also reads the revision
@@ -327,8 +327,8 @@ def test_query_counts_do_not_grow_with_the_data(api, fixture_data, tiny, query_c
         assert counts == [expected, expected]
     with query_count() as counter:
         client.ok("/page-toppers", pageSlug="results")
-    # key, page, placeholders, entries of all placeholders (no category scope on the page)
-    assert counter.count == 4
+    # key, the compiled page, its compiled placeholders with their entries
+    assert counter.count == 3
 
 
 def test_placeholder_paging(api, fixture_data):
@@ -434,3 +434,27 @@ def test_every_output_masks_the_key_of_a_hidden_scope(hidden_scopes, output, lab
     # the visible scopes of the same festival keep their keys
     if output.startswith(("/filters", "/topper-placeholders")):
         assert (shown["hostel"]["sectionKey"], shown["stage-houses"]["collectionKey"]) == ("hostel", "stage")
+
+
+def test_filters_show_the_scope_keys_the_placeholder_list_shows(hidden_scopes):
+    client, names = hidden_scopes
+    listed = {p["id"]: (p["sectionKey"], p["collectionKey"])
+              for p in client.all("/topper-placeholders", subFestId=names["main"])}
+    for params in ({}, {"subFestSlug": "main"}):
+        options = {p["id"]: (p["sectionKey"], p["collectionKey"])
+                   for p in client.ok("/filters", **params)["topperOptions"]["placeholders"]}
+        assert options == listed
+    assert {label: listed[names[label]] for label in HIDDEN_SCOPES} == {
+        "by-inactive-section": (None, None), "by-private-section": (None, None),
+        "by-private-collection": (None, None)}
+
+
+def test_a_page_of_toppers_past_the_end_still_names_the_placeholder(tiny):
+    client, names = tiny
+    whole = client.ok("/toppers", topperPlaceholderId=names["candidates"])
+    past = client.ok("/toppers", topperPlaceholderId=names["candidates"], page=4, limit=2)
+    assert past["data"] == [] and past["placeholder"] == whole["placeholder"]
+    assert past["context"] == whole["context"]
+    assert past["meta"] == {"page": 4, "limit": 2, "total": 5, "totalPages": 3, "hasNextPage": False,
+                            "hasPreviousPage": True}
+    assert client.get("/toppers", topperPlaceholderId=names["draft"], page=4).status_code == 404

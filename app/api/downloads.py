@@ -1,10 +1,10 @@
 """GET /downloads."""
 from flask import g
 
-from db.downloads import list_downloads
+from db.read.downloads import list_downloads
 from schemas.downloads import DownloadListSchema, DownloadQueryArgsSchema
 
-from ..context import list_response
+from ..responses import list_json
 from ..smorest import Blueprint
 
 blp = Blueprint("downloads", __name__, description="Public downloads of the festival.")
@@ -15,4 +15,5 @@ blp = Blueprint("downloads", __name__, description="Public downloads of the fest
 @blp.response(200, DownloadListSchema)
 def downloads(**args):
     """List public downloads"""
-    return list_response(list_downloads(g.festival.id, **args))
+    page = list_downloads(g.festival.id, **args)
+    return list_json(page, [body for (body,) in page.items])

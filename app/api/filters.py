@@ -1,11 +1,12 @@
 """GET /filters."""
 from flask import g
 
-from db.filters import filter_options
+from db.read.filters import filter_options_json
 from schemas.filters import FilterOptionsSchema, FilterQueryArgsSchema
 
-from ..context import build_context
-from ..lookups import sub_fest_by_slug_or_404
+from ..context import context_json
+from ..lookups import sub_fest_ref_by_slug_or_404
+from ..responses import json_text
 from ..smorest import Blueprint
 
 blp = Blueprint("filters", __name__, description="Public filter options of the festival.")
@@ -16,7 +17,6 @@ blp = Blueprint("filters", __name__, description="Public filter options of the f
 @blp.response(200, FilterOptionsSchema)
 def filters(sub_fest_slug=None):
     """List the public filter options of the festival or of one sub-fest"""
-    sub_fest = sub_fest_by_slug_or_404(sub_fest_slug) if sub_fest_slug else None
-    options = filter_options(g.festival.id, sub_fest.id if sub_fest else None)
-    options.context = build_context(sub_fest)
-    return options
+    sub_fest = sub_fest_ref_by_slug_or_404(sub_fest_slug) if sub_fest_slug else None
+    return json_text(filter_options_json(g.festival.id, sub_fest.slug if sub_fest else "",
+                                         context_json(sub_fest)))

@@ -1,10 +1,10 @@
 """GET /gallery."""
 from flask import g
 
-from db.gallery import list_album_summaries, list_images
+from db.read.gallery import album_summaries, list_images
 from schemas.gallery import GalleryListSchema, GalleryQueryArgsSchema
 
-from ..context import list_response
+from ..responses import list_json
 from ..smorest import Blueprint
 
 blp = Blueprint("gallery", __name__, description="Public gallery images and albums.")
@@ -16,5 +16,6 @@ blp = Blueprint("gallery", __name__, description="Public gallery images and albu
 def gallery(**args):
     """List public gallery images with the public albums"""
     page = list_images(g.festival.id, **args)
-    return list_response(page, gallery_albums=list_album_summaries(g.festival.id),
-                         gallery_images=page.items)
+    images = [body for (body,) in page.items]
+    return list_json(page, images, galleryAlbums=album_summaries(g.festival.id),
+                     galleryImages=f"[{','.join(images)}]")

@@ -1,10 +1,11 @@
 """GET /news."""
 from flask import g
 
-from db.news import list_news
+from db import scopes
+from db.read.news import list_news
 from schemas.news import NewsListSchema, NewsQueryArgsSchema
 
-from ..context import list_response
+from ..responses import list_json
 from ..smorest import Blueprint
 
 blp = Blueprint("news", __name__, description="Published public news of the festival.")
@@ -15,4 +16,5 @@ blp = Blueprint("news", __name__, description="Published public news of the fest
 @blp.response(200, NewsListSchema)
 def news(**args):
     """List published public news"""
-    return list_response(list_news(g.festival.id, **args))
+    page = list_news(g.festival.id, now=scopes.utcnow(), **args)
+    return list_json(page, [body for (body,) in page.items])

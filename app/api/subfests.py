@@ -1,10 +1,10 @@
 """GET /subfests."""
 from flask import g
 
-from db.subfests import list_sub_fests
+from db.read.subfests import list_sub_fests
 from schemas.subfests import SubFestListSchema, SubFestQueryArgsSchema
 
-from ..context import list_response
+from ..responses import list_json
 from ..smorest import Blueprint
 
 blp = Blueprint("subfests", __name__, description="Active public sub-fests of the festival.")
@@ -15,4 +15,5 @@ blp = Blueprint("subfests", __name__, description="Active public sub-fests of th
 @blp.response(200, SubFestListSchema)
 def subfests(**args):
     """List active public sub-fests"""
-    return list_response(list_sub_fests(g.festival.id, **args))
+    page = list_sub_fests(g.festival.id, **args)
+    return list_json(page, [body for (body,) in page.items])

@@ -1,13 +1,12 @@
 """GET /topper-placeholders, /toppers and /page-toppers."""
 from flask import g
 
-from db.topper_lists import (
-    attach_entry_lists,
+from db.read.toppers import (
     find_page,
-    get_public_placeholder,
+    get_placeholder,
     list_entries,
     list_placeholders,
-    page_placeholders,
+    placeholders_with_entries,
 )
 from schemas.toppers import (
     PageTopperQueryArgsSchema,
@@ -18,15 +17,14 @@ from schemas.toppers import (
     ToppersSchema,
 )
 
-from ..context import build_context, list_response
-from ..lookups import get_or_404, sub_fest_or_404
+from ..context import context_json, festival_view
+from ..lookups import get_or_404, sub_fest_ref_or_404
+from ..responses import list_json, meta_json, object_json
 from ..smorest import Blueprint
 
 blp = Blueprint("toppers", __name__, description="Published leaderboards (toppers).")
 
-
-def placeholder_or_404(placeholder_id):
-    return get_or_404(get_public_placeholder(g.festival.id, placeholder_id), "Topper placeholder")
+NOT_FOUND = "Topper placeholder"
 
 
 @blp.get("/topper-placeholders")
@@ -34,8 +32,9 @@ def placeholder_or_404(placeholder_id):
 @blp.response(200, TopperPlaceholderListSchema)
 def topper_placeholders(sub_fest_id=None, sub_fest_slug=None, **args):
     """List the published topper placeholders of a sub-fest"""
-    sub_fest = sub_fest_or_404(sub_fest_id, sub_fest_slug)
-    return list_response(list_placeholders(g.festival.id, sub_fest.id, **args), sub_fest=sub_fest)
+    sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
+    page = list_placeholders(g.festival.id, sub_fest.id, **args)
+    return list_json(page, [body for (body,) in page.items], sub_fest)
 
 
 @blp.get("/toppers")
@@ -43,9 +42,10 @@ def topper_placeholders(sub_fest_id=None, sub_fest_slug=None, **args):
 @blp.response(200, ToppersSchema)
 def toppers(topper_placeholder_id, **args):
     """List the ranked entries of one published topper placeholder"""
-    placeholder = placeholder_or_404(topper_placeholder_id)
-    return list_response(list_entries(placeholder.id, **args), sub_fest=placeholder.sub_fest,
-                         placeholder=placeholder)
+    sub_fest_id, placeholder = get_or_404(get_placeholder(g.festival.id, topper_placeholder_id), NOT_FOUND)
+    page = list_entries(g.festival.id, topper_placeholder_id, **args)
+    return object_json(context=context_json(festival_view().sub_fests[sub_fest_id]), placeholder=placeholder,
+                       data=f"[{','.join(body for (body,) in page.items)}]", meta=meta_json(page))
 
 
 @blp.get("/page-toppers")
@@ -54,11 +54,12 @@ def toppers(topper_placeholder_id, **args):
 def page_toppers(page_slug=None, page_id=None, placeholder_id=None):
     """Show the leaderboards configured for a website page"""
     if page_slug is None and page_id is None:
-        placeholder = placeholder_or_404(placeholder_id)
-        attach_entry_lists([placeholder])
-        return {"context": build_context(), "page": None, "toppers": [placeholder]}
-    page = get_or_404(find_page(g.festival.id, page_id, page_slug), "Page")
-    placeholders = page_placeholders(g.festival.id, page.id, placeholder_id)
+        page, shown = "null", [str(placeholder_id)]
+    else:
+        page, shown = get_or_404(find_page(g.festival.id, page_id, page_slug), "Page")
+        if placeholder_id is not None:
+            shown = [i for i in shown if i == str(placeholder_id)]
+    toppers = placeholders_with_entries(g.festival.id, shown)
     if placeholder_id is not None:
-        get_or_404(placeholders[0] if placeholders else None, "Topper placeholder")
-    return {"context": build_context(), "page": page, "toppers": placeholders}
+        get_or_404(toppers or None, NOT_FOUND)
+    return object_json(context=context_json(), page=page, toppers=f"[{','.join(toppers)}]")

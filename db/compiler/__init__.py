@@ -15,9 +15,10 @@ from .writer import Writer
 
 def _steps():
     # Imported here: the steps use the output schemas, which import db.
-    from . import content, people, programmes, structure, toppers
+    from . import content, filters, people, programmes, structure, toppers
     return (structure.compile_sub_fests, programmes.compile_programmes, people.compile_candidates,
-            structure.compile_structure, content.compile_content, toppers.compile_toppers)
+            structure.compile_structure, content.compile_content, toppers.compile_toppers,
+            filters.compile_filters)
 
 
 def clear_festival(festival_id):

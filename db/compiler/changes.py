@@ -82,10 +82,11 @@ def differences(before, after, now):
 
 def record(festival_id, revision, changes, now):
     """Store the revision's time and its changes."""
-    PublicRevision.insert(festival=festival_id, revision=revision, changed_at=now).on_conflict_replace().execute()
+    # A revision is recorded once; a rolled-back dry run leaves nothing behind.
+    PublicRevision.insert(festival=festival_id, revision=revision, changed_at=now).execute()
     rows = [{"festival": festival_id, "revision": revision, "kind": kind, "item": item, "action": action,
              "sub_fest": sub_fest, "visible_at": visible_at}
             for kind, item, action, sub_fest, visible_at in changes]
     for start in range(0, len(rows), CHUNK):
-        PublicChange.insert_many(rows[start:start + CHUNK]).on_conflict_replace().execute()
+        PublicChange.insert_many(rows[start:start + CHUNK]).execute()
     return len(rows)

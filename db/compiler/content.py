@@ -1,5 +1,84 @@
-"""Compile step (to be filled)."""
+"""Compile the festival's content: news, downloads, gallery images and albums, schedules."""
+from .. import scopes
+from ..gallery import list_album_summaries, list_images
+from ..news import attach_tags
+from ..query import ascii_lower, search_text, text_sort_key
+from ..read_model import PublicDocument, PublicDownload, PublicImage, PublicNews, PublicSchedule
+from ..schedules import list_schedules
+from ..templates import dumps
+
+# The source readers page; the compiler takes every row at once.
+EVERYTHING = {"page": 1, "limit": 10**9, "sort_order": "asc"}
 
 
 def compile_content(festival_id, writer):
-    pass
+    compile_news(festival_id, writer)
+    compile_downloads(festival_id, writer)
+    compile_gallery(festival_id, writer)
+    compile_schedules(festival_id, writer)
+
+
+def compile_news(festival_id, writer):
+    """News that is visible now or once its ``publishedAt`` passes; a request decides which
+    (``published_at <= now``). Tags are stored A-Z folded for the ``tags`` filter."""
+    from schemas.news import NewsSchema
+
+    schema = NewsSchema()
+    items = list(scopes.published_news_of(festival_id))
+    attach_tags(items)
+    for news in items:
+        writer.add(
+            PublicNews, id=news.id, status=news.status, is_public=news.is_public,
+            published_at=news.published_at, search=search_text(news.title, news.summary),
+            has_thumbnail=bool(news.thumbnail_url), has_feature_image=bool(news.feature_image_url),
+            created_at=news.created_at, updated_at=news.updated_at, title_key=text_sort_key(news.title),
+            body=dumps(schema.dump(news)))
+        writer.tag("news-tag", news.id, [ascii_lower(tag) for tag in news.tags])
+
+
+def compile_downloads(festival_id, writer):
+    from schemas.downloads import DownloadSchema
+
+    schema = DownloadSchema()
+    for download in scopes.public_downloads(festival_id):
+        category = download.category
+        writer.add(
+            PublicDownload, id=download.id,
+            search=search_text(download.title, download.description, category),
+            category=None if category is None else ascii_lower(category), is_public=download.is_public,
+            created_at=download.created_at, updated_at=download.updated_at,
+            title_key=text_sort_key(download.title), category_key=text_sort_key(category),
+            body=dumps(schema.dump(download)))
+
+
+def compile_gallery(festival_id, writer):
+    """Public images of public albums (their programme and category kept only when public),
+    and the album summaries every ``/gallery`` answer carries (a document)."""
+    from schemas.gallery import GalleryAlbumSchema, GalleryImageSchema
+
+    schema = GalleryImageSchema()
+    for image in list_images(festival_id, sort_by="createdAt", **EVERYTHING).items:
+        writer.add(
+            PublicImage, id=image.id, album=image.album_id,
+            sub_fest_programme=image.sub_fest_programme_id if image.programme_ref else None,
+            category=image.category_id if image.category_ref else None,
+            created_at=image.created_at, updated_at=image.updated_at, title_key=text_sort_key(image.title),
+            display_order=image.display_order, body=dumps(schema.dump(image)))
+    albums = GalleryAlbumSchema(many=True).dump(list_album_summaries(festival_id))
+    writer.add(PublicDocument, kind="gallery-albums", key="", body=dumps(albums))
+
+
+def compile_schedules(festival_id, writer):
+    """Schedules of visible programmes; the venue is kept only when it is public."""
+    from schemas.schedules import ScheduleSchema
+
+    schema = ScheduleSchema()
+    for schedule in list_schedules(festival_id, sort_by="scheduledAt", **EVERYTHING).items:
+        programme = schedule.sub_fest_programme
+        venue = schedule.venue_ref if getattr(schedule.venue_ref, "id", None) else None
+        writer.add(
+            PublicSchedule, id=schedule.id, sub_fest=programme.sub_fest_id, sub_fest_programme=programme.id,
+            venue=venue and venue.id, scheduled_at=schedule.scheduled_at,
+            duration_minutes=schedule.duration_minutes, program_code_key=text_sort_key(programme.code),
+            program_name_key=text_sort_key(programme.programme.name),
+            venue_name_key=venue and text_sort_key(venue.name), body=dumps(schema.dump(schedule)))

@@ -40,6 +40,13 @@ def equals(model_field, value):
     return f"{column(model_field)} = ?", [model_field.db_value(value)]
 
 
+def compare(model_field, operator, value):
+    """``column <operator> value``, the operator one of ``<``, ``<=``, ``>``, ``>=``."""
+    if operator not in ("<", "<=", ">", ">="):
+        raise ValueError(f"not a comparison: {operator!r}")
+    return f"{column(model_field)} {operator} ?", [model_field.db_value(value)]
+
+
 def any_bool(model_field, wanted_values):
     """A boolean array: any of the wanted values."""
     return one_of(model_field, sorted(set(bool(v) for v in wanted_values)))
