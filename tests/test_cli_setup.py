@@ -13,6 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 import app.cli as cli_module
+import pg_scratch
+from conftest import ON_POSTGRES, TEST_DATABASE_URL
 from test_multiprocess import festival_api
 
 LOAD_HINT = "`festival-api seed` (the demo festivals) or `festival-api import FILE`"
@@ -150,3 +152,24 @@ def test_every_help_names_the_database(cli, tmp_path, args):
     text = " ".join(chosen.stdout.split())
     assert "Database: DATABASE_URL=postgresql://reader:***@db.internal:5432/festival" in text
     assert "s3cret" not in chosen.stdout
+
+
+@pytest.fixture
+def empty_database(tmp_path):
+    """``(url, where the error names it)`` of an empty database on the suite's engine."""
+    if ON_POSTGRES:
+        with pg_scratch.empty_database(TEST_DATABASE_URL) as url:
+            yield url, url
+    else:
+        (tmp_path / "empty.db").write_bytes(b"")
+        yield f"sqlite:///{tmp_path}/empty.db", f"{tmp_path}/empty.db"
+
+
+@pytest.mark.parametrize("args", [["festivals"], ["keys", "list"], ["serve", "--port", "1"]], ids=" ".join)
+def test_an_empty_database_on_the_suites_engine_asks_for_init(cli, empty_database, args):
+    url, place = empty_database
+    result = cli(url, *args)
+    assert result.exit_code == 2, result.output
+    assert one_line_error(result.stderr) == (
+        f"Error: the database at {place} has no festival tables: run `festival-api init`, then load "
+        f"festivals with {LOAD_HINT}")
