@@ -5,8 +5,10 @@ answer whatever the database does. A request that finds the database gone, locke
 damaged is a quick JSON 503; its connection is dropped, and the next request opens a new
 one, so the service recovers by itself when the fault goes.
 """
+import sqlite3
 import threading
 
+import psycopg2
 from flask import current_app, g, request
 from flask_smorest import abort
 from peewee import DatabaseError, InterfaceError
@@ -50,8 +52,11 @@ def init_database(app, blueprints):
         if g.pop("read_snapshot", False):
             end_read_snapshot(db)
 
+    # Peewee's exceptions, and the drivers' own from reads on the raw connection.
     @app.errorhandler(DatabaseError)
     @app.errorhandler(InterfaceError)
+    @app.errorhandler(sqlite3.Error)
+    @app.errorhandler(psycopg2.Error)
     def database_error(error):
         # One exception class covers "database gone" and "bad SQL": ask the database.
         g.pop("read_snapshot", None)
