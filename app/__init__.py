@@ -1,21 +1,19 @@
 """Application factory of the Festival Data Service."""
 import swagger_ui_bundle
-from flask import Flask, g, request, send_from_directory
+from flask import Flask, request, send_from_directory
 from flask_smorest import abort
-from peewee import InterfaceError, OperationalError
-
-from db.database import bind_database, begin_read_snapshot, database_answers, end_read_snapshot
 
 from .access_log import init_access_log
 from .auth import KeyCache, authenticate
 from .caching import init_response_cache
 from .config import load_config
 from .context import init_revisions
+from .database import init_database
 from .demo import init_demo
 from .health import init_health
 from .http import init_http
 from .limits import init_rate_limits
-from .smorest import Api, error_body
+from .smorest import Api
 
 API_PREFIX = "/public-api/v1"
 DOCS_ASSETS = f"{API_PREFIX}/docs/assets"
@@ -39,30 +37,6 @@ def _openapi_settings():
     }
 
 
-def _register_database(app):
-    db = bind_database(app.config["DATABASE_URL"], readonly=app.config["DATABASE_READONLY"])
-
-    # Each worker thread keeps its connection; each request is one read snapshot.
-    @app.before_request
-    def open_snapshot():
-        db.connect(reuse_if_open=True)
-        g.data_version = begin_read_snapshot(db)
-
-    @app.teardown_request
-    def close_snapshot(exc):
-        end_read_snapshot(db)
-
-    @app.errorhandler(OperationalError)
-    @app.errorhandler(InterfaceError)
-    def database_error(error):
-        # The same exception class covers "server gone" and "bad SQL": ask the database.
-        if database_answers(db):
-            app.logger.error("database error", exc_info=error)
-            return error_body(500), 500
-        app.logger.error("database unavailable", exc_info=error)
-        return error_body(503), 503
-
-
 def create_app(config=None):
     """Create the WSGI app; ``config`` overrides settings read from the environment."""
     app = Flask(__name__, static_folder=None)  # app/static is served by the demo page only
@@ -80,16 +54,17 @@ def create_app(config=None):
     app.json.sort_keys = False
     app.json.ensure_ascii = False
 
-    _register_database(app)
+    from .api import BLUEPRINTS
+
+    protected = {blp.name for blp in BLUEPRINTS}
+    # Only API requests read the database: health, docs and the demo page answer without it.
+    init_database(app, protected)
     app.extensions["festival_keys"] = KeyCache(app.config["API_KEY_CACHE_SECONDS"])
     init_revisions(app)
 
     api = Api(app)
-    from .api import BLUEPRINTS
-
     for blp in BLUEPRINTS:
         api.register_blueprint(blp, url_prefix=API_PREFIX)
-    protected = {blp.name for blp in BLUEPRINTS}
 
     @app.before_request
     def require_key():

@@ -8,6 +8,8 @@ from flask_smorest import abort
 from db.keys import find_active_key, hash_key
 
 HEADER = "X-API-Key"
+# RFC 9110 §11.6.1: every 401 names the scheme (the header) that would be accepted.
+CHALLENGE = f'{HEADER} realm="public-api"'
 _MISSING = object()
 
 
@@ -47,5 +49,5 @@ def authenticate():
     found = current_app.extensions["festival_keys"].lookup(plain) if plain else None
     if found is None:
         abort(401, message="A valid X-API-Key header is required." if not plain
-              else "The API key is unknown or revoked.")
+              else "The API key is unknown or revoked.", headers={"WWW-Authenticate": CHALLENGE})
     g.api_key_id, g.festival = found

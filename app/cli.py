@@ -6,16 +6,13 @@ import uuid
 import click
 
 from db import models as m
-from db.database import bind_database
-from db.keys import create_key, list_keys, revoke_key
+from db.keys import create_key, list_keys, renew_key, revoke_key
 
+from .cli_setup import CREATES_TABLES, Group, SetupError, check_database, open_database
 from .config import load_config
 
-
-def _open_database():
-    db = bind_database(os.environ.get("DATABASE_URL") or load_config()["DATABASE_URL"])
-    db.connect(reuse_if_open=True)
-    return db
+# The label of the keys `festival-api demo` makes: each run replaces its own, and only them.
+DEMO_KEY_LABEL = "festival-api demo"
 
 
 def _festival_or_fail(slug):
@@ -55,7 +52,8 @@ def _import(path, update=False, dry_run=False):
     return summary
 
 
-@click.group()
+@click.group(cls=Group)
+@click.version_option(package_name="festival-data-service", prog_name="festival-api")
 def main():
     """Festival Data Service: a public read-only festival data API."""
 
@@ -63,7 +61,7 @@ def main():
 @main.command()
 def init():
     """Create the database tables (safe to run again)."""
-    _open_database()
+    open_database(allowed=CREATES_TABLES)
     m.create_tables()
     click.echo("Database ready.", err=True)
 
@@ -73,7 +71,7 @@ def seed():
     """Load the bundled demo festivals (safe to run again)."""
     from seed import bundled_fixtures
 
-    _open_database()
+    open_database(allowed=CREATES_TABLES)
     m.create_tables()
     for path in bundled_fixtures():
         _import(path)
@@ -89,7 +87,7 @@ def import_(file, update, dry_run):
 
     Without --update, FILE replaces that festival's data.
     """
-    _open_database()
+    open_database(allowed=CREATES_TABLES)
     m.create_tables()
     _import(file, update=update, dry_run=dry_run)
 
@@ -99,7 +97,7 @@ def festivals():
     """List festivals, one per line: slug, name, revision."""
     from db.revisions import current_revision
 
-    _open_database()
+    open_database()
     for festival in m.Festival.select().order_by(m.Festival.slug):
         revision, _ = current_revision(festival.id)
         click.echo(f"{festival.slug}\t{festival.name}\trevision {revision}")
@@ -144,7 +142,7 @@ def keys():
 @click.option("--label", help="A note saying who the key is for.")
 def keys_create(slug, label):
     """Create a key for festival SLUG; the key is printed once, alone on the last line."""
-    _open_database()
+    open_database()
     key, plain = create_key(_festival_or_fail(slug), label=label)
     click.echo(f"Created key {key.id} ({key.prefix}…) for {slug}. Store it now: it is not shown again.", err=True)
     click.echo(plain)
@@ -154,7 +152,7 @@ def keys_create(slug, label):
 @click.argument("slug", required=False)
 def keys_list(slug):
     """List keys (id, festival, prefix, state, label), of one festival when SLUG is given."""
-    _open_database()
+    open_database()
     festival = _festival_or_fail(slug) if slug else None
     for key in list_keys(festival):
         state = "revoked" if key.revoked_at else "active"
@@ -169,7 +167,7 @@ def keys_revoke(key_id):
         key_uuid = uuid.UUID(key_id)
     except ValueError:
         raise click.ClickException(f"{key_id!r} is not a key id (see `festival-api keys list`)")
-    _open_database()
+    open_database()
     if not revoke_key(key_uuid):
         raise click.ClickException(f"no key with id {key_id}")
     click.echo(f"Revoked {key_id}.", err=True)
@@ -186,7 +184,7 @@ def toppers_recompute(slug):
     """Recompute every topper placeholder of festival SLUG (of every festival without SLUG)."""
     from db.compiler import publish
 
-    _open_database()
+    open_database()
     festivals = [_festival_or_fail(slug)] if slug else list(m.Festival.select().order_by(m.Festival.slug))
     for festival in festivals:
         revision, changes = publish(festival)
@@ -196,11 +194,21 @@ def toppers_recompute(slug):
 
 
 def _serve(host, port, threads, config=None):
+    """Serve the app on ``host:port``; refuse, in one line, when the database or port is unusable."""
+    import errno
+
     from . import create_app
     from .server import create_server
 
+    check_database()
     app = create_app(config)
-    server = create_server(app, host=host, port=port, threads=threads, ident="festival-api")
+    try:
+        server = create_server(app, host=host, port=port, threads=threads, ident="festival-api")
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            raise SetupError(f"port {port} on {host} is already in use: stop what uses it, "
+                             "or choose another port with --port (or PORT)")
+        raise SetupError(f"cannot listen on {host}:{port}: {error.strerror or error}")
     click.echo(f"Serving on http://{host}:{port}/public-api/v1 (docs: /public-api/v1/docs)", err=True)
     server.run()
 
@@ -216,7 +224,7 @@ threads_option = click.option("--threads", default=_config["THREADS"], show_defa
 @port_option
 @threads_option
 def serve(host, port, threads):
-    """Serve the API with waitress."""
+    """Serve the API with waitress (the database must hold the tables: see init, seed, import)."""
     _serve(host, port, threads)
 
 
@@ -228,14 +236,11 @@ def demo(host, port, threads):
     """Create the local database, load the demo festivals, print a key for each, serve."""
     from seed import bundled_fixtures
 
-    _open_database()
+    open_database(allowed=CREATES_TABLES)
     m.create_tables()
-    for path in bundled_fixtures():
-        _import(path)
-    lines = []
-    for festival in m.Festival.select().order_by(m.Festival.slug):
-        _, plain = create_key(festival, label="demo")
-        lines.append((festival.slug, plain))
+    loaded = sorted((_import(path).festival for path in bundled_fixtures()), key=lambda f: f.slug)
+    # Only the festivals just loaded get a key; an earlier run's demo key is replaced.
+    lines = [(festival.slug, renew_key(festival, DEMO_KEY_LABEL)[1]) for festival in loaded]
     base = f"http://{host}:{port}/public-api/v1"
     click.echo("\nDemo API keys (one per festival):")
     for slug, plain in lines:

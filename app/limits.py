@@ -1,23 +1,32 @@
-"""Requests per API key with Flask-Limiter: one budget per key across the whole API.
+"""Rate limits with Flask-Limiter: per API key and client address, and an optional per-key ceiling.
 
-The counter is keyed by the key's id, never by the plain key. Requests without a valid key
-never reach the limiter: authentication answers them with a 401 first, so a flood of bad
-keys cannot use up a festival's budget; limiting by address belongs in the reverse proxy
-(docs/http.md). Preflight ``OPTIONS``, ``/healthz``, the docs and the demo page carry
-no key and are not limited.
+A key serves a festival's whole website, so on result day its visitors together make a
+great many requests; the default budget (``RATELIMIT_DEFAULT``) is therefore counted per
+key *and* client address, so one busy client never locks out the others. An operator may
+also cap a key's total (``RATELIMIT_PER_KEY``). The client address is the connection's,
+or, behind ``TRUSTED_PROXIES`` reverse proxies, the one they put in ``X-Forwarded-For``
+(Werkzeug's ProxyFix); the header is ignored otherwise, so clients cannot choose their
+address.
+
+Counters name the key's id, never the plain key. Requests without a valid key never reach
+the limiter: authentication answers them with a 401 first. Preflight ``OPTIONS``,
+``/healthz``, the docs and the demo page carry no key and are not limited.
 """
 import threading
 import time
 
-from flask import g
+from flask import g, request
 from flask_limiter import Limit, Limiter
 from limits.storage import MemoryStorage
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 # Sent on every limited response; browsers may read them (app/http.py exposes them).
 RATE_LIMIT_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After")
 
-# All endpoints share one counter per key instead of one counter per endpoint.
+# All endpoints share one counter per key and address (and one per key) instead of one
+# counter per endpoint.
 SCOPE = "public-api"
+KEY_SCOPE = "public-api-key"
 
 
 class SweptMemoryStorage(MemoryStorage):
@@ -52,6 +61,11 @@ def rate_limit_key():
     return f"key:{g.api_key_id}"
 
 
+def key_and_address():
+    """The id of the request's API key and the client's address."""
+    return f"key:{g.api_key_id}:addr:{request.remote_addr}"
+
+
 def _has_no_key():
     return "api_key_id" not in g
 
@@ -64,10 +78,37 @@ def _retry_after_only_when_limited(response):
     return response
 
 
+def trust_proxies(app):
+    """Take the client address from ``X-Forwarded-For`` when ``TRUSTED_PROXIES`` says how many set it."""
+    proxies = app.config["TRUSTED_PROXIES"]
+    if proxies > 0:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies)
+        return
+
+    warned = []
+
+    @app.before_request
+    def warn_once_about_an_untrusted_proxy():
+        # Behind a proxy that is not trusted, every client has the proxy's address.
+        if not warned and "X-Forwarded-For" in request.headers:
+            warned.append(True)
+            app.logger.warning("requests carry X-Forwarded-For but TRUSTED_PROXIES is 0: rate limits count "
+                        "every client as the proxy's address; set TRUSTED_PROXIES to the number of proxies")
+
+
 def init_rate_limits(app):
-    """Limit each API key to ``RATELIMIT_DEFAULT``; call after the key is resolved."""
+    """Limit each key and address to ``RATELIMIT_DEFAULT``; call after the key is resolved."""
+    trust_proxies(app)
+    limits = []
     budget = app.config["RATELIMIT_DEFAULT"].strip()
-    if not budget:
+    if budget:
+        limits.append(Limit(budget, key_function=key_and_address, scope=SCOPE, shared=True,
+                            exempt_when=_has_no_key))
+    ceiling = app.config["RATELIMIT_PER_KEY"].strip()
+    if ceiling:
+        limits.append(Limit(ceiling, key_function=rate_limit_key, scope=KEY_SCOPE, shared=True,
+                            exempt_when=_has_no_key))
+    if not limits:
         return None
     storage_uri = app.config["RATELIMIT_STORAGE_URI"]
     if storage_uri.startswith("memory://"):
@@ -80,7 +121,7 @@ def init_rate_limits(app):
     app.after_request(_retry_after_only_when_limited)
     limiter = Limiter(
         rate_limit_key,
-        default_limits=[Limit(budget, scope=SCOPE, shared=True, exempt_when=_has_no_key)],
+        default_limits=limits,
         storage_uri=storage_uri,
         storage_options=storage_options,
         key_prefix=app.config["RATELIMIT_KEY_PREFIX"],

@@ -42,3 +42,15 @@ def revoke_key(key_id):
     return bool(ApiKey.update(revoked_at=utcnow())
                 .where((ApiKey.id == key_id) & ApiKey.revoked_at.is_null())
                 .execute()) or ApiKey.select().where(ApiKey.id == key_id).exists()
+
+
+def renew_key(festival, label):
+    """Revoke ``festival``'s active keys labelled ``label``, then create one; ``(ApiKey, plain key)``.
+
+    Only a key's hash is stored, so an earlier key cannot be shown again: a command that
+    prints a key on every run (``festival-api demo``) renews it, and leaves one active.
+    """
+    (ApiKey.update(revoked_at=utcnow())
+     .where((ApiKey.festival == festival) & (ApiKey.label == label) & ApiKey.revoked_at.is_null())
+     .execute())
+    return create_key(festival, label=label)

@@ -21,6 +21,8 @@ def test_missing_unknown_or_revoked_key_is_401(api, keys, key):
     if key:
         assert keys.get(key, key) not in response.get_data(as_text=True)
     assert "data" not in body
+    # RFC 9110 §11.6.1: a 401 names the scheme that would be accepted.
+    assert response.headers["WWW-Authenticate"] == 'X-API-Key realm="public-api"'
 
 
 def test_key_resolves_its_own_festival(api):

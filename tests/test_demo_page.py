@@ -1,5 +1,6 @@
 """The demo results page: `festival-api demo` serves it, and in a real headless Chromium it shows
 the festival's sub-fests, latest results and a leaderboard read from the API."""
+import datetime
 import json
 import os
 import re
@@ -11,7 +12,7 @@ import urllib.request
 
 import pytest
 
-from conftest import SMALL
+from conftest import BIG, SMALL
 from custom_apps import app_with  # noqa: F401  (fixture)
 from fixture_rules import flag, private_values, visible_programme_ids, visible_sub_fests
 
@@ -160,3 +161,87 @@ def test_demo_page_shows_nothing_hidden_or_private(page_text, fixture_data):
     text = page_text["body"]
     assert "HIDDEN" not in text
     assert not [value for value in private_values(fixture_data[SMALL]) if value in text]
+
+
+@pytest.fixture
+def browser_page(demo_server):
+    """``open(width, query="")``: the demo page loaded in headless Chromium at that width."""
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"needs Debian's chromium package at {CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    base, _ = demo_server
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+        def open_page(width, query="", before=None):
+            page = browser.new_page(viewport={"width": width, "height": 844})
+            if before:
+                before(page)
+            page.goto(f"{base}/{query}")
+            page.wait_for_selector("body[data-loaded=true]", timeout=20_000)
+            return page
+
+        try:
+            yield open_page
+        finally:
+            browser.close()
+
+
+# Elements that reach past the viewport, or past the page's own content box (the body
+# inside its padding), and the document's scroll width.
+WIDEST = """() => {
+  const width = document.documentElement.clientWidth;
+  const body = document.body.getBoundingClientRect();
+  const style = getComputedStyle(document.body);
+  const left = Math.max(0, body.left + parseFloat(style.paddingLeft));
+  const right = Math.min(width, body.right - parseFloat(style.paddingRight));
+  const over = [...document.querySelectorAll("body *")]
+    .map((node) => [node, node.getBoundingClientRect()])
+    .filter(([, box]) => box.width > 0 && (box.right > right + 0.5 || box.left < left - 0.5))
+    .map(([node, box]) => `${node.tagName.toLowerCase()}.${node.className} ${Math.round(box.left)}..${Math.round(box.right)}`);
+  return {width, page: [Math.round(left), Math.round(right)], scrollWidth: document.documentElement.scrollWidth, over};
+}"""
+
+
+def test_at_phone_width_no_element_is_wider_than_the_page(browser_page, demo_server, fixture_data):
+    _, printed = demo_server
+    page = browser_page(390, f"?key={printed[BIG]}")  # the big festival: long names, many results
+    page.wait_for_selector("#results-list .programme", timeout=20_000)
+    assert page.inner_text("#festival-name") == fixture_data[BIG]["festival"]["name"]
+    measured = page.evaluate(WIDEST)
+    assert measured["width"] == 390
+    assert measured["over"] == [] and measured["scrollWidth"] <= 390, measured
+
+
+def schedule_answer(*moments):
+    item = {"durationMinutes": 30, "venue": {"id": "0" * 32, "name": "Main stage"},
+            "subFest": {"id": "1" * 32, "name": "Arts", "slug": "arts"},
+            "subFestProgram": {"id": "2" * 32, "name": "Test programme", "code": "T-01"}}
+    data = [{**item, "id": f"{i:032d}", "scheduledAt": moment} for i, moment in enumerate(moments)]
+    meta = {"page": 1, "limit": 8, "total": len(data), "totalPages": 1, "hasNextPage": False,
+            "hasPreviousPage": False}
+    return json.dumps({"data": data, "meta": meta, "context": {}})
+
+
+def test_coming_up_is_of_the_chosen_sub_fest_with_its_year_and_time_zone(browser_page, fixture_data):
+    """Nothing is scheduled today, so the page lists what comes next (answers made up here)."""
+    asked = []
+    later = f"{datetime.date.today().year + 4}-02-19T04:30:00Z"
+
+    def schedules(route):
+        asked.append(route.request.url)
+        today = "scheduledAtTo" in route.request.url
+        route.fulfill(status=200, content_type="application/json",
+                      body=schedule_answer() if today else schedule_answer(later))
+
+    page = browser_page(1280, before=lambda page: page.route("**/public-api/v1/schedules?*", schedules))
+    page.wait_for_function("document.querySelectorAll('#schedule-list time').length > 0")
+    sub_fest = first_sub_fest(fixture_data[SMALL])
+    assert len(asked) == 2
+    assert all(f"subFestSlug={sub_fest['slug']}" in url for url in asked), asked
+    assert page.text_content("#schedule-title") == "Coming up"
+    shown = page.inner_text("#schedule-list time")
+    assert str(datetime.date.today().year + 4) in shown  # another year: shown
+    assert "GMT+5:30" in shown  # the festival's zone (Asia/Kolkata), labelled
+    assert "10:00" in shown  # 04:30 UTC in that zone

@@ -52,6 +52,48 @@ def test_a_key_over_its_budget_gets_429_while_other_keys_are_served(fresh_app, a
         assert response.headers["X-RateLimit-Remaining"] == "2"
 
 
+def from_address(client, key, address, forwarded_for=None):
+    headers = {"X-API-Key": key}
+    if forwarded_for:
+        headers["X-Forwarded-For"] = forwarded_for
+    return client.get(f"{API}/news", headers=headers, environ_base={"REMOTE_ADDR": address})
+
+
+def test_each_client_address_has_its_own_budget_on_one_key(app_with, keys):
+    client = app_with(RATELIMIT_DEFAULT="2 per minute").test_client()
+    for _ in range(2):
+        assert from_address(client, keys[BIG], "198.51.100.1").status_code == 200
+    assert_limited(from_address(client, keys[BIG], "198.51.100.1"), 2)
+    second = from_address(client, keys[BIG], "198.51.100.2")  # another visitor of the same site
+    assert second.status_code == 200 and second.headers["X-RateLimit-Remaining"] == "1"
+
+
+def test_x_forwarded_for_is_ignored_unless_proxies_are_trusted(app_with, keys, caplog):
+    client = app_with(RATELIMIT_DEFAULT="2 per minute").test_client()
+    statuses = [from_address(client, keys[BIG], "10.0.0.1", forwarded_for=f"203.0.113.{i}").status_code
+                for i in range(3)]
+    assert statuses == [200, 200, 429]  # a client cannot choose its address
+    warnings = [r.getMessage() for r in caplog.records if "TRUSTED_PROXIES" in r.getMessage()]
+    assert len(warnings) == 1  # said once, not on every request
+
+
+def test_behind_trusted_proxies_the_forwarded_address_is_the_client(app_with, keys):
+    client = app_with(RATELIMIT_DEFAULT="2 per minute", TRUSTED_PROXIES=1).test_client()
+    for visitor in ("203.0.113.7", "203.0.113.8"):
+        # The last address is the one the trusted proxy appended; earlier ones the client wrote.
+        statuses = [from_address(client, keys[BIG], "10.0.0.1", forwarded_for=f"192.0.2.{i}, {visitor}").status_code
+                    for i in range(3)]
+        assert statuses == [200, 200, 429], visitor
+
+
+def test_an_optional_ceiling_caps_all_addresses_of_a_key_together(app_with, keys):
+    client = app_with(RATELIMIT_DEFAULT="10 per minute", RATELIMIT_PER_KEY="3 per minute").test_client()
+    statuses = [from_address(client, keys[BIG], f"198.51.100.{i}").status_code for i in range(4)]
+    assert statuses == [200, 200, 200, 429]
+    assert_limited(from_address(client, keys[BIG], "198.51.100.9"), 3)
+    assert from_address(client, keys[SMALL], "198.51.100.1").status_code == 200  # per key
+
+
 def test_requests_without_a_valid_key_are_401_and_use_no_budget(app_with, keys):
     client = app_with(RATELIMIT_DEFAULT="2 per minute").test_client()
     for key in [None, "fds_unknown", keys["revoked"]] * 2:

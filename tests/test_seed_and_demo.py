@@ -6,7 +6,7 @@ from click.testing import CliRunner
 import app.cli as cli_module
 from conftest import BIG, SMALL, writable
 from db import models as m
-from db.keys import find_active_key
+from db.keys import create_key, find_active_key, list_keys
 
 
 def snapshot():
@@ -49,3 +49,30 @@ def test_demo_loads_prints_working_keys_and_serves(tmp_path, monkeypatch):
         for slug, plain in printed.items():
             _, festival = find_active_key(plain)
             assert festival.slug == slug
+
+
+def test_demo_run_again_replaces_its_own_keys_and_touches_no_other_festival(tmp_path, monkeypatch):
+    url = f"sqlite:///{tmp_path}/demo.db"
+    monkeypatch.setenv("DATABASE_URL", url)
+    monkeypatch.setattr(cli_module, "_serve", lambda *args, **kwargs: None)
+    runner = CliRunner()
+    assert runner.invoke(cli_module.main, ["init"]).exit_code == 0
+    with writable(url):
+        own = m.Festival.create(slug="our-own-fest", name="Our own fest")
+        website_key, website_plain = create_key(own, label="main website")
+
+    runs = []
+    for _ in range(2):
+        result = runner.invoke(cli_module.main, ["demo"])
+        assert result.exit_code == 0, result.output
+        runs.append(dict(re.findall(r"^\s+([a-z0-9-]+)\s+(fds_\S+)$", result.output, re.M)))
+    assert set(runs[0]) == set(runs[1]) == {BIG, SMALL}
+
+    with writable(url):
+        assert all(find_active_key(plain) is None for plain in runs[0].values())  # replaced
+        assert {slug: find_active_key(plain)[1].slug for slug, plain in runs[1].items()} == {BIG: BIG, SMALL: SMALL}
+        active = [(k.festival.slug, k.label) for k in list_keys() if k.revoked_at is None]
+        assert sorted(active) == sorted([(BIG, "festival-api demo"), (SMALL, "festival-api demo"),
+                                         ("our-own-fest", "main website")])
+        assert find_active_key(website_plain)[0] == website_key.id
+        assert m.FestivalRevision.get_or_none(m.FestivalRevision.festival == own.id) is None

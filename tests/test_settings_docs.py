@@ -43,6 +43,7 @@ def test_deployment_settings_table_lists_exactly_the_settings(deployment_table):
 @pytest.mark.parametrize("name", list(SETTINGS))
 def test_documented_defaults_are_the_real_ones(readme_table, deployment_table, name):
     default = SETTINGS[name][0]
-    assert readme_table[name] == f"`{default}`"
-    assert deployment_table[name].startswith(f"`{default}`")
+    shown = f"`{default}`" if default else "(empty)"
+    assert readme_table[name] == shown
+    assert deployment_table[name].startswith(shown)
 

@@ -93,12 +93,22 @@
     return n + suffix;
   }
 
+  function yearOf(date) {
+    try { return new Intl.DateTimeFormat("en-US", { year: "numeric", timeZone: state.timezone }).format(date); }
+    catch (ignored) { return String(date.getFullYear()); }
+  }
+
+  // A time in the festival's time zone, labelled with it; dates of another year show the year.
   function formatTime(iso, withDate) {
     if (!iso) return "";
-    const options = { hour: "2-digit", minute: "2-digit", timeZone: state.timezone };
-    if (withDate) Object.assign(options, { weekday: "short", day: "numeric", month: "short" });
-    try { return new Intl.DateTimeFormat(undefined, options).format(new Date(iso)); }
-    catch (ignored) { return new Date(iso).toLocaleString(); }
+    const date = new Date(iso);
+    const options = { hour: "2-digit", minute: "2-digit", timeZone: state.timezone, timeZoneName: "short" };
+    if (withDate) {
+      Object.assign(options, { weekday: "short", day: "numeric", month: "short" });
+      if (yearOf(date) !== yearOf(new Date())) options.year = "numeric";
+    }
+    try { return new Intl.DateTimeFormat(undefined, options).format(date); }
+    catch (ignored) { return date.toLocaleString(); }
   }
 
   // Start and end of today in the festival's time zone, as ISO 8601 with an offset.
@@ -150,25 +160,34 @@
     if (first) selectSubFest(first);
   }
 
-  async function loadSchedule() {
+  async function loadSchedule(subFest) {
     const [from, to] = todayRange();
+    const only = { subFestSlug: subFest.slug };
     try {
-      let body = await apiSorted("/schedules", { scheduledAtFrom: from, scheduledAtTo: to, limit: 50 }, "scheduledAt", "asc");
+      let body = await apiSorted("/schedules",
+        Object.assign({ scheduledAtFrom: from, scheduledAtTo: to, limit: 50 }, only), "scheduledAt", "asc");
       let title = "Today's schedule";
       if (!(body.data || []).length) {
-        body = await apiSorted("/schedules", { scheduledAtFrom: new Date().toISOString(), limit: 8 }, "scheduledAt", "asc");
+        body = await apiSorted("/schedules",
+          Object.assign({ scheduledAtFrom: new Date().toISOString(), limit: 8 }, only), "scheduledAt", "asc");
         title = "Coming up";
       }
       document.getElementById("schedule-title").textContent = title;
       const withDate = title !== "Today's schedule";
       show("schedule-list", (body.data || []).map((item) => el("li", "row",
-        el("time", "when", formatTime(item.scheduledAt, withDate)),
+        timeElement(item.scheduledAt, withDate),
         el("span", "what", programmeName(item.subFestProgram || item.subFestProgramme || item.programme)),
         el("span", "where muted", [nameOf(item.venue), nameOf(item.subFest)].filter(Boolean).join(" · ")),
       )), "Nothing scheduled.");
     } catch (error) {
       fail("schedule-list", error);
     }
+  }
+
+  function timeElement(iso, withDate) {
+    const node = el("time", "when", formatTime(iso, withDate));
+    if (iso) node.dateTime = iso;
+    return node;
   }
 
   function resultRow(result) {
@@ -248,7 +267,7 @@
   function refresh() {
     clearTimeout(state.timer);
     if (state.subFest) {
-      Promise.all([loadSchedule(), loadResults(state.subFest), loadLeaderboard(state.subFest)])
+      Promise.all([loadSchedule(state.subFest), loadResults(state.subFest), loadLeaderboard(state.subFest)])
         .finally(() => { document.body.dataset.loaded = "true"; });
     }
     state.timer = setTimeout(refresh, REFRESH_SECONDS * 1000);

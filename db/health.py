@@ -1,0 +1,123 @@
+"""Is the database at a URL usable? One check for `festival-api serve` and ``/healthz``.
+
+The check opens its own short-lived connection (never a request's), waits at most
+``timeout`` seconds for a lock, and says what is wrong in words that name no path or host,
+so the answer can be shown to anyone.
+"""
+import os
+import sqlite3
+from typing import NamedTuple
+from urllib.parse import urlparse
+
+import psycopg2
+from playhouse.db_url import parse as parse_url
+
+from .database import POSTGRES_SCHEMES, sqlite_path
+from .models import ALL_MODELS
+
+# Settings of the connection pool in a postgresql+pool:// URL; libpq does not know them.
+POOL_OPTIONS = ("max_connections", "stale_timeout", "timeout")
+
+
+class Problem(NamedTuple):
+    """``kind`` is one of the constants below; ``reason`` is one public sentence."""
+
+    kind: str
+    reason: str
+
+
+MISSING_FOLDER = "missing-folder"
+MISSING_FILE = "missing-file"
+NOT_A_DATABASE = "not-a-database"
+NO_TABLES = "no-tables"
+LOCKED = "locked"
+UNREACHABLE = "unreachable"
+
+
+def required_tables():
+    """The source tables and the compiled read model's: requests read the latter."""
+    from .read_model import HISTORY_MODELS, READ_MODELS, PublicSecret
+
+    return {model._meta.table_name for model in (*ALL_MODELS, *READ_MODELS, *HISTORY_MODELS, PublicSecret)}
+
+
+def database_problem(url, timeout=1.0):
+    """None when the database at ``url`` opens and holds every table; else a ``Problem``.
+
+    Raises ``ValueError`` for a URL of an unknown scheme.
+    """
+    path = sqlite_path(url)
+    if path is None:
+        return _postgres_problem(url, timeout)
+    if path == ":memory:":
+        return None
+    return _sqlite_problem(path, timeout)
+
+
+def file_identity(path):
+    """``(device, inode)`` of the file at ``path``, None when there is none.
+
+    A connection keeps reading the file it opened even after that file is deleted or
+    replaced; comparing identities tells when to open the new one.
+    """
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return stat.st_dev, stat.st_ino
+
+
+def _sqlite_problem(path, timeout):
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return Problem(MISSING_FOLDER, "The database file's folder does not exist.")
+    if not os.path.isfile(path):
+        return Problem(MISSING_FILE, "The database file does not exist.")
+    try:
+        connection = sqlite3.connect(f"file:{os.path.abspath(path)}?mode=ro", uri=True, timeout=timeout)
+    except sqlite3.Error:
+        return Problem(UNREACHABLE, "The database file cannot be opened.")
+    try:
+        found = {name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.OperationalError as error:
+        if "locked" in str(error) or "busy" in str(error):
+            return Problem(LOCKED, "The database is locked by another process.")
+        return Problem(UNREACHABLE, "The database file cannot be read.")
+    except sqlite3.DatabaseError:
+        return Problem(NOT_A_DATABASE, "The database file is not a SQLite database, or it is damaged.")
+    finally:
+        connection.close()
+    return _tables_problem(found)
+
+
+def _tables_problem(found):
+    if not required_tables() <= set(found):
+        return Problem(NO_TABLES, "The database does not hold the service's tables.")
+    return None
+
+
+def _postgres_problem(url, timeout):
+    scheme = urlparse(url).scheme
+    if scheme not in POSTGRES_SCHEMES:
+        raise ValueError(f"DATABASE_URL must start with sqlite:/// or postgresql://, not {scheme}://")
+    params = parse_url(url, unquote_password=True, unquote_user=True)
+    for option in POOL_OPTIONS:
+        params.pop(option, None)
+    params["dbname"] = params.pop("database")
+    # libpq waits at least 2 seconds to connect; callers that need less wait in a thread.
+    params["connect_timeout"] = max(2, round(timeout))
+    params["options"] = f"{params.get('options') or ''} -c statement_timeout={int(timeout * 1000)}".strip()
+    try:
+        connection = psycopg2.connect(**params)
+    except psycopg2.Error:
+        return Problem(UNREACHABLE, "The database server does not answer.")
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT name FROM unnest(%s) AS name WHERE to_regclass(quote_ident(name)) IS NOT NULL",
+                           (sorted(required_tables()),))
+            found = {name for (name,) in cursor.fetchall()}
+    except psycopg2.Error:
+        return Problem(UNREACHABLE, "The database server does not answer.")
+    finally:
+        connection.close()
+    return _tables_problem(found)

@@ -1,0 +1,146 @@
+"""Faults of a SQLite database while the service runs: a quick JSON 503, ``/healthz`` says why
+within a second, and the service recovers by itself when the fault goes.
+
+Each test serves its own copy of the seeded database (a single file with a rollback
+journal, as `festival-api backup` makes it, so another process can lock it whole).
+"""
+import contextlib
+import os
+import shutil
+import sqlite3
+import subprocess
+import time
+
+import pytest
+
+from conftest import API, BIG, ON_POSTGRES
+from custom_apps import app_with  # noqa: F401  (fixture)
+from db.database import backup_sqlite, sqlite_path
+from test_multiprocess import festival_api, fetch_url, free_port, wait_until_serving
+
+pytestmark = pytest.mark.skipif(ON_POSTGRES, reason="faults of a SQLite file")
+
+
+@pytest.fixture
+def copy(seeded, tmp_path):
+    """A copy of the seeded database: ``(its path, a copy of the copy to restore from)``."""
+    path = tmp_path / "festival.db"
+    backup_sqlite(sqlite_path(seeded[0]), str(path))
+    spare = tmp_path / "spare.db"
+    shutil.copyfile(path, spare)
+    return path, spare
+
+
+@pytest.fixture
+def client(app_with, copy):
+    return app_with(database_url=f"sqlite:///{copy[0]}").test_client()
+
+
+def timed(call):
+    started = time.monotonic()
+    response = call()
+    return response, time.monotonic() - started
+
+
+def assert_unavailable(response, reason=None):
+    assert response.status_code == 503, response.get_data(as_text=True)
+    body = response.get_json()
+    assert body["code"] == 503 and body["status"] == "Service Unavailable"
+    if reason:
+        assert reason in body["message"]
+    return body
+
+
+def news(client, keys):
+    return client.get(f"{API}/news", headers={"X-API-Key": keys[BIG]})
+
+
+def test_a_file_overwritten_with_garbage_is_503_then_recovers(client, copy, keys):
+    path, spare = copy
+    assert news(client, keys).status_code == 200
+    good = path.read_bytes()
+    with open(path, "r+b") as fh:  # in place: the open connection sees the same file
+        fh.write(os.urandom(len(good)))
+
+    assert_unavailable(news(client, keys))
+    body = assert_unavailable(client.get("/healthz"), "not a SQLite database")
+    assert str(path) not in str(body)
+
+    path.write_bytes(good)
+    assert news(client, keys).status_code == 200
+    assert client.get("/healthz").status_code == 200
+
+
+def test_a_removed_file_is_503_then_recovers_when_it_is_back(client, copy, keys):
+    path, spare = copy
+    assert news(client, keys).status_code == 200
+    path.unlink()
+
+    response, seconds = timed(lambda: news(client, keys))
+    assert_unavailable(response)
+    assert seconds < 1
+    assert_unavailable(client.get("/healthz"), "does not exist")
+    assert client.get(f"{API}/openapi.json").status_code == 200  # the docs need no database
+
+    shutil.copyfile(spare, path)  # a new file at the same path: the service opens it
+    assert news(client, keys).status_code == 200
+    assert client.get("/healthz").status_code == 200
+
+
+def test_a_table_dropped_while_serving_is_503(client, copy, keys):
+    path, _ = copy
+    assert news(client, keys).status_code == 200
+    with contextlib.closing(sqlite3.connect(path)) as other:
+        other.execute("DROP TABLE public_news")  # the compiled table /news reads
+        other.commit()
+    assert_unavailable(news(client, keys))
+    assert_unavailable(client.get("/healthz"), "does not hold the service's tables")
+
+
+@contextlib.contextmanager
+def exclusive_lock(path):
+    """Another connection holding SQLite's exclusive lock on ``path``."""
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        other.execute("BEGIN EXCLUSIVE")
+        yield
+        other.execute("ROLLBACK")
+    finally:
+        other.close()
+
+
+def test_an_exclusive_lock_is_a_quick_503_and_health_answers_within_a_second(client, copy, keys):
+    path, _ = copy
+    assert news(client, keys).status_code == 200
+    with exclusive_lock(path):
+        response, seconds = timed(lambda: client.get("/healthz"))
+        assert_unavailable(response, "locked by another process")
+        assert seconds < 1
+        response, seconds = timed(lambda: news(client, keys))
+        assert_unavailable(response)
+        assert seconds < 2.5
+    assert news(client, keys).status_code == 200
+    assert client.get("/healthz").status_code == 200
+
+
+def test_a_running_server_answers_health_within_a_second_under_a_lock(copy, keys, tmp_path):
+    path, _ = copy
+    port = free_port()
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{path}", "LOG_LEVEL": "CRITICAL"}
+    log = tmp_path / "serve.log"
+    with open(log, "wb") as out:
+        process = subprocess.Popen(festival_api() + ["serve", "--port", str(port), "--threads", "4"],
+                                   env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        wait_until_serving(process, port, keys[BIG], log)
+        base = f"http://127.0.0.1:{port}"
+        with exclusive_lock(path):
+            (status, _, body), seconds = timed(lambda: fetch_url(f"{base}/healthz"))
+            assert status == 503 and b"locked" in body and seconds < 1
+            (status, _, _), seconds = timed(lambda: fetch_url(f"{base}{API}/news", keys[BIG]))
+            assert status == 503 and seconds < 2.5
+        assert fetch_url(f"{base}/healthz")[0] == 200
+        assert fetch_url(f"{base}{API}/news", keys[BIG])[0] == 200
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
