@@ -12,7 +12,8 @@ from .database import init_database
 from .demo import init_demo
 from .health import init_health
 from .http import init_http
-from .limits import init_rate_limits
+from .hit_path import HitPath
+from .limits import init_rate_limits, trust_proxies
 from .smorest import Api
 
 API_PREFIX = "/public-api/v1"
@@ -85,4 +86,8 @@ def create_app(config=None):
         return send_from_directory(swagger_ui_bundle.swagger_ui_path, filename)
 
     app.extensions["festival_api"] = api
+    # Repeated GETs answered from the response cache skip Flask (app/hit_path.py); the
+    # proxy fix goes around both paths, so both count the client's own address.
+    app.wsgi_app = HitPath(app, app.wsgi_app, f"{API_PREFIX}/")
+    trust_proxies(app)
     return app

@@ -22,7 +22,7 @@ SETTINGS = {
     "CACHE_MAX_AGE": ("10", int, "max-age of the Cache-Control header of API responses, in seconds"),
     "CORS_ORIGINS": ("*", _list, "Comma-separated origins allowed to call the API from a browser; * for any"),
     "COMPRESS_MIN_SIZE": ("1024", int, "Responses larger than this many bytes are compressed when the client accepts it"),
-    "RATELIMIT_DEFAULT": ("6000 per minute", str, "Requests allowed per API key and client address; Flask-Limiter syntax; empty disables"),
+    "RATELIMIT_DEFAULT": ("6000 per minute", str, "Requests allowed per API key and client address; the limits library's syntax; empty disables"),
     "RATELIMIT_PER_KEY": ("", str, "Optional ceiling on all requests of one API key (a whole festival website's traffic); empty: none"),
     "TRUSTED_PROXIES": ("0", int, "How many reverse proxies in front set X-Forwarded-For; the client address is taken from it only when above 0"),
     "RATELIMIT_STORAGE_URI": ("memory://", str, "memory:// for one process, redis://HOST:PORT for several"),

@@ -1,4 +1,4 @@
-"""Rate limits with Flask-Limiter: per API key and client address, and an optional per-key ceiling.
+"""Rate limits per API key and client address, and an optional per-key ceiling.
 
 A key serves a festival's whole website, so on result day its visitors together make a
 great many requests; the default budget (``RATELIMIT_DEFAULT``) is therefore counted per
@@ -8,16 +8,22 @@ or, behind ``TRUSTED_PROXIES`` reverse proxies, the one they put in ``X-Forwarde
 (Werkzeug's ProxyFix); the header is ignored otherwise, so clients cannot choose their
 address.
 
+Counting is done by the ``limits`` library (fixed windows, in memory or in Redis), through
+:class:`RateLimits`, which both the Flask request path and the hit path (``app/hit_path.py``,
+cached answers outside Flask) call: one count per request, whichever path answers it.
 Counters name the key's id, never the plain key. Requests without a valid key never reach
 the limiter: authentication answers them with a 401 first. Preflight ``OPTIONS``,
 ``/healthz``, the docs and the demo page carry no key and are not limited.
 """
+import math
 import threading
 import time
 
 from flask import g, request
-from flask_limiter import Limit, Limiter
-from limits.storage import MemoryStorage
+from flask_smorest import abort
+from limits import parse_many
+from limits.storage import MemoryStorage, storage_from_string
+from limits.strategies import FixedWindowRateLimiter
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 # Sent on every limited response; browsers may read them (app/http.py exposes them).
@@ -56,26 +62,64 @@ class SweptMemoryStorage(MemoryStorage):
                 self._sweep_lock.release()
 
 
-def rate_limit_key():
-    """The id of the request's API key (set by app.auth.authenticate)."""
-    return f"key:{g.api_key_id}"
+class RateLimits:
+    """The budgets of a deployment and their counters."""
 
+    def __init__(self, per_address, per_key, storage_uri, key_prefix, logger=None):
+        self.per_address = parse_many(per_address) if per_address else []
+        self.per_key = parse_many(per_key) if per_key else []
+        self.key_prefix = key_prefix
+        self.logger = logger
+        options = {}
+        if storage_uri.startswith("memory://"):
+            storage_uri = "swept-" + storage_uri
+        elif storage_uri.startswith(("redis://", "rediss://", "redis+")):
+            # A Redis that stops answering must not hold requests for long.
+            options = {"socket_connect_timeout": 1, "socket_timeout": 1}
+        self.storage = storage_from_string(storage_uri, **options)
+        self._limiter = FixedWindowRateLimiter(self.storage)
+        # If the shared storage fails, count in memory rather than fail requests.
+        self._fallback = FixedWindowRateLimiter(SweptMemoryStorage("swept-memory://"))
 
-def key_and_address():
-    """The id of the request's API key and the client's address."""
-    return f"key:{g.api_key_id}:addr:{request.remote_addr}"
+    @property
+    def enabled(self):
+        return bool(self.per_address or self.per_key)
 
+    def _checks(self, key_id, address):
+        for item in self.per_address:
+            yield item, (self.key_prefix, f"key:{key_id}:addr:{address}", SCOPE)
+        for item in self.per_key:
+            yield item, (self.key_prefix, f"key:{key_id}", KEY_SCOPE)
 
-def _has_no_key():
-    return "api_key_id" not in g
+    def _hit(self, item, identifiers):
+        try:
+            allowed = self._limiter.hit(item, *identifiers)
+            return allowed, self._limiter.get_window_stats(item, *identifiers)
+        except Exception as error:  # any storage failure: count in memory instead
+            if self.logger:
+                self.logger.warning("rate-limit storage failed, counting in memory: %s", error)
+            allowed = self._fallback.hit(item, *identifiers)
+            return allowed, self._fallback.get_window_stats(item, *identifiers)
 
+    def count(self, key_id, address):
+        """Count one request; return ``(allowed, headers)``.
 
-def _retry_after_only_when_limited(response):
-    # Flask-Limiter sends Retry-After with every limited response; it only means
-    # something on a 429.
-    if response.status_code != 429:
-        response.headers.pop("Retry-After", None)
-    return response
+        The headers describe the limit that refused the request, or else the one closest
+        to running out; ``Retry-After`` is sent only on a refusal.
+        """
+        shown = None
+        for item, identifiers in self._checks(key_id, address):
+            allowed, stats = self._hit(item, identifiers)
+            if not allowed:
+                reset = int(stats.reset_time)
+                return False, [("X-RateLimit-Limit", str(item.amount)), ("X-RateLimit-Remaining", "0"),
+                               ("X-RateLimit-Reset", str(reset)),
+                               ("Retry-After", str(max(1, math.ceil(stats.reset_time - time.time()))))]
+            if shown is None or stats.remaining < shown[1].remaining:
+                shown = (item, stats)
+        item, stats = shown
+        return True, [("X-RateLimit-Limit", str(item.amount)), ("X-RateLimit-Remaining", str(stats.remaining)),
+                      ("X-RateLimit-Reset", str(int(stats.reset_time)))]
 
 
 def trust_proxies(app):
@@ -93,44 +137,31 @@ def trust_proxies(app):
         if not warned and "X-Forwarded-For" in request.headers:
             warned.append(True)
             app.logger.warning("requests carry X-Forwarded-For but TRUSTED_PROXIES is 0: rate limits count "
-                        "every client as the proxy's address; set TRUSTED_PROXIES to the number of proxies")
+                               "every client as the proxy's address; set TRUSTED_PROXIES to the number of proxies")
 
 
 def init_rate_limits(app):
-    """Limit each key and address to ``RATELIMIT_DEFAULT``; call after the key is resolved."""
-    trust_proxies(app)
-    limits = []
-    budget = app.config["RATELIMIT_DEFAULT"].strip()
-    if budget:
-        limits.append(Limit(budget, key_function=key_and_address, scope=SCOPE, shared=True,
-                            exempt_when=_has_no_key))
-    ceiling = app.config["RATELIMIT_PER_KEY"].strip()
-    if ceiling:
-        limits.append(Limit(ceiling, key_function=rate_limit_key, scope=KEY_SCOPE, shared=True,
-                            exempt_when=_has_no_key))
-    if not limits:
+    """Count every keyed request; call after the key is resolved. ``trust_proxies`` is
+    installed by the factory, around the hit path, so both paths see the client's address."""
+    limits = RateLimits(app.config["RATELIMIT_DEFAULT"].strip(), app.config["RATELIMIT_PER_KEY"].strip(),
+                        app.config["RATELIMIT_STORAGE_URI"], app.config["RATELIMIT_KEY_PREFIX"],
+                        logger=app.logger)
+    if not limits.enabled:
         return None
-    storage_uri = app.config["RATELIMIT_STORAGE_URI"]
-    if storage_uri.startswith("memory://"):
-        storage_uri = "swept-" + storage_uri
-    storage_options = {}
-    if storage_uri.startswith(("redis://", "rediss://", "redis+")):
-        # A Redis that stops answering must not hold requests for long.
-        storage_options = {"socket_connect_timeout": 1, "socket_timeout": 1}
-    # Registered before the limiter's own hook, so it runs after it.
-    app.after_request(_retry_after_only_when_limited)
-    limiter = Limiter(
-        rate_limit_key,
-        default_limits=limits,
-        storage_uri=storage_uri,
-        storage_options=storage_options,
-        key_prefix=app.config["RATELIMIT_KEY_PREFIX"],
-        strategy="fixed-window",
-        headers_enabled=True,
-        # If the shared storage fails, count in memory rather than fail requests.
-        in_memory_fallback_enabled=True,
-        swallow_errors=True,
-    )
-    limiter.init_app(app)
-    app.extensions["festival_limiter"] = limiter
-    return limiter
+    app.extensions["festival_limiter"] = limits
+
+    @app.before_request
+    def count_request():
+        if request.method == "OPTIONS" or "api_key_id" not in g:
+            return
+        allowed, g.rate_limit_headers = limits.count(g.api_key_id, request.remote_addr)
+        if not allowed:
+            abort(429)
+
+    @app.after_request
+    def add_headers(response):
+        for name, value in g.get("rate_limit_headers", ()):
+            response.headers[name] = value
+        return response
+
+    return limits

@@ -1,4 +1,4 @@
-"""Rate limits per API key (Flask-Limiter): memory storage, and Redis shared by two apps."""
+"""Rate limits per API key and client address: memory storage, and Redis shared by two apps."""
 import socket
 import time
 import uuid
