@@ -74,6 +74,7 @@ def diff(old, new, removed=(), only=None):
     ``only``: the ids that may differ (an update's rows); others are not compared.
     """
     summary = ChangeSummary()
+    users = _Users(new)
     old_rows = old.rows if old else {s.key: {} for s in SECTIONS}
     old_links = old.links if old else {s.key: {} for s in SECTIONS}
     for section in SECTIONS:
@@ -91,14 +92,14 @@ def diff(old, new, removed=(), only=None):
             else:
                 continue
             summary.rows.setdefault(key, set()).add(row_id)
-            _touch(summary, key, row, old, new)
+            _touch(summary, key, row, old, new, users)
             if row_id in before:
-                _touch(summary, key, before[row_id], old, new)
+                _touch(summary, key, before[row_id], old, new, users)
         gone = [i for i in before if i not in after or i in removed]
         for row_id in gone:
             summary.withdrawn[key] += 1
             summary.rows.setdefault(key, set()).add(row_id)
-            _touch(summary, key, before[row_id], old, new)
+            _touch(summary, key, before[row_id], old, new, users)
     _touch_parent_teams(summary, (new, old))
     return summary
 
@@ -128,7 +129,25 @@ def _links(states, key, row_id, name):
     return values
 
 
-def _touch(summary, key, row, old, new):
+class _Users:
+    """Which rows of ``state`` use a given row, indexed once on first use (a full import
+    asks for every person and programme: scanning all rows each time would be quadratic)."""
+
+    def __init__(self, state):
+        self.state = state
+        self._index = {}
+
+    def of(self, section_key, column, row_id):
+        index = self._index.get((section_key, column))
+        if index is None:
+            index = self._index[(section_key, column)] = {}
+            for row in self.state.rows[section_key].values():
+                if row.get(column) is not None:
+                    index.setdefault(row[column], []).append(row["id"])
+        return index.get(row_id, ())
+
+
+def _touch(summary, key, row, old, new, users):
     """Mark the public records ``row`` of section ``key`` belongs to."""
     states = (new, old)
     touched = summary.touched
@@ -145,18 +164,15 @@ def _touch(summary, key, row, old, new):
         if registration.get("team"):
             touched["teams"].add(registration["team"])
     if key == "programmes":
-        for sfp in new.rows["subFestProgrammes"].values():
-            if sfp.get("programme") == row["id"]:
-                _touch_programme(summary, states, sfp["id"])
+        for sfp_id in users.of("subFestProgrammes", "programme", row["id"]):
+            _touch_programme(summary, states, sfp_id)
     if key in ("positionCriteria", "gradeCriteria"):
         column = "position_criteria" if key == "positionCriteria" else "grade_criteria"
-        for sfp in new.rows["subFestProgrammes"].values():
-            if sfp.get(column) == row["id"]:
-                _touch_programme(summary, states, sfp["id"])
+        for sfp_id in users.of("subFestProgrammes", column, row["id"]):
+            _touch_programme(summary, states, sfp_id)
     if key == "candidates":
-        for sfc in new.rows["subFestCandidates"].values():
-            if sfc.get("candidate") == row["id"]:
-                _touch_candidate(summary, states, sfc["id"])
+        for sfc_id in users.of("subFestCandidates", "candidate", row["id"]):
+            _touch_candidate(summary, states, sfc_id)
     if key == "subFestCandidates":
         _touch_candidate(summary, states, row["id"])
     if programme:
