@@ -1,4 +1,5 @@
-"""waitress, with its own errors in the service's one JSON error shape.
+"""waitress, with its own errors in the service's one JSON error shape, and keep-alive
+connections kept after a ``304``.
 
 waitress answers some requests before the app sees them: a request line or headers over
 its limits (431), a body over its limit (413), a request it cannot parse, such as a raw
@@ -12,7 +13,7 @@ import json
 from waitress.channel import HTTPChannel
 from waitress.server import BaseWSGIServer
 from waitress.server import create_server as waitress_create_server
-from waitress.task import ErrorTask
+from waitress.task import ErrorTask, WSGITask
 
 MESSAGES = {
     400: "The request could not be parsed.",
@@ -36,12 +37,27 @@ class JsonErrorTask(ErrorTask):
         self.write(body)
 
 
+class KeepAliveTask(WSGITask):
+    """waitress's task, keeping an HTTP/1.1 connection open after an answer that has no
+    body by definition (1xx, 204, 304). waitress closes it because such an answer carries
+    no Content-Length, though it ends at its headers (RFC 9112 §6.3): every ``304`` cost
+    the client a new connection, more than the answer itself."""
+
+    def set_close_on_finish(self):
+        asked_to_close = (self.version != "1.1"
+                          or self.request.headers.get("CONNECTION", "").lower() == "close")
+        if self.has_body or asked_to_close:
+            super().set_close_on_finish()
+
+
 class JsonErrorChannel(HTTPChannel):
+    task_class = KeepAliveTask
     error_task_class = JsonErrorTask
 
 
 def create_server(app, **settings):
-    """``waitress.server.create_server`` whose listeners answer waitress's errors in JSON."""
+    """``waitress.server.create_server`` whose listeners answer waitress's errors in JSON
+    and keep connections open after a ``304``."""
     server = waitress_create_server(app, **settings)
     sockets = getattr(server, "map", None) or server._map
     for listener in list(sockets.values()):

@@ -57,3 +57,28 @@ def test_requests_still_reach_the_app(app, keys):
                                              b"X-API-Key: " + keys["kalolsavam-2026"].encode() + b"\r\n"
                                              b"Connection: close\r\n\r\n")
     assert code == 200 and len(json.loads(body)["data"]) == 1
+
+
+def test_a_304_keeps_the_connection_open(app, keys):
+    """Revalidations on one keep-alive connection: waitress alone closes it after each 304."""
+    import http.client
+
+    with running(app) as port:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        headers = {"X-API-Key": keys["kalolsavam-2026"]}
+        connection.request("GET", "/public-api/v1/news?limit=1", headers=headers)
+        first = connection.getresponse()
+        first.read()
+        etag = first.getheader("ETag")
+        statuses = []
+        for _ in range(3):
+            connection.request("GET", "/public-api/v1/news?limit=1", headers={**headers, "If-None-Match": etag})
+            response = connection.getresponse()
+            response.read()
+            statuses.append((response.status, response.getheader("Connection")))
+        sock = connection.sock
+        connection.request("GET", "/public-api/v1/news?limit=1", headers=headers)
+        assert connection.sock is sock, "the 304s closed the connection"
+        assert connection.getresponse().status == 200
+        connection.close()
+    assert statuses == [(304, None)] * 3
