@@ -135,11 +135,11 @@ class DryRun(Exception):
     """Raised inside the transaction of a dry run to roll it back."""
 
 
-def after_write(festival_id, recompute=True, touched=None):
+def after_write(festival_id, recompute=True, changes=None):
     """What every import does once its rows are written: leaderboards, the compiled public
-    view (of what ``touched`` names, or all of it), the change log and the revision."""
+    view (what ``changes`` touched, or all of it), the change log and the revision."""
     festival = m.Festival.get_by_id(festival_id)
-    revision, _ = publish(festival, recompute=recompute, touched=touched)
+    revision, _ = publish(festival, recompute=recompute, changes=changes)
     return festival, revision
 
 

@@ -169,7 +169,7 @@ def apply_update(plan, dry_run=False):
                 revision = current_revision(plan.festival.id)[0]
                 festival = plan.festival
             else:
-                festival, revision = after_write(plan.festival.id)
+                festival, revision = after_write(plan.festival.id, changes=None if festival_changed else changes)
             result = UpdateSummary(festival=festival, revision=revision, changes=changes, dry_run=dry_run)
             if dry_run:
                 raise DryRun

@@ -8,37 +8,133 @@ compiled row and is counted nowhere. It clears the festival's compiled rows
 schema. Readers see the previous compiled view or the next one, never half: the whole step
 is part of the writer's transaction, and the revision moves with it.
 """
+from dataclasses import dataclass, field
+
+from .. import models as m
 from ..database import database
-from ..read_model import READ_MODELS
+from ..read_model import READ_MODELS, PublicCandidate, PublicProgramme, PublicRegistration, PublicTag
 from .writer import Writer
 
 
-def _steps():
+# Sections whose records other records show (a team's name in its candidates, a venue in
+# its schedules): a change to one compiles the whole festival.
+SHOWN_BY_OTHERS = {"subFests", "categories", "teams", "sections", "venues", "judges", "programmeCollections",
+                   "positionCriteria", "gradeCriteria"}
+
+
+@dataclass
+class Scope:
+    """What a change touched: the programmes and candidates to compile again.
+
+    Everything else of the festival (sub-fests, teams, categories, content, leaderboards,
+    filter options) is small and compiled whole; the two long lists are compiled per record.
+    A programme shows its participants (in its results) and a candidate the programmes they
+    took part in, with their fellow group members: both sides are compiled again.
+    """
+
+    programme_ids: set = field(default_factory=set)
+    candidate_ids: set = field(default_factory=set)
+
+    @classmethod
+    def of(cls, changes):
+        """The scope of an import's changes (``seed.changes.ChangeSummary``), or None when
+        the whole festival must be compiled again."""
+        if changes is None or SHOWN_BY_OTHERS & {key for key, ids in changes.rows.items() if ids}:
+            return None
+        touched = changes.touched
+        programmes = set(touched.get("subFestProgrammes", ())) | programmes_of(touched.get("subFestCandidates", ()))
+        candidates = set(touched.get("subFestCandidates", ())) | participants_of(programmes)
+        return cls(programmes, candidates)
+
+
+def _registrations_of(candidate_ids):
+    ids = list(candidate_ids)
+    return (m.Registration.sub_fest_candidate.in_(ids)
+            | m.Registration.id.in_(m.RegistrationMember.select(m.RegistrationMember.registration)
+                                    .where(m.RegistrationMember.sub_fest_candidate.in_(ids))))
+
+
+def programmes_of(candidate_ids):
+    """The programmes the candidates have entries in (as an individual or a group member)."""
+    if not candidate_ids:
+        return set()
+    return {row[0] for row in m.Registration.select(m.Registration.sub_fest_programme)
+            .where(_registrations_of(candidate_ids)).tuples()}
+
+
+def participants_of(programme_ids):
+    """Every candidate with an entry in the programmes (individuals and group members)."""
+    if not programme_ids:
+        return set()
+    ids = list(programme_ids)
+    individual = {row[0] for row in m.Registration.select(m.Registration.sub_fest_candidate)
+                  .where(m.Registration.sub_fest_programme.in_(ids)
+                         & m.Registration.sub_fest_candidate.is_null(False)).tuples()}
+    members = {row[0] for row in m.RegistrationMember.select(m.RegistrationMember.sub_fest_candidate)
+               .join(m.Registration).where(m.Registration.sub_fest_programme.in_(ids)).tuples()}
+    return individual | members
+
+
+def _whole_steps():
     # Imported here: the steps use the output schemas, which import db.
-    from . import content, filters, people, programmes, structure, toppers
-    return (structure.compile_sub_fests, programmes.compile_programmes, people.compile_candidates,
-            structure.compile_structure, content.compile_content, toppers.compile_toppers,
-            filters.compile_filters)
+    from . import content, filters, structure, toppers
+    return (structure.compile_sub_fests, structure.compile_structure, content.compile_content,
+            toppers.compile_toppers, filters.compile_filters)
 
 
-def clear_festival(festival_id):
-    """Delete every compiled row of a festival (its hash key stays)."""
+def _per_record_steps():
+    from . import people, programmes
+    return ((programmes.compile_programmes, "programme_ids"), (people.compile_candidates, "candidate_ids"))
+
+
+# Rows the per-record steps write, with the id column that names their record.
+_PER_RECORD_ROWS = {
+    "programme_ids": ((PublicProgramme, PublicProgramme.id), (PublicTag, PublicTag.item, "programme-")),
+    "candidate_ids": ((PublicCandidate, PublicCandidate.id), (PublicRegistration, PublicRegistration.candidate),
+                      (PublicTag, PublicTag.item, "candidate-")),
+}
+
+
+def clear_festival(festival_id, scope=None):
+    """Delete the festival's compiled rows: all of them, or what ``scope`` compiles again
+    (its records' rows and every row of the small, whole-compiled lists)."""
+    per_record = {PublicProgramme, PublicCandidate, PublicRegistration, PublicTag}
     for model in READ_MODELS:
-        model.delete().where(model.festival == festival_id).execute()
+        if scope is None or model not in per_record:
+            model.delete().where(model.festival == festival_id).execute()
+    if scope is None:
+        return
+    PublicTag.delete().where((PublicTag.festival == festival_id)
+                             & ~PublicTag.kind.startswith("programme-")
+                             & ~PublicTag.kind.startswith("candidate-")).execute()
+    for name, rows in _PER_RECORD_ROWS.items():
+        ids = list(getattr(scope, name))
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            for model, column, *prefix in rows:
+                condition = (model.festival == festival_id) & column.in_(chunk)
+                if prefix:
+                    condition &= model.kind.startswith(prefix[0])
+                model.delete().where(condition).execute()
 
 
-def compile_festival(festival_id, now=None):
-    """Compile the public view of one festival (inside the caller's transaction)."""
+def compile_festival(festival_id, scope=None):
+    """Compile the public view of one festival (inside the caller's transaction): all of
+    it, or, with a :class:`Scope`, what a change touched."""
     with database.atomic():
-        clear_festival(festival_id)
+        clear_festival(festival_id, scope)
         writer = Writer(festival_id)
-        for step in _steps():
+        for step in _whole_steps():
             step(festival_id, writer)
+        for step, name in _per_record_steps():
+            if scope is None:
+                step(festival_id, writer)
+            elif getattr(scope, name):
+                step(festival_id, writer, getattr(scope, name))
         writer.flush()
 
 
-
-def publish(festival, now=None, recompute=True, touched=None):
+def publish(festival, now=None, recompute=True, changes=None):
     """After a change to a festival's data, inside the writer's transaction: recompute its
     leaderboards, compile its public view, bump its revision and record what changed in
     public terms. Returns ``(revision, number of public changes)``."""
@@ -51,8 +147,9 @@ def publish(festival, now=None, recompute=True, touched=None):
     with database.atomic():
         if recompute:
             recompute_toppers(festival, now=now)
+        scope = Scope.of(changes)
         before = snapshot(festival.id)
-        compile_festival(festival.id)
+        compile_festival(festival.id, scope)
         changes = differences(before, snapshot(festival.id), now)
         revision = bump_revision(festival)
         record(festival.id, revision, changes, now)
