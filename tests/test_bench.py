@@ -1,0 +1,30 @@
+"""The benchmark in bench/ runs (about a second per measurement at scale 1), so it cannot rot.
+
+Speed is judged by the benchmark itself, side by side with bare baselines, never here:
+this only checks that every measurement ran and answered without errors.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.mark.skipif(shutil.which("wrk") is None, reason="needs wrk (Debian's wrk package)")
+def test_the_benchmark_runs_at_scale_one(tmp_path):
+    out = tmp_path / "figures.json"
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "read_model.py"), "--quick",
+                           "--seconds", "1", "--json", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(out.read_text())
+    labels = {run["label"] for run in figures["runs"]}
+    assert {"bare hello", "bare rows (20 joined + count)", "/programmes", "/candidate-result (long tail)",
+            "304 revalidation (cache on)"} <= labels
+    for run in figures["runs"]:
+        assert run["requests"] > 0 and run["errors"] == 0 and run["non_2xx_3xx"] == 0, run
+    assert "% of bare rows" in done.stdout and "% of bare hello" in done.stdout
