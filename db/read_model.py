@@ -173,8 +173,9 @@ class PublicTeam(Compiled):
     id = UUIDField(primary_key=True)
     sub_fest = UUIDField()
     search = TextField()
-    color_code = CharField(max_length=16, null=True)  # A-Z folded
+    color_code = CharField(max_length=16, null=True)  # A-Z folded, leading "#"s left out
     candidate_count = IntegerField()
+    has_candidates = BooleanField()
     display_order = IntegerField()
     name_key = BlobField()
     public_name_key = BlobField(null=True)
