@@ -1,8 +1,9 @@
-"""Compile candidates: list items, details and their published results.
+"""Compile candidates: list items, details, their published results and their entries.
 
 Who took part in an entry: the candidate of an individual entry, each visible member of a
 group entry (the source readers of ``db/results.py`` work that out). Each of them gets
-the entry's published result in their ``PublicCandidate.results``.
+the entry in ``PublicRegistration`` and the entry's published result in their
+``PublicCandidate.results``.
 """
 import secrets
 import uuid
@@ -12,8 +13,9 @@ from .. import scopes
 from ..candidates import attach_candidate_fields, public_candidate_rows
 from ..programmes import attach_categories
 from ..query import ascii_lower, search_text, text_sort_key
-from ..read_model import PublicCandidate, PublicSecret, adm_no_digest
-from ..results import CANDIDATE_RESULT_ORDER, _with_entries
+from ..read_model import PublicCandidate, PublicRegistration, PublicSecret, adm_no_digest
+from ..registrations import attach_results
+from ..results import CANDIDATE_RESULT_ORDER, _with_entries, attach_entries
 from ..teams import team_tree
 from ..templates import dumps, make_template
 
@@ -80,7 +82,7 @@ def _results_by_candidate(festival_id):
 
 
 def compile_candidates(festival_id, writer):
-    """Compile the visible candidates of the festival's public sub-fests."""
+    """Compile the visible candidates of the festival's public sub-fests and their entries."""
     from schemas.candidates import CandidateDetailSchema, CandidateSchema
     from schemas.results import ResultCandidateSchema
 
@@ -95,6 +97,7 @@ def compile_candidates(festival_id, writer):
             for candidate in batch:
                 _compile_one(writer, candidate, digests.get(candidate.id), chains.get(candidate.team_id, []),
                              results.get(candidate.id, []), *schemas)
+    compile_registrations(festival_id, writer)
 
 
 def chest_no_key(chest_no):
@@ -121,3 +124,22 @@ def _compile_one(writer, c, digest, team_chain, results, item_schema, detail_sch
     writer.tag("candidate-team", c.id, team_chain)
     writer.tag("candidate-section", c.id, [section["id"] for section in c.section_list])
 
+
+def compile_registrations(festival_id, writer):
+    """Each visible entry once for every visible candidate who took part in it."""
+    from schemas.registrations import RegistrationSchema
+
+    schema = RegistrationSchema()
+    entries = list(scopes.public_registrations(festival_id, m.Registration, m.SubFestProgramme, m.Programme))
+    for batch in _batches(entries):
+        attach_entries(festival_id, batch)
+        attach_categories([entry.sub_fest_programme for entry in batch])
+        attach_results(festival_id, batch)
+        for entry in batch:
+            body = dumps(schema.dump(entry))
+            programme = entry.sub_fest_programme
+            for candidate_id in participants(entry):
+                writer.add(PublicRegistration, id=entry.id, candidate=candidate_id,
+                           registered_at=entry.registered_at, program_code_key=text_sort_key(programme.code),
+                           program_name_key=text_sort_key(programme.programme.name),
+                           type_key=text_sort_key(entry.type), body=body)
