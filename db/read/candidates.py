@@ -7,7 +7,8 @@ festival's key (:class:`db.read_model.PublicSecret`) and compared with ``adm_no_
 from ..query import ascii_lower
 from ..read_model import PublicCandidate as C
 from ..read_model import PublicSecret, adm_no_digest
-from .sql import Select, any_bool, column, contains_all, equals, one_of, pattern_any, tagged
+from . import find_by_selectors
+from .sql import Select, any_bool, contains_all, equals, one_of, pattern_any, tagged
 
 CANDIDATE_SORTS = {
     # Shorter chest numbers first, so numeric ones sort as numbers ("99" before "100").
@@ -67,16 +68,8 @@ def get_candidate_detail(festival_id, sub_fest_candidate_id):
 
 
 def find_candidates(festival_id, candidate_id=None, chest_no=None, sub_fest_id=None):
-    """``(sub_fest, summary, results)`` of the candidates matching every selector given (at
-    most two: enough to tell "none", "one" and "ambiguous" apart). Chest numbers compare
-    A-Z case-insensitively."""
-    select = Select(C).where(*equals(C.festival, festival_id))
-    if candidate_id is not None:
-        select.where(*equals(C.id, candidate_id))
-    if chest_no is not None:
-        select.where(*equals(C.chest_no, ascii_lower(chest_no)))
-    if sub_fest_id is not None:
-        select.where(*equals(C.sub_fest, sub_fest_id))
-    select.order = column(C.id)
-    return [(C.sub_fest.python_value(sub_fest), summary, results)
-            for sub_fest, summary, results in select.rows(C.sub_fest, C.summary, C.results, limit=2)]
+    """``(sub_fest, summary, results)`` of the candidates matching every selector given
+    (see :func:`find_by_selectors`). Chest numbers compare A-Z case-insensitively."""
+    return find_by_selectors(C, (C.sub_fest, C.summary, C.results), festival_id, (
+        (C.id, candidate_id), (C.chest_no, None if chest_no is None else ascii_lower(chest_no)),
+        (C.sub_fest, sub_fest_id)))
