@@ -17,6 +17,9 @@ No private column exists in any of these tables: no email, phone, date of birth,
 admission number or admission details. ``admNoPattern`` (an exact match) compares
 ``adm_no_digest``, a keyed hash whose key is kept in :class:`PublicSecret`.
 """
+import hashlib
+import hmac
+
 from peewee import (
     BlobField,
     BooleanField,
@@ -32,6 +35,7 @@ from peewee import (
 )
 
 from .database import database
+from .query import ascii_lower
 
 
 class Compiled(Model):
@@ -48,11 +52,16 @@ class PublicSecret(Model):
     """The key of a festival's keyed hashes (``adm_no_digest``), made once and kept."""
 
     festival = UUIDField(primary_key=True)
-    hash_key = CharField(max_length=64)
+    hash_key = CharField(max_length=64)  # hex
 
     class Meta:
         database = database
         legacy_table_names = False
+
+
+def adm_no_digest(hash_key, admission_number):
+    """The keyed hash ``adm_no_digest`` holds: HMAC-SHA256 of the A-Z folded number."""
+    return hmac.new(bytes.fromhex(hash_key), ascii_lower(admission_number).encode(), hashlib.sha256).hexdigest()
 
 
 class PublicDocument(Compiled):
@@ -173,8 +182,9 @@ class PublicTeam(Compiled):
     id = UUIDField(primary_key=True)
     sub_fest = UUIDField()
     search = TextField()
-    color_code = CharField(max_length=16, null=True)  # A-Z folded
+    color_code = CharField(max_length=16, null=True)  # A-Z folded, leading "#"s left out
     candidate_count = IntegerField()
+    has_candidates = BooleanField()
     display_order = IntegerField()
     name_key = BlobField()
     public_name_key = BlobField(null=True)

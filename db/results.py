@@ -15,6 +15,9 @@ from .query import apply_sorting, iequals, paginate
 # Placed results first (1, 2, 2, 4, ...), then by points and score, then by id.
 RESULT_ORDER = (m.Result.position.is_null(), m.Result.position, m.Result.points.desc(),
                 m.Result.score.is_null(), m.Result.score.desc(), m.Result.id)
+# A candidate's results: latest first (query with SubFestProgramme joined).
+CANDIDATE_RESULT_ORDER = (m.Result.published_at.is_null(), m.Result.published_at.desc(),
+                          m.SubFestProgramme.code, m.Result.id)
 
 
 def took_part(sub_fest_candidate_id):
@@ -158,8 +161,7 @@ def candidate_results(festival_id, candidate):
     results = list(scopes.public_entry_results(festival_id, m.Result, m.Registration, m.SubFestProgramme,
                                                m.Programme)
                    .where(took_part(candidate.id))
-                   .order_by(m.Result.published_at.is_null(), m.Result.published_at.desc(),
-                             m.SubFestProgramme.code, m.Result.id))
+                   .order_by(*CANDIDATE_RESULT_ORDER))
     attach_categories([r.sub_fest_programme for r in results])
     return _with_entries(festival_id, results)
 

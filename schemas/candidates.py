@@ -1,7 +1,7 @@
 """Candidates: query arguments and output. Nothing private is named here."""
 from marshmallow import fields
 
-from db.candidates import CANDIDATE_SORTS
+from db.read.candidates import CANDIDATE_SORTS
 from db.enums import GENDERS
 
 from .common import ContextSchema, OutSchema, QueryArgs, Uuid, list_envelope, sort_args

@@ -1,7 +1,7 @@
 """Categories: query arguments and output."""
 from marshmallow import fields
 
-from db.categories import CATEGORY_SORTS
+from db.read.categories import CATEGORY_SORTS
 
 from .common import OutSchema, Uuid, list_envelope, sort_args
 from .fields import Array, Text

@@ -2,7 +2,7 @@
 from marshmallow import fields
 
 from db.enums import REGISTRATION_TYPES, TOPIC_STATUSES
-from db.registrations import REGISTRATION_SORTS
+from db.read.registrations import REGISTRATION_SORTS
 
 from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
 from .fields import CanonicalUUID

@@ -1,7 +1,7 @@
 """Teams: query arguments and output."""
 from marshmallow import fields
 
-from db.teams import TEAM_SORTS
+from db.read.teams import TEAM_SORTS
 
 from .common import OutSchema, Uuid, list_envelope, sort_args
 from .fields import Array, Bool, Text

@@ -168,5 +168,20 @@ def test_query_count_does_not_grow_with_the_page(api, big, query_count):
                           sortOrder="asc", limit=limit)
         assert body["data"][0]["type"] == "group"  # the first page holds a group entry too
         counts.append(counter.count)
-    # key, candidate, count, page, members, people, teams, categories, results
-    assert counts[0] == counts[1] == 9, counts
+    # key, then the compiled candidate with its entries (page and total)
+    assert counts[0] == counts[1] == 2, counts
+
+
+def test_a_candidate_without_entries_and_pages_past_the_end(api, big):
+    lonely = sorted(c for c in big["visible"] if not entries_of(big, c))[0]
+    body = api.ok("/candidate-registrations", subFestCandidateId=lonely)
+    assert body["data"] == [] and body["meta"]["total"] == 0
+    sub_fest = next(c["sub_fest"] for c in big["data"]["subFestCandidates"] if c["id"] == lonely)
+    assert body["context"]["subFest"]["id"] == sub_fest
+    busy = busiest_candidate(big)
+    total = len(entries_of(big, busy))
+    past = api.ok("/candidate-registrations", subFestCandidateId=busy, page=total + 1, limit=1)
+    assert past["data"] == [] and past["meta"]["total"] == total and past["meta"]["hasPreviousPage"]
+    assert api.ok("/candidate-registrations", subFestCandidateId=lonely, page=2)["meta"]["total"] == 0
+    hidden = next(c["id"] for c in big["data"]["subFestCandidates"] if c["id"] not in big["visible"])
+    assert api.get("/candidate-registrations", subFestCandidateId=hidden, page=2).status_code == 404

@@ -371,6 +371,5 @@ def test_single_record_query_counts_do_not_grow_with_their_results(tiny, query_c
         counts.setdefault(path, []).append(counter.count)
     # key, the compiled programme with its results
     assert counts["/programme-result"] == [2, 2]
-    # key, candidate, its team, its category, results, programme categories, group
-    # members (Anu only), people, teams
-    assert counts["/candidate-result"] == [9, 8]
+    # key, the compiled candidate with its results
+    assert counts["/candidate-result"] == [2, 2]

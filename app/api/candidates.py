@@ -1,7 +1,8 @@
 """GET /candidates and /candidate-detail."""
 from flask import g
 
-from db.candidates import list_candidates, load_candidate_detail
+from db.read.candidates import get_candidate_detail, list_candidates
+from db.templates import render
 from schemas.candidates import (
     CandidateDetailQueryArgsSchema,
     CandidateDetailSchema,
@@ -9,8 +10,9 @@ from schemas.candidates import (
     CandidateQueryArgsSchema,
 )
 
-from ..context import build_context, list_response
-from ..lookups import candidate_or_404, sub_fest_or_404
+from ..context import context_json, festival_view
+from ..lookups import get_or_404, sub_fest_ref_or_404
+from ..responses import json_text, list_json
 from ..smorest import Blueprint
 
 blp = Blueprint("candidates", __name__, description="Active public candidates of a sub-fest; no private fields.")
@@ -21,8 +23,9 @@ blp = Blueprint("candidates", __name__, description="Active public candidates of
 @blp.response(200, CandidateListSchema)
 def candidates(sub_fest_id=None, sub_fest_slug=None, **args):
     """List active public candidates of a sub-fest"""
-    sub_fest = sub_fest_or_404(sub_fest_id, sub_fest_slug)
-    return list_response(list_candidates(g.festival.id, sub_fest.id, **args), sub_fest=sub_fest)
+    sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
+    page = list_candidates(g.festival.id, sub_fest.id, **args)
+    return list_json(page, [body for body, in page.items], sub_fest)
 
 
 @blp.get("/candidate-detail")
@@ -30,6 +33,5 @@ def candidates(sub_fest_id=None, sub_fest_slug=None, **args):
 @blp.response(200, CandidateDetailSchema)
 def candidate_detail(sub_fest_candidate_id):
     """Show one candidate with team, sections and points summary"""
-    candidate = load_candidate_detail(g.festival.id, candidate_or_404(sub_fest_candidate_id))
-    candidate.context = build_context(candidate.sub_fest)
-    return candidate
+    sub_fest_id, detail = get_or_404(get_candidate_detail(g.festival.id, sub_fest_candidate_id), "Candidate")
+    return json_text(render(detail, {"context": context_json(festival_view().sub_fests[sub_fest_id])}))

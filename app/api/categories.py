@@ -1,11 +1,11 @@
 """GET /categories."""
 from flask import g
 
-from db.categories import list_categories
+from db.read.categories import list_categories
 from schemas.categories import CategoryListSchema, CategoryQueryArgsSchema
 
-from ..context import list_response
-from ..lookups import sub_fest_or_404
+from ..lookups import sub_fest_ref_or_404
+from ..responses import list_json
 from ..smorest import Blueprint
 
 blp = Blueprint("categories", __name__, description="Active public categories of a sub-fest.")
@@ -16,5 +16,6 @@ blp = Blueprint("categories", __name__, description="Active public categories of
 @blp.response(200, CategoryListSchema)
 def categories(sub_fest_id=None, sub_fest_slug=None, **args):
     """List active public categories of a sub-fest"""
-    sub_fest = sub_fest_or_404(sub_fest_id, sub_fest_slug)
-    return list_response(list_categories(g.festival.id, sub_fest.id, **args), sub_fest=sub_fest)
+    sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
+    page = list_categories(g.festival.id, sub_fest.id, **args)
+    return list_json(page, [body for body, in page.items], sub_fest)

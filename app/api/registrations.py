@@ -1,11 +1,12 @@
 """GET /candidate-registrations."""
 from flask import g
 
-from db.registrations import list_candidate_registrations
+from db.read.registrations import list_candidate_registrations
 from schemas.registrations import CandidateRegistrationQueryArgsSchema, RegistrationListSchema
 
-from ..context import list_response
-from ..lookups import candidate_or_404
+from ..context import festival_view
+from ..lookups import get_or_404
+from ..responses import list_json
 from ..smorest import Blueprint
 
 blp = Blueprint("registrations", __name__, description="The entries of a public candidate.")
@@ -16,6 +17,6 @@ blp = Blueprint("registrations", __name__, description="The entries of a public 
 @blp.response(200, RegistrationListSchema)
 def candidate_registrations(sub_fest_candidate_id, **args):
     """List the registrations of a public candidate"""
-    candidate = candidate_or_404(sub_fest_candidate_id)
-    page = list_candidate_registrations(g.festival.id, candidate.id, **args)
-    return list_response(page, sub_fest=candidate.sub_fest)
+    found = list_candidate_registrations(g.festival.id, sub_fest_candidate_id, **args)
+    sub_fest_id, page = get_or_404(found, "Candidate")
+    return list_json(page, [body for body, in page.items], festival_view().sub_fests[sub_fest_id])

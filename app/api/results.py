@@ -3,8 +3,8 @@ from flask import g
 from flask_smorest import abort
 
 from db import scopes
+from db.read.candidates import find_candidates
 from db.read.programmes import find_programmes, list_programme_results, render_item
-from db.results import candidate_results, candidate_summary, find_candidates
 from schemas.results import (
     CandidateResultQueryArgsSchema,
     CandidateResultSchema,
@@ -14,8 +14,8 @@ from schemas.results import (
     ProgrammeResultsQueryArgsSchema,
 )
 
-from ..context import build_context, context_json, festival_view
-from ..lookups import get_or_404, sub_fest_by_slug_or_404, sub_fest_ref_by_slug_or_404, sub_fest_ref_or_404
+from ..context import context_json, festival_view
+from ..lookups import get_or_404, sub_fest_ref_by_slug_or_404, sub_fest_ref_or_404
 from ..responses import list_json, object_json
 from ..smorest import Blueprint
 
@@ -60,8 +60,8 @@ def programme_result(sub_fest_program_id=None, program_code=None, sub_fest_slug=
 @blp.response(200, CandidateResultSchema)
 def candidate_result(sub_fest_candidate_id=None, chest_no=None, sub_fest_slug=None):
     """Show one public candidate with the published results of their entries"""
-    sub_fest = sub_fest_by_slug_or_404(sub_fest_slug) if sub_fest_slug else None
+    sub_fest = sub_fest_ref_by_slug_or_404(sub_fest_slug) if sub_fest_slug else None
     matches = find_candidates(g.festival.id, sub_fest_candidate_id, chest_no, sub_fest and sub_fest.id)
-    candidate = the_one(matches, "Candidate", "chestNo", sub_fest)
-    return {"context": build_context(candidate.sub_fest), "candidate": candidate_summary(g.festival.id, candidate),
-            "results": candidate_results(g.festival.id, candidate)}
+    sub_fest_id, summary, results = the_one(matches, "Candidate", "chestNo", sub_fest)
+    return object_json(context=context_json(festival_view().sub_fests[sub_fest_id]),
+                       candidate=summary, results=results)

@@ -1,11 +1,11 @@
 """GET /teams."""
 from flask import g
 
-from db.teams import list_teams
+from db.read.teams import list_teams
 from schemas.teams import TeamListSchema, TeamQueryArgsSchema
 
-from ..context import list_response
-from ..lookups import sub_fest_or_404
+from ..lookups import sub_fest_ref_or_404
+from ..responses import list_json
 from ..smorest import Blueprint
 
 blp = Blueprint("teams", __name__, description="Active public teams of a sub-fest.")
@@ -16,5 +16,6 @@ blp = Blueprint("teams", __name__, description="Active public teams of a sub-fes
 @blp.response(200, TeamListSchema)
 def teams(sub_fest_id=None, sub_fest_slug=None, **args):
     """List active public teams of a sub-fest"""
-    sub_fest = sub_fest_or_404(sub_fest_id, sub_fest_slug)
-    return list_response(list_teams(g.festival.id, sub_fest.id, **args), sub_fest=sub_fest)
+    sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
+    page = list_teams(g.festival.id, sub_fest.id, **args)
+    return list_json(page, [body for body, in page.items], sub_fest)

@@ -47,7 +47,8 @@ class Scope:
         return cls(programmes, candidates)
 
 
-def _registrations_of(candidate_ids):
+def registrations_of(candidate_ids):
+    """Condition: registrations the candidates take part in (as an individual or a member)."""
     ids = list(candidate_ids)
     return (m.Registration.sub_fest_candidate.in_(ids)
             | m.Registration.id.in_(m.RegistrationMember.select(m.RegistrationMember.registration)
@@ -59,7 +60,7 @@ def programmes_of(candidate_ids):
     if not candidate_ids:
         return set()
     return {row[0] for row in m.Registration.select(m.Registration.sub_fest_programme)
-            .where(_registrations_of(candidate_ids)).tuples()}
+            .where(registrations_of(candidate_ids)).tuples()}
 
 
 def participants_of(programme_ids):

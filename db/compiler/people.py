@@ -1,5 +1,160 @@
-"""Compile step (to be filled)."""
+"""Compile candidates: list items, details, their published results and their entries.
+
+Who took part in an entry: the candidate of an individual entry, each visible member of a
+group entry (the source readers of ``db/results.py`` work that out). Each of them gets
+the entry in ``PublicRegistration`` and the entry's published result in their
+``PublicCandidate.results``.
+"""
+import secrets
+import uuid
+
+from .. import models as m
+from .. import scopes
+from ..candidates import attach_candidate_fields, public_candidate_rows
+from ..programmes import attach_categories
+from ..query import ascii_lower, search_text, text_sort_key
+from ..read_model import PublicCandidate, PublicRegistration, PublicSecret, adm_no_digest
+from ..registrations import attach_results
+from ..results import CANDIDATE_RESULT_ORDER, _with_entries, attach_entries
+from ..teams import team_tree
+from ..templates import dumps, make_template
+
+# Read in batches: every source query of a batch takes the batch's ids as parameters.
+BATCH = 500
+
+
+def _batches(items):
+    for start in range(0, len(items), BATCH):
+        yield items[start:start + BATCH]
+
+
+def participants(entry):
+    """Ids of the visible candidates who took part in ``entry`` (after ``attach_entries``)."""
+    if entry.member_list is not None:
+        ids = [member["id"] for member in entry.member_list]
+    else:
+        ids = [entry.candidate_ref["id"]] if entry.candidate_ref else []
+    return list(dict.fromkeys(ids))
+
+
+def festival_hash_key(festival_id):
+    """The festival's key of ``adm_no_digest``: made once, kept across compiles."""
+    row = PublicSecret.get_or_none(PublicSecret.festival == festival_id)
+    if row is None:
+        row = PublicSecret.create(festival=festival_id, hash_key=secrets.token_hex(32))
+    return row.hash_key
+
+
+def _adm_no_digests(festival_id):
+    """``{sub-fest candidate id: adm_no_digest}`` of the visible candidates with a number."""
+    hash_key = festival_hash_key(festival_id)
+    rows = scopes.public_candidates(festival_id, m.SubFestCandidate.id, m.Candidate.admission_number).tuples()
+    return {candidate_id: adm_no_digest(hash_key, number) for candidate_id, number in rows if number is not None}
+
+
+def _team_chains(festival_id):
+    """``{team id: [the team and every visible team above it]}`` for every visible team,
+    climbing through visible teams only (the tree of ``db/teams.py``)."""
+    sub_fest_ids = m.SubFest.select(m.SubFest.id).where(m.SubFest.festival == festival_id)
+    tree = team_tree(m.Team.sub_fest.in_(sub_fest_ids))
+    chains = {}
+    for ancestor, member in tree.select_from(tree.c.ancestor, tree.c.member).tuples():
+        chains.setdefault(uuid.UUID(str(member)), []).append(uuid.UUID(str(ancestor)))
+    return chains
+
+
+def _entries_of(query, candidate_ids):
+    """``query`` narrowed to the registrations the candidates take part in (not at all when
+    ``candidate_ids`` is None)."""
+    from . import registrations_of
+
+    return query if candidate_ids is None else query.where(registrations_of(candidate_ids))
+
+
+def _results_by_candidate(festival_id, candidate_ids=None):
+    """``{sub-fest candidate id: [result JSON, latest first]}`` as ``/candidate-result`` lists them."""
+    from schemas.results import CandidateResultItemSchema
+
+    schema = CandidateResultItemSchema()
+    results = list(_entries_of(scopes.public_entry_results(festival_id, m.Result, m.Registration,
+                                                           m.SubFestProgramme, m.Programme), candidate_ids)
+                   .order_by(*CANDIDATE_RESULT_ORDER))
+    by_candidate = {}
+    for batch in _batches(results):
+        attach_categories([r.sub_fest_programme for r in batch])
+        for result in _with_entries(festival_id, batch):
+            text = dumps(schema.dump(result))
+            for candidate_id in participants(result.registration):
+                by_candidate.setdefault(candidate_id, []).append(text)
+    return by_candidate
 
 
 def compile_candidates(festival_id, writer, candidate_ids=None):
-    pass
+    """Compile the visible candidates of the festival's public sub-fests and their entries
+    (those of ``candidate_ids`` only, when given: the caller has cleared their rows)."""
+    from schemas.candidates import CandidateDetailSchema, CandidateSchema
+    from schemas.results import ResultCandidateSchema
+
+    schemas = CandidateSchema(), CandidateDetailSchema(), ResultCandidateSchema()
+    digests = _adm_no_digests(festival_id)
+    chains = _team_chains(festival_id)
+    results = _results_by_candidate(festival_id, candidate_ids)
+    for sub_fest in scopes.public_sub_fests(festival_id):
+        query = public_candidate_rows(festival_id).where(m.SubFestCandidate.sub_fest == sub_fest.id)
+        if candidate_ids is not None:
+            query = query.where(m.SubFestCandidate.id.in_(list(candidate_ids)))
+        candidates = list(query)
+        for batch in _batches(candidates):
+            attach_candidate_fields(festival_id, batch)
+            for candidate in batch:
+                _compile_one(writer, candidate, digests.get(candidate.id), chains.get(candidate.team_id, []),
+                             results.get(candidate.id, []), *schemas)
+    compile_registrations(festival_id, writer, candidate_ids)
+
+
+def chest_no_key(chest_no):
+    """The ``chestNo`` sort key: shorter numbers first ("99" before "100"), then as text."""
+    return len(chest_no).to_bytes(4, "big") + text_sort_key(chest_no)
+
+
+def _compile_one(writer, c, digest, team_chain, results, item_schema, detail_schema, summary_schema):
+    person = c.candidate
+    c.context = None
+    summary = {**c.identity, "team": c.team_ref, "category": c.category_ref}
+    writer.add(
+        PublicCandidate,
+        id=c.id, sub_fest=c.sub_fest_id, chest_no=ascii_lower(c.chest_no),
+        search=search_text(person.name, person.name_local, c.chest_no),
+        category=c.category_ref.id if c.category_ref else None, gender=person.gender,
+        has_avatar=bool(c.avatar_url), has_registration=c.registration_count > 0,
+        adm_no_digest=digest, chest_no_key=chest_no_key(c.chest_no), name_key=text_sort_key(person.name),
+        body=dumps(item_schema.dump(c)),
+        detail=make_template(detail_schema.dump(c), ("context",)),
+        summary=dumps(summary_schema.dump(summary)),
+        results=f"[{','.join(results)}]",
+    )
+    writer.tag("candidate-team", c.id, team_chain)
+    writer.tag("candidate-section", c.id, [section["id"] for section in c.section_list])
+
+
+def compile_registrations(festival_id, writer, candidate_ids=None):
+    """Each visible entry once for every visible candidate who took part in it."""
+    from schemas.registrations import RegistrationSchema
+
+    schema = RegistrationSchema()
+    entries = list(_entries_of(scopes.public_registrations(festival_id, m.Registration, m.SubFestProgramme,
+                                                           m.Programme), candidate_ids))
+    for batch in _batches(entries):
+        attach_entries(festival_id, batch)
+        attach_categories([entry.sub_fest_programme for entry in batch])
+        attach_results(festival_id, batch)
+        for entry in batch:
+            body = dumps(schema.dump(entry))
+            programme = entry.sub_fest_programme
+            for candidate_id in participants(entry):
+                if candidate_ids is not None and candidate_id not in candidate_ids:
+                    continue
+                writer.add(PublicRegistration, id=entry.id, candidate=candidate_id,
+                           registered_at=entry.registered_at, program_code_key=text_sort_key(programme.code),
+                           program_name_key=text_sort_key(programme.programme.name),
+                           type_key=text_sort_key(entry.type), body=body)

@@ -11,6 +11,7 @@ import orjson
 from ..query import ascii_lower
 from ..read_model import PublicProgramme as P
 from ..templates import render
+from . import find_by_selectors
 from .sql import Select, column, contains_all, equals, negate, one_of, pattern_any, tagged
 
 PROGRAMME_SORTS = {
@@ -110,19 +111,9 @@ def get_programme_detail(festival_id, sub_fest_programme_id):
 
 def find_programmes(festival_id, programme_id=None, code=None, sub_fest_id=None):
     """``(sub_fest, body, schedules, results)`` of the programmes matching every selector
-    given (at most two: enough to tell "none", "one" and "ambiguous" apart). Codes compare
-    A-Z case-insensitively."""
-    select = Select(P).where(*equals(P.festival, festival_id))
-    if programme_id is not None:
-        select.where(*equals(P.id, programme_id))
-    if code is not None:
-        select.where(*equals(P.code, ascii_lower(code)))
-    if sub_fest_id is not None:
-        select.where(*equals(P.sub_fest, sub_fest_id))
-    select.order = column(P.id)
-    return [(P.sub_fest.python_value(sub_fest), body, schedules, results)
-            for sub_fest, body, schedules, results in select.rows(
-                P.sub_fest, P.body, P.schedules, P.results, limit=2)]
+    given (see :func:`find_by_selectors`). Codes compare A-Z case-insensitively."""
+    return find_by_selectors(P, (P.sub_fest, P.body, P.schedules, P.results), festival_id, (
+        (P.id, programme_id), (P.code, None if code is None else ascii_lower(code)), (P.sub_fest, sub_fest_id)))
 
 
 def render_item(body, schedules, now):

@@ -1,0 +1,75 @@
+"""Candidates from the compiled tables: ``/candidates``, ``/candidate-detail`` and
+``/candidate-result``.
+
+``admNoPattern`` is an exact match on a keyed hash: each given number is hashed with the
+festival's key (:class:`db.read_model.PublicSecret`) and compared with ``adm_no_digest``.
+"""
+from ..query import ascii_lower
+from ..read_model import PublicCandidate as C
+from ..read_model import PublicSecret, adm_no_digest
+from . import find_by_selectors
+from .sql import Select, any_bool, contains_all, equals, one_of, pattern_any, tagged
+
+CANDIDATE_SORTS = {
+    # Shorter chest numbers first, so numeric ones sort as numbers ("99" before "100").
+    "chestNo": C.chest_no_key,
+    "name": C.name_key,
+}
+
+NOTHING = ("1 = 0", [])
+EVERYTHING = ("1 = 1", [])
+
+
+def adm_no_digests(festival_id, numbers):
+    """The ``adm_no_digest`` values of ``numbers`` (none before the festival is compiled)."""
+    found = Select(PublicSecret).where(*equals(PublicSecret.festival, festival_id)).first(PublicSecret.hash_key)
+    return [adm_no_digest(found[0], number) for number in numbers] if found else []
+
+
+def _adm_no_pattern(festival_id, numbers):
+    digests = adm_no_digests(festival_id, numbers)
+    return one_of(C.adm_no_digest, digests) if digests else NOTHING
+
+
+def candidate_filters(festival_id):
+    """The filter table of ``/candidates``: argument name -> SQL fragment."""
+    return {
+        "search": lambda terms: contains_all(C.search, terms),
+        "category_ids": lambda ids: one_of(C.category, ids),
+        "team_ids": lambda ids: tagged(C, "candidate-team", festival_id, ids),
+        "gender": lambda values: one_of(C.gender, values),
+        # Every listed candidate is active: isActive=false alone lists nothing.
+        "is_active": lambda values: EVERYTHING if True in values else NOTHING,
+        "chest_no_pattern": lambda patterns: pattern_any((C.chest_no,), patterns),
+        # Exact equality only: a wildcard here would let anyone guess private numbers.
+        "adm_no_pattern": lambda numbers: _adm_no_pattern(festival_id, numbers),
+        "has_avatar": lambda values: any_bool(C.has_avatar, values),
+        "has_registration": lambda values: any_bool(C.has_registration, values),
+        "section_ids": lambda ids: tagged(C, "candidate-section", festival_id, ids),
+    }
+
+
+def list_candidates(festival_id, sub_fest_id, page, limit, sort_by, sort_order, **filters):
+    """One page of a sub-fest's candidates: ``(body,)`` rows."""
+    return (Select(C)
+            .where(*equals(C.festival, festival_id))
+            .where(*equals(C.sub_fest, sub_fest_id))
+            .filter(candidate_filters(festival_id), filters)
+            .sort(CANDIDATE_SORTS, sort_by, sort_order, C.id)
+            .page(page, limit, C.body))
+
+
+def get_candidate_detail(festival_id, sub_fest_candidate_id):
+    """``(sub_fest, detail)`` of one candidate, or None."""
+    return (Select(C)
+            .where(*equals(C.festival, festival_id))
+            .where(*equals(C.id, sub_fest_candidate_id))
+            .first(C.sub_fest, C.detail))
+
+
+def find_candidates(festival_id, candidate_id=None, chest_no=None, sub_fest_id=None):
+    """``(sub_fest, summary, results)`` of the candidates matching every selector given
+    (see :func:`find_by_selectors`). Chest numbers compare A-Z case-insensitively."""
+    return find_by_selectors(C, (C.sub_fest, C.summary, C.results), festival_id, (
+        (C.id, candidate_id), (C.chest_no, None if chest_no is None else ascii_lower(chest_no)),
+        (C.sub_fest, sub_fest_id)))

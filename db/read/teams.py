@@ -1,0 +1,38 @@
+"""Teams from the compiled tables: ``/teams``.
+
+``candidateCount`` counts the active public candidates of the team and of the public teams
+below it (worked out by the compiler, see ``db/teams.py``).
+"""
+from ..query import ascii_lower
+from ..read_model import PublicTeam as T
+from .sql import Select, any_bool, contains_all, equals, one_of
+
+TEAM_SORTS = {
+    "displayOrder": T.display_order,
+    "name": T.name_key,
+    "publicName": T.public_name_key,
+    "level": T.level,
+}
+
+
+def color_key(code):
+    """A colour code as ``colorCode`` compares it: A-Z folded, leading ``#`` characters left
+    out (the label rule of docs/api-conventions.md)."""
+    return ascii_lower(code).lstrip("#")
+
+
+TEAM_FILTERS = {
+    "search": lambda terms: contains_all(T.search, terms),
+    "color_code": lambda codes: one_of(T.color_code, [color_key(code) for code in codes]),
+    "has_candidates": lambda values: any_bool(T.has_candidates, values),
+}
+
+
+def list_teams(festival_id, sub_fest_id, page, limit, sort_by, sort_order, **filters):
+    """One page of a sub-fest's public teams: ``(body,)`` rows."""
+    return (Select(T)
+            .where(*equals(T.festival, festival_id))
+            .where(*equals(T.sub_fest, sub_fest_id))
+            .filter(TEAM_FILTERS, filters)
+            .sort(TEAM_SORTS, sort_by, sort_order, T.id)
+            .page(page, limit, T.body))

@@ -1,0 +1,59 @@
+"""The compiled candidates: ``admNoPattern`` compares keyed hashes whose key is made once
+per festival and kept (tests/test_read_model.py: no private value is stored anywhere)."""
+import hashlib
+import hmac
+
+from conftest import API, BIG, SMALL, writable
+from db import models as m
+from db.compiler import compile_festival
+from db.read_model import PublicCandidate, PublicSecret
+
+
+def hash_key(slug):
+    festival = m.Festival.get(m.Festival.slug == slug)
+    return PublicSecret.get(PublicSecret.festival == festival.id).hash_key
+
+
+def numbered_candidate(data):
+    """A visible sub-fest candidate whose person has an admission number, and the number."""
+    people = {p["id"]: p for p in data["candidates"]}
+    for row in data["subFestCandidates"]:
+        person = people[row["candidate"]]
+        if person.get("admission_number") and all(
+                r.get("is_active", True) and r.get("is_public", True) for r in (row, person)):
+            return row, person["admission_number"]
+    raise AssertionError("the fixture must hold a visible candidate with an admission number")
+
+
+def test_adm_no_digest_is_a_keyed_hash_of_the_folded_number(app, fixture_data):
+    key = hash_key(BIG)
+    assert len(key) == 64 and key != hash_key(SMALL)
+    row, number = numbered_candidate(fixture_data[BIG])
+    digest = PublicCandidate.get(PublicCandidate.id == row["id"]).adm_no_digest
+    assert digest == hmac.new(bytes.fromhex(key), number.lower().encode(), hashlib.sha256).hexdigest()
+    assert digest != hashlib.sha256(number.lower().encode()).hexdigest()
+
+
+def test_the_hash_key_is_kept_across_compiles_and_made_when_missing(fresh_app, fixture_data, keys):
+    app, url = fresh_app
+    row, number = numbered_candidate(fixture_data[BIG])
+
+    def found():
+        response = app.test_client().get(f"{API}/candidates", headers={"X-API-Key": keys[BIG]},
+                                         query_string={"subFestId": row["sub_fest"], "admNoPattern": number})
+        return [item["id"] for item in response.get_json()["data"]]
+
+    def digest():
+        return PublicCandidate.get(PublicCandidate.id == row["id"]).adm_no_digest
+
+    with writable(url):
+        festival = m.Festival.get(m.Festival.slug == BIG)
+        key, before = hash_key(BIG), digest()
+        compile_festival(festival.id)
+        assert (hash_key(BIG), digest()) == (key, before)
+    assert found() == [row["id"]]
+    with writable(url):
+        PublicSecret.delete().where(PublicSecret.festival == festival.id).execute()
+        compile_festival(festival.id)
+        assert hash_key(BIG) != key and digest() != before
+    assert found() == [row["id"]]
