@@ -77,17 +77,3 @@ def festival_view():
 def context_json(sub_fest=None):
     """The context block as JSON text; ``sub_fest`` is a :class:`SubFestRef` or None."""
     return festival_view().context_json(sub_fest)
-
-
-def build_context(sub_fest=None):
-    revision, changed_at = data_revision()
-    return {
-        "festival": g.festival,
-        "sub_fest": sub_fest,
-        "data": {"revision": revision, "changed_at": changed_at},
-    }
-
-
-def list_response(page, sub_fest=None, **extra):
-    """The list envelope: ``data``, ``meta`` and ``context`` (DESIGN.md §2)."""
-    return {"data": page.items, "meta": page.meta, "context": build_context(sub_fest), **extra}

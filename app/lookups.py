@@ -3,12 +3,7 @@
 Unknown, another festival's, inactive and non-public ids all get the same 404, so a
 response never tells whether a hidden record exists.
 """
-from flask import g
 from flask_smorest import abort
-
-from db.candidates import get_public_candidate
-from db.programmes import get_public_programme
-from db.subfests import get_public_sub_fest
 
 
 def get_or_404(record, what):
@@ -16,32 +11,6 @@ def get_or_404(record, what):
     if record is None:
         abort(404, message=f"{what} not found.")
     return record
-
-
-def sub_fest_or_404(sub_fest_id=None, sub_fest_slug=None):
-    """The visible sub-fest named by id or slug (``schemas.selectors.SubFestSelectorArgs``);
-    both sent and naming different sub-fests is a 400 naming both."""
-    if sub_fest_id is None:
-        return sub_fest_by_slug_or_404(sub_fest_slug)
-    sub_fest = get_or_404(get_public_sub_fest(g.festival.id, sub_fest_id=sub_fest_id), "Sub-fest")
-    if sub_fest_slug and sub_fest.slug != sub_fest_slug:
-        message = "subFestId and subFestSlug name different sub-fests; send one of them."
-        abort(400, message=message, errors={"query": {"subFestId": [message], "subFestSlug": [message]}})
-    return sub_fest
-
-
-def sub_fest_by_slug_or_404(slug):
-    return get_or_404(get_public_sub_fest(g.festival.id, slug=slug), "Sub-fest")
-
-
-def programme_or_404(sub_fest_programme_id):
-    """The visible programme, with ``programme`` and ``sub_fest`` loaded."""
-    return get_or_404(get_public_programme(g.festival.id, sub_fest_programme_id), "Programme")
-
-
-def candidate_or_404(sub_fest_candidate_id):
-    """The visible candidate, with public person columns and ``sub_fest`` loaded."""
-    return get_or_404(get_public_candidate(g.festival.id, sub_fest_candidate_id), "Candidate")
 
 
 def sub_fest_ref_or_404(sub_fest_id=None, sub_fest_slug=None):

@@ -19,7 +19,7 @@ def require_one_of(data, selectors):
 
 
 class SubFestSelectorArgs(QueryArgs):
-    """The sub-fest a list comes from, by id or by slug (``app.lookups.sub_fest_or_404``)."""
+    """The sub-fest a list comes from, by id or by slug (``app.lookups.sub_fest_ref_or_404``)."""
 
     sub_fest_id = CanonicalUUID(metadata={
         "description": "Sub-fest to list from; required unless `subFestSlug` is sent. "
