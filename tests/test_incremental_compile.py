@@ -12,9 +12,14 @@ from seed.update import update_fixture
 from test_update import junior_results, update
 
 
+def comparable(value):
+    return bytes(value) if isinstance(value, memoryview) else value  # PostgreSQL's bytea
+
+
 def compiled_rows(festival_id):
     """Every compiled row of the festival, as comparable tuples, per table."""
-    return {model.__name__: sorted(repr(row) for row in model.select().where(model.festival == festival_id).tuples())
+    return {model.__name__: sorted(repr(tuple(map(comparable, row)))
+                                   for row in model.select().where(model.festival == festival_id).tuples())
             for model in READ_MODELS}
 
 
