@@ -1,8 +1,8 @@
 """Candidate queries: the public candidates of a sub-fest and their related data.
 
-A person's private fields (email, phone, date of birth, admission number and details)
-are never selected. The one exception is ``admNoPattern``, which compares the admission
-number for exact (case-insensitive) equality inside SQL and returns nothing of it.
+Source readers of the compile step (``db/compiler/``). A person's private fields (email,
+phone, date of birth, admission number and details) are never selected here; the compiler
+reads the admission number once, only to store its keyed hash for ``admNoPattern``.
 
 Who took part in an entry: the candidate of an individual entry, the members of a group
 entry. ``pointsSummary`` counts every published public result of the visible entries a
@@ -13,42 +13,12 @@ apart so that a site can show either.
 import uuid
 from collections import Counter
 
-from peewee import fn
 
 from . import models as m
 from . import scopes
-from .query import any_of, apply_filters, apply_sorting, ascii_lower, matches_pattern, paginate, presence
-from .query import search_terms, text_key
-from .teams import teams_within
 
 # The only columns of a person any query reads: never a private one.
 PUBLIC_PERSON_COLUMNS = (m.Candidate.name, m.Candidate.name_local, m.Candidate.gender)
-
-CANDIDATE_SORTS = {
-    # Shorter chest numbers first, so numeric ones sort as numbers ("99" before "100").
-    "chestNo": (fn.LENGTH(m.SubFestCandidate.chest_no), m.SubFestCandidate.chest_no),
-    "name": m.Candidate.name,
-}
-
-CANDIDATE_FILTERS = {
-    "search": lambda terms: search_terms(
-        (m.Candidate.name, m.Candidate.name_local, m.SubFestCandidate.chest_no), terms),
-    "category_ids": lambda ids: m.SubFestCandidate.category.in_(
-        m.Category.select(m.Category.id).where(m.Category.id.in_(ids) & scopes.visible_category())),
-    "team_ids": lambda ids: m.SubFestCandidate.team.in_(teams_within(ids)),
-    "gender": lambda values: m.Candidate.gender.in_(values),
-    "is_active": lambda values: m.SubFestCandidate.is_active.in_(values),
-    "chest_no_pattern": lambda patterns: any_of(
-        matches_pattern(m.SubFestCandidate.chest_no, p) for p in patterns),
-    # Exact equality only: a wildcard here would let anyone guess private numbers.
-    "adm_no_pattern": lambda values: text_key(m.Candidate.admission_number).in_(
-        [ascii_lower(v) for v in values]),
-    "has_avatar": lambda wanted: any_of(presence(m.SubFestCandidate.avatar_url, w) for w in wanted),
-    "section_ids": lambda ids: m.SubFestCandidate.id.in_(
-        m.SubFestCandidateSection.select(m.SubFestCandidateSection.sub_fest_candidate)
-        .join(m.Section)
-        .where(m.Section.id.in_(ids) & scopes.visible_section())),
-}
 
 
 def _per_participant(select, candidate_ids=None):
@@ -96,43 +66,9 @@ def counted_results(festival_id, candidate_ids=None):
         candidate_ids)
 
 
-def candidate_filters(festival_id):
-    """The filter table of ``/candidates``: ``CANDIDATE_FILTERS`` plus ``has_registration``."""
-
-    def has_registration(wanted):
-        entered = m.SubFestCandidate.id.in_(participations(festival_id))
-        return any_of(entered if w else ~entered for w in wanted)
-
-    return {**CANDIDATE_FILTERS, "has_registration": has_registration}
-
-
 def public_candidate_rows(festival_id):
     """Visible sub-fest candidates; rows carry ``candidate`` (public columns only) and ``sub_fest``."""
     return scopes.public_candidates(festival_id, m.SubFestCandidate, *PUBLIC_PERSON_COLUMNS, m.SubFest)
-
-
-def get_public_candidate(festival_id, sub_fest_candidate_id):
-    """The visible sub-fest candidate with this id, or None."""
-    return (public_candidate_rows(festival_id)
-            .where(m.SubFestCandidate.id == sub_fest_candidate_id)
-            .first())
-
-
-def list_candidates(festival_id, sub_fest_id, page, limit, sort_by, sort_order, **filters):
-    """One page of the sub-fest's visible candidates with their list fields attached."""
-    query = (public_candidate_rows(festival_id)
-             .where(m.SubFestCandidate.sub_fest == sub_fest_id))
-    query = apply_filters(query, candidate_filters(festival_id), filters)
-    query = apply_sorting(query, sort_by, sort_order, CANDIDATE_SORTS, m.SubFestCandidate.id)
-    result = paginate(query, page, limit)
-    attach_candidate_fields(festival_id, result.items)
-    return result
-
-
-def load_candidate_detail(festival_id, candidate):
-    """Attach everything ``/candidate-detail`` shows to one visible candidate."""
-    attach_candidate_fields(festival_id, [candidate])
-    return candidate
 
 
 # --- related data of a page: one query per relation ---------------------------------------

@@ -3,25 +3,6 @@ from peewee import fn
 
 from . import models as m
 from . import scopes
-from .query import apply_filters, apply_sorting, paginate, search_terms
-
-CATEGORY_SORTS = {
-    "displayOrder": m.Category.display_order,
-    "name": m.Category.name,
-}
-
-CATEGORY_FILTERS = {
-    "search": lambda terms: search_terms((m.Category.name, m.Category.name_local), terms),
-}
-
-
-def list_categories(festival_id, sub_fest_id, page, limit, sort_by, sort_order, **filters):
-    """One page of the sub-fest's public categories with candidate and programme counts."""
-    query = apply_filters(scopes.public_categories(sub_fest_id), CATEGORY_FILTERS, filters)
-    query = apply_sorting(query, sort_by, sort_order, CATEGORY_SORTS, m.Category.id)
-    result = paginate(query, page, limit)
-    attach_counts(festival_id, result.items)
-    return result
 
 
 def attach_counts(festival_id, categories):

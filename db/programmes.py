@@ -1,8 +1,8 @@
 """Programme queries: the public programmes of a sub-fest, their filters, sorts and related data.
 
-``public_programme_list`` is the one filtered query every programme list starts from
-(``/programmes`` here, ``/programme-results`` elsewhere). Related data of a page is
-loaded by the ``attach_*`` helpers, one query per relation whatever the page size.
+Source readers of the compile step (``db/compiler/``): ``public_programme_list`` is the
+visible programmes of a sub-fest; their related data is loaded by the ``attach_*``
+helpers, one query per relation whatever the number of programmes.
 
 Registration windows: a window is open at ``now`` when ``opens_at <= now <= closes_at``.
 A missing ``opens_at`` means "open since ever", a missing ``closes_at`` "open until
@@ -12,16 +12,7 @@ from peewee import JOIN, fn
 
 from . import models as m
 from . import scopes
-from .query import apply_filters, apply_sorting, matches_pattern, paginate, search_terms
-
-PROGRAMME_SORTS = {
-    "displayOrder": m.SubFestProgramme.display_order,
-    "code": m.SubFestProgramme.code,
-    "name": m.Programme.name,
-    "status": m.SubFestProgramme.status,
-    "programType": m.Programme.program_type,
-    "publishedAt": m.SubFestProgramme.published_at,
-}
+from .query import apply_filters, matches_pattern, search_terms
 
 
 def _wanted(condition, wanted):
@@ -90,13 +81,6 @@ def window_open(opens_at, closes_at, now):
             & (closes_at.is_null() | (closes_at >= now)))
 
 
-def window_is_open(opens_at, closes_at, now):
-    """Python: the same rule as :func:`window_open`, for one loaded programme."""
-    if opens_at is None and closes_at is None:
-        return False
-    return (opens_at is None or opens_at <= now) and (closes_at is None or now <= closes_at)
-
-
 def programme_filters(festival_id, now):
     """The whole filter table: ``PROGRAMME_FILTERS`` plus the filters that depend on the
     clock (registration windows) and on which entries and results are visible."""
@@ -123,36 +107,6 @@ def public_programme_list(festival_id, sub_fest_id, now, **filters):
     query = (scopes.public_programmes(festival_id, m.SubFestProgramme, m.Programme, m.SubFest)
              .where(m.SubFestProgramme.sub_fest == sub_fest_id))
     return apply_filters(query, programme_filters(festival_id, now), filters)
-
-
-def list_programmes(festival_id, sub_fest_id, page, limit, sort_by, sort_order, now=None, **filters):
-    """One page of a sub-fest's visible programmes with their list fields attached."""
-    now = now or scopes.utcnow()
-    query = public_programme_list(festival_id, sub_fest_id, now, **filters)
-    query = apply_sorting(query, sort_by, sort_order, PROGRAMME_SORTS, m.SubFestProgramme.id)
-    result = paginate(query, page, limit)
-    attach_programme_fields(festival_id, result.items, now)
-    return result
-
-
-def get_public_programme(festival_id, sub_fest_programme_id):
-    """The visible sub-fest programme with this id (with ``programme`` and ``sub_fest``), or None."""
-    return (scopes.public_programmes(festival_id, m.SubFestProgramme, m.Programme, m.SubFest)
-            .where(m.SubFestProgramme.id == sub_fest_programme_id)
-            .first())
-
-
-def load_programme_detail(festival_id, programme, now=None):
-    """Attach everything ``/programme-detail`` shows to one visible programme."""
-    now = now or scopes.utcnow()
-    attach_programme_fields(festival_id, [programme], now)
-    attach_schedules([programme])
-    attach_collections([programme])
-    programme.candidate_registration_open = window_is_open(
-        programme.candidate_registration_opens_at, programme.candidate_registration_closes_at, now)
-    programme.topic_registration_open = window_is_open(
-        programme.topic_registration_opens_at, programme.topic_registration_closes_at, now)
-    return programme
 
 
 # --- related data of a page: one query per relation ---------------------------------------

@@ -218,33 +218,3 @@ SEARCH_SEPARATOR = "\x1f"
 def search_text(*values):
     """The compiled ``search`` column: every searchable value, A-Z folded."""
     return SEARCH_SEPARATOR.join(ascii_lower(value) for value in values if value)
-
-
-def search_folded(column, terms):
-    """Every term occurs in the compiled ``search`` column (literal ``%``, ``_`` and ``\\``)."""
-    return all_of(folded_like(column, f"%{_escape_like(term)}%") if SEARCH_SEPARATOR not in term
-                  else Value(False) for term in terms)
-
-
-def folded_like(column, pattern):
-    """LIKE on a column that already holds A-Z folded text."""
-    return NodeList((column, SQL("LIKE"), Value(ascii_lower(pattern), converter=False),
-                     SQL("ESCAPE"), Value("\\", converter=False)))
-
-
-def folded_pattern(column, pattern):
-    """A ``*Pattern`` parameter on a column that already holds A-Z folded text."""
-    return folded_like(column, "%".join(_escape_like(part) for part in pattern.split("*")))
-
-
-def page_of_rows(query, columns, page, limit):
-    """One page of ``columns`` tuples and the list's total.
-
-    The total is counted first, on the filter and sort columns alone; the page then reads
-    the stored JSON of its own rows only (a window count over the page query would read
-    every matching row's JSON). A page past the end costs only the count.
-    """
-    total = query.order_by().count()
-    offset = (page - 1) * limit
-    items = list(query.select(*columns).limit(limit).offset(offset).tuples()) if offset < total else []
-    return Page(items=items, page=page, limit=limit, total=total)

@@ -7,10 +7,7 @@ the entry's team when it is public, and how its points add up.
 """
 from . import models as m
 from . import scopes
-from .candidates import attach_categories as attach_candidate_categories
 from .candidates import attach_teams
-from .programmes import PROGRAMME_SORTS, attach_categories, attach_programme_fields, public_programme_list
-from .query import apply_sorting, iequals, paginate
 
 # Placed results first (1, 2, 2, 4, ...), then by points and score, then by id.
 RESULT_ORDER = (m.Result.position.is_null(), m.Result.position, m.Result.points.desc(),
@@ -20,42 +17,7 @@ CANDIDATE_RESULT_ORDER = (m.Result.published_at.is_null(), m.Result.published_at
                           m.SubFestProgramme.code, m.Result.id)
 
 
-def took_part(sub_fest_candidate_id):
-    """The candidate of an individual entry, or a member of a group entry."""
-    group_ids = (m.RegistrationMember
-                 .select(m.RegistrationMember.registration)
-                 .where(m.RegistrationMember.sub_fest_candidate == sub_fest_candidate_id))
-    return (((m.Registration.type != "group") & (m.Registration.sub_fest_candidate == sub_fest_candidate_id))
-            | ((m.Registration.type == "group") & m.Registration.id.in_(group_ids)))
-
-
 # --- selectors: an id or a public code, optionally narrowed to one sub-fest ----------------------
-
-
-def find_programmes(festival_id, programme_id=None, code=None, sub_fest_id=None):
-    """Visible programmes matching every selector given (at most two: enough to tell
-    "none", "one" and "ambiguous" apart). Codes compare A-Z case-insensitively."""
-    query = scopes.public_programmes(festival_id, m.SubFestProgramme, m.Programme, m.SubFest)
-    if programme_id is not None:
-        query = query.where(m.SubFestProgramme.id == programme_id)
-    if code is not None:
-        query = query.where(iequals(m.SubFestProgramme.code, code))
-    if sub_fest_id is not None:
-        query = query.where(m.SubFestProgramme.sub_fest == sub_fest_id)
-    return list(query.order_by(m.SubFestProgramme.id).limit(2))
-
-
-def find_candidates(festival_id, candidate_id=None, chest_no=None, sub_fest_id=None):
-    """Visible candidates matching every selector given (at most two), like :func:`find_programmes`."""
-    query = scopes.public_candidates(festival_id, m.SubFestCandidate, m.Candidate.name, m.Candidate.name_local,
-                                     m.Candidate.gender, m.SubFest)
-    if candidate_id is not None:
-        query = query.where(m.SubFestCandidate.id == candidate_id)
-    if chest_no is not None:
-        query = query.where(iequals(m.SubFestCandidate.chest_no, chest_no))
-    if sub_fest_id is not None:
-        query = query.where(m.SubFestCandidate.sub_fest == sub_fest_id)
-    return list(query.order_by(m.SubFestCandidate.id).limit(2))
 
 
 # --- entries: who took part, their team, the display name ----------------------------------------
@@ -135,41 +97,3 @@ def results_of_programmes(festival_id, programme_ids):
     for result in _with_entries(festival_id, results):
         by_programme[result.sub_fest_programme_id].append(result)
     return by_programme
-
-
-def programme_results(festival_id, programme):
-    """One visible programme with everything ``/programme-result`` shows."""
-    attach_programme_fields(festival_id, [programme], scopes.utcnow())
-    return results_of_programmes(festival_id, [programme.id])[programme.id]
-
-
-def list_programme_results(festival_id, sub_fest_id, page, limit, sort_by, sort_order, now=None, **filters):
-    """One page of a sub-fest's visible programmes (the ``/programmes`` filters), each
-    as ``{"programme": ..., "results": [...]}``."""
-    now = now or scopes.utcnow()
-    query = public_programme_list(festival_id, sub_fest_id, now, **filters)
-    query = apply_sorting(query, sort_by, sort_order, PROGRAMME_SORTS, m.SubFestProgramme.id)
-    result = paginate(query, page, limit)
-    attach_programme_fields(festival_id, result.items, now)
-    by_programme = results_of_programmes(festival_id, [p.id for p in result.items])
-    result.items = [{"programme": p, "results": by_programme[p.id]} for p in result.items]
-    return result
-
-
-def candidate_results(festival_id, candidate):
-    """The published public results of every entry ``candidate`` took part in, latest first."""
-    results = list(scopes.public_entry_results(festival_id, m.Result, m.Registration, m.SubFestProgramme,
-                                               m.Programme)
-                   .where(took_part(candidate.id))
-                   .order_by(*CANDIDATE_RESULT_ORDER))
-    attach_categories([r.sub_fest_programme for r in results])
-    return _with_entries(festival_id, results)
-
-
-def candidate_summary(festival_id, candidate):
-    """The candidate as ``/candidate-result`` shows them: identity, public team and category."""
-    attach_teams([candidate])
-    attach_candidate_categories([candidate])
-    return {"id": candidate.id, "chest_no": candidate.chest_no, "name": candidate.candidate.name,
-            "name_local": candidate.candidate.name_local, "gender": candidate.candidate.gender,
-            "avatar_url": candidate.avatar_url, "team": candidate.team_ref, "category": candidate.category_ref}

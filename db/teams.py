@@ -11,14 +11,6 @@ from peewee import fn
 
 from . import models as m
 from . import scopes
-from .query import any_of, apply_filters, apply_sorting, iequals_any, paginate, search_terms
-
-TEAM_SORTS = {
-    "displayOrder": m.Team.display_order,
-    "name": m.Team.name,
-    "publicName": m.Team.public_name,
-    "level": m.Team.level,
-}
 
 
 def team_tree(*roots):
@@ -37,12 +29,6 @@ def team_tree(*roots):
     return tree.union(below)
 
 
-def teams_within(team_ids):
-    """Subquery: ids of the visible teams among ``team_ids`` and of the visible teams below them."""
-    tree = team_tree(m.Team.id.in_(team_ids))
-    return tree.select_from(tree.c.member)
-
-
 def _candidates_by_team(festival_id, sub_fest_id, tree):
     """Query of ``(ancestor, candidate count)`` over ``tree``: active public candidates."""
     return (scopes.public_candidates(festival_id, tree.c.ancestor, fn.COUNT(m.SubFestCandidate.id))
@@ -51,33 +37,6 @@ def _candidates_by_team(festival_id, sub_fest_id, tree):
             .where(m.SubFestCandidate.sub_fest == sub_fest_id)
             .group_by(tree.c.ancestor)
             .with_cte(tree))
-
-
-def team_filters(festival_id, sub_fest_id):
-    """The filter table of ``/teams``: argument name -> condition."""
-
-    def has_candidates(wanted):
-        tree = team_tree(m.Team.sub_fest == sub_fest_id)
-        with_candidates = m.Team.id.in_(
-            _candidates_by_team(festival_id, sub_fest_id, tree).select(tree.c.ancestor))
-        return any_of(with_candidates if w else ~with_candidates for w in wanted)
-
-    return {
-        "search": lambda terms: search_terms(
-            (m.Team.name, m.Team.display_name, m.Team.public_name), terms),
-        "color_code": lambda codes: iequals_any(m.Team.color_code, codes, trim="#"),
-        "has_candidates": has_candidates,
-    }
-
-
-def list_teams(festival_id, sub_fest_id, page, limit, sort_by, sort_order, **filters):
-    """One page of the sub-fest's public teams with parent and candidate count attached."""
-    query = apply_filters(scopes.public_teams(sub_fest_id), team_filters(festival_id, sub_fest_id), filters)
-    query = apply_sorting(query, sort_by, sort_order, TEAM_SORTS, m.Team.id)
-    result = paginate(query, page, limit)
-    attach_parents(result.items)
-    attach_candidate_counts(festival_id, sub_fest_id, result.items)
-    return result
 
 
 def attach_parents(teams):

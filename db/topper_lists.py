@@ -7,23 +7,10 @@ from peewee import fn
 
 from . import models as m
 from . import scopes
-from .query import apply_filters, apply_sorting, paginate
+from .query import apply_sorting
 
 TP = m.TopperPlaceholder
 
-PLACEHOLDER_SORTS = {
-    "displayOrder": TP.display_order,
-    "label": TP.label,
-    "scopeType": TP.scope_type,
-    "entityType": TP.entity_type,
-    "lastComputedAt": TP.last_computed_at,
-}
-
-PLACEHOLDER_FILTERS = {
-    "is_published": lambda wanted: TP.is_published == wanted,
-    "entity_type": lambda value: TP.entity_type == value,
-    "scope_type": lambda value: TP.scope_type == value,
-}
 
 ENTRY_SORTS = {
     # the stored order: rank, then name (ties are listed by name)
@@ -49,41 +36,6 @@ def visible_placeholders(festival_id):
     return (scopes.public_topper_placeholders(festival_id)
             .select_extend(m.SubFest, section_public.alias("section_public"),
                            collection_public.alias("collection_public")))
-
-
-def list_placeholders(festival_id, sub_fest_id, page, limit, sort_by, sort_order, **filters):
-    """One page of a sub-fest's published placeholders."""
-    query = visible_placeholders(festival_id).where(TP.sub_fest == sub_fest_id)
-    query = apply_filters(query, PLACEHOLDER_FILTERS, filters)
-    query = apply_sorting(query, sort_by, sort_order, PLACEHOLDER_SORTS, TP.id)
-    result = paginate(query, page, limit)
-    attach_categories(result.items)
-    return result
-
-
-def get_public_placeholder(festival_id, placeholder_id):
-    """The visible placeholder with this id (with ``sub_fest``), or None."""
-    placeholder = visible_placeholders(festival_id).where(TP.id == placeholder_id).first()
-    if placeholder is not None:
-        attach_categories([placeholder])
-    return placeholder
-
-
-def list_entries(placeholder_id, page, limit, sort_by, sort_order):
-    """One page of a placeholder's stored entries (best first by default)."""
-    query = m.TopperEntry.select().where(m.TopperEntry.placeholder == placeholder_id)
-    query = apply_sorting(query, sort_by, sort_order, ENTRY_SORTS, m.TopperEntry.entity_id)
-    return paginate(query, page, limit)
-
-
-def find_page(festival_id, page_id=None, slug=None):
-    """The published public page matching every selector given, or None."""
-    query = scopes.public_pages(festival_id)
-    if page_id is not None:
-        query = query.where(m.WebsitePage.id == page_id)
-    if slug is not None:
-        query = query.where(m.WebsitePage.slug == slug)
-    return query.first()
 
 
 def page_placeholders(festival_id, page_id, placeholder_id=None):

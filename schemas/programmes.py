@@ -2,7 +2,7 @@
 from marshmallow import fields, post_load
 
 from db.enums import PROGRAM_TYPES, SUB_FEST_PROGRAMME_STATUSES
-from db.programmes import PROGRAMME_SORTS
+from db.read.programmes import PROGRAMME_SORTS
 
 from .common import ContextSchema, OutSchema, QueryArgs, UtcDateTime, Uuid, list_envelope, sort_args
 from .fields import Array, Bool, CanonicalUUID, Enum, Text

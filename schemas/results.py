@@ -1,7 +1,7 @@
 """Results: query arguments and output of /programme-results, /programme-result and /candidate-result."""
 from marshmallow import fields, validates_schema
 
-from db.programmes import PROGRAMME_SORTS
+from db.read.programmes import PROGRAMME_SORTS
 
 from .common import ContextSchema, OutSchema, QueryArgs, UtcDateTime, Uuid, list_envelope, sort_args
 from .fields import CanonicalUUID, Text
