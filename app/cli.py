@@ -8,8 +8,8 @@ import click
 from db import models as m
 from db.keys import create_key, list_keys, renew_key, revoke_key
 
-from .cli_setup import CREATES_TABLES, Group, SetupError, check_database, open_database
-from .config import load_config
+from .cli_setup import CREATES_TABLES, Group, SetupError, check_database, database_url, open_database
+from .config import SettingError, load_config, parse_setting
 
 # The label of the keys `festival-api demo` makes: each run replaces its own, and only them.
 DEMO_KEY_LABEL = "festival-api demo"
@@ -114,7 +114,7 @@ def backup(dest):
 
     from db.database import backup_sqlite, sqlite_path
 
-    url = os.environ.get("DATABASE_URL") or load_config()["DATABASE_URL"]
+    url = database_url()
     source = sqlite_path(url)
     if source is None:
         raise click.ClickException(
@@ -193,17 +193,36 @@ def toppers_recompute(slug):
                    f"({changes} public change(s))", err=True)
 
 
+def _server_settings(host, port, threads):
+    """The settings `serve` listens with, every setting checked first: SetupError (one line,
+    exit status 2) for the first that cannot be used. Options win over the environment."""
+    try:
+        settings = load_config()
+        for name, given in (("HOST", host), ("PORT", port), ("THREADS", threads)):
+            if given is not None:
+                settings[name] = parse_setting(name, given, shown=f"--{name.lower()}")
+    except SettingError as error:
+        raise SetupError(str(error))
+    return settings
+
+
 def _serve(host, port, threads, config=None):
-    """Serve the app on ``host:port``; refuse, in one line, when the database or port is unusable."""
+    """Serve the app on ``host:port``; refuse, in one line, when a setting, the database or
+    the port is unusable."""
     import errno
+    import socket
 
     from . import create_app
-    from .server import create_server
+    from .server import create_server, server_settings
 
-    check_database()
+    settings = _server_settings(host, port, threads)
+    host, port = settings["HOST"], settings["PORT"]
+    check_database(integrity=True)
     app = create_app(config)
     try:
-        server = create_server(app, host=host, port=port, threads=threads, ident="festival-api")
+        server = create_server(app, **server_settings(settings), ident="festival-api")
+    except socket.gaierror as error:
+        raise SetupError(f"cannot listen on {host}:{port}: {error.strerror or error} (check --host or HOST)")
     except OSError as error:
         if error.errno == errno.EADDRINUSE:
             raise SetupError(f"port {port} on {host} is already in use: stop what uses it, "
@@ -213,10 +232,10 @@ def _serve(host, port, threads, config=None):
     server.run()
 
 
-_config = load_config()
-host_option = click.option("--host", default=_config["HOST"], show_default=True)
-port_option = click.option("--port", default=_config["PORT"], show_default=True, type=int)
-threads_option = click.option("--threads", default=_config["THREADS"], show_default=True, type=int)
+# The defaults are read when the command runs, not here: a bad PORT must not break --help.
+host_option = click.option("--host", help="Address to listen on.  [default: HOST, else 127.0.0.1]")
+port_option = click.option("--port", help="Port to listen on.  [default: PORT, else 8080]")
+threads_option = click.option("--threads", help="Worker threads.  [default: THREADS, else 8]")
 
 
 @main.command()
@@ -236,6 +255,8 @@ def demo(host, port, threads):
     """Create the local database, load the demo festivals, print a key for each, serve."""
     from seed import bundled_fixtures
 
+    settings = _server_settings(host, port, threads)  # before anything is written
+    host, port, threads = settings["HOST"], settings["PORT"], settings["THREADS"]
     open_database(allowed=CREATES_TABLES)
     m.create_tables()
     loaded = sorted((_import(path).festival for path in bundled_fixtures()), key=lambda f: f.slug)

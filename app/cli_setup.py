@@ -67,6 +67,8 @@ def fix_for(problem, url):
         health.NO_TABLES: f"the database at {place} has no festival tables: run `festival-api init`, {LOAD}",
         health.LOCKED: f"the database at {place} is locked by another process: try again when it has finished",
         health.UNREACHABLE: f"cannot use the database at {place}: {problem.reason} Check DATABASE_URL",
+        health.DAMAGED: f"the database at {place} is damaged (PRAGMA quick_check: {problem.reason}): restore "
+                        "the latest backup (docs/deployment.md, Restore), or import every festival into a new file",
     }[problem.kind]
 
 
@@ -74,16 +76,22 @@ def fix_for(problem, url):
 CREATES_TABLES = {health.MISSING_FILE, health.NO_TABLES}
 
 
-def check_database(allowed=frozenset()):
+def check_database(allowed=frozenset(), integrity=False):
     """The URL of the database of ``DATABASE_URL``; SetupError if it cannot be used.
 
-    ``allowed``: problems the command itself fixes (see ``CREATES_TABLES``).
+    ``allowed``: problems the command itself fixes (see ``CREATES_TABLES``). ``integrity``:
+    a SQLite file must also pass ``PRAGMA quick_check`` (`serve` never starts on a damaged file).
     """
     url = database_url()
     try:
         problem = health.database_problem(url, timeout=5)
     except ValueError as error:
         raise SetupError(str(error))
+    if problem is None and integrity:
+        path = sqlite_path(url)
+        damage = path not in (None, ":memory:") and health.integrity_problem(path, timeout=5)
+        if damage:
+            problem = damage[0]._replace(reason=damage[1][:120])
     if problem is not None and problem.kind not in allowed:
         raise SetupError(fix_for(problem, url))
     return url

@@ -1,45 +1,150 @@
-"""Every setting comes from an environment variable with a default (README: Configuration)."""
+"""Every setting comes from an environment variable with a default (README: Configuration).
+
+Each setting has a parser that either returns its value or raises :class:`SettingError`
+with one line naming the setting, the value and what it should be: `festival-api serve`
+checks them all before it listens and stops with that line and exit status 2.
+"""
+import ipaddress
+import math
 import os
+import re
 
 from db.database import DEFAULT_DATABASE_URL
 
 
+class SettingError(ValueError):
+    """A setting's value cannot be used; ``str()`` is one line for the operator."""
+
+    def __init__(self, name, value, expected):
+        super().__init__(f"{name}={value!r} is not valid: {expected}")
+
+
 def _bool(value):
-    return str(value).strip().lower() in ("1", "true", "yes", "on")
+    text = str(value).strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError("expected true or false")
 
 
 def _list(value):
     return [item.strip() for item in str(value).split(",") if item.strip()]
 
 
+def whole(low, high=None):
+    """A parser of a whole number in ``[low, high]``."""
+    def parse(value):
+        try:
+            number = int(str(value).strip())
+        except ValueError:
+            raise ValueError("expected a whole number") from None
+        if number < low or (high is not None and number > high):
+            raise ValueError(f"expected a whole number from {low} to {high}" if high is not None
+                             else f"expected a whole number of at least {low}")
+        return number
+    return parse
+
+
+def seconds(value):
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        raise ValueError("expected a number of seconds") from None
+    if not math.isfinite(number) or number < 0:
+        raise ValueError("expected a number of seconds, 0 or more")
+    return number
+
+
+def rate_limits(value):
+    from limits import parse_many
+
+    text = str(value).strip()
+    if text:
+        try:
+            parse_many(text)
+        except ValueError:
+            raise ValueError("expected e.g. '6000 per minute' or '100/second; 5000/hour' (empty: no limit)") from None
+    return text
+
+
+def storage_uri(value):
+    text = str(value).strip()
+    if not re.match(r"^(memory://|redis://|rediss://|redis\+)", text):
+        raise ValueError("expected memory:// or redis://HOST:PORT/DB")
+    return text
+
+
+def log_level(value):
+    text = str(value).strip().upper()
+    if text not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+        raise ValueError("expected DEBUG, INFO, WARNING, ERROR or CRITICAL")
+    return text
+
+
+HOSTNAME = re.compile(r"^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$")
+
+
+def host(value):
+    text = str(value).strip()
+    try:
+        ipaddress.ip_address(text)
+        return text
+    except ValueError:
+        pass
+    # A name made of digits and dots is a mistyped address, not a host name.
+    if not HOSTNAME.match(text) or re.fullmatch(r"[0-9.]+", text):
+        raise ValueError("expected an IP address (127.0.0.1, 0.0.0.0, ::1) or a host name")
+    return text
+
+
+port = whole(1, 65535)
+
 # name -> (default, parser, description); the README table lists the same settings.
 SETTINGS = {
     "DATABASE_URL": (DEFAULT_DATABASE_URL, str, "sqlite:///PATH or postgresql://USER@HOST:PORT/DB"),
     "DATABASE_READONLY": ("true", _bool, "Open the database read-only in the HTTP service (SQLite mode=ro, PostgreSQL read-only sessions)"),
-    "API_KEY_CACHE_SECONDS": ("5", float, "How long a key lookup is reused; a revoked key stops working within this time"),
-    "RESPONSE_CACHE_SECONDS": ("5", float, "How long an identical request at the same data revision is answered from memory (0 disables)"),
-    "RESPONSE_CACHE_ENTRIES": ("2000", int, "Most responses kept in the in-memory response cache"),
-    "CACHE_MAX_AGE": ("10", int, "max-age of the Cache-Control header of API responses, in seconds"),
+    "DATABASE_CONNECT_TIMEOUT": ("3", whole(2, 600), "Seconds the HTTP service waits to connect to PostgreSQL before answering 503 (libpq's minimum is 2)"),
+    "DATABASE_STATEMENT_TIMEOUT_MS": ("5000", whole(0, 3_600_000), "Longest a request's PostgreSQL statement may run, in milliseconds, before the request is answered 503 (0: no limit)"),
+    "API_KEY_CACHE_SECONDS": ("5", seconds, "How long a key lookup is reused; a revoked key stops working within this time"),
+    "RESPONSE_CACHE_SECONDS": ("5", seconds, "How long an identical request at the same data revision is answered from memory (0 disables)"),
+    "RESPONSE_CACHE_ENTRIES": ("2000", whole(0), "Most responses kept in the in-memory response cache"),
+    "CACHE_MAX_AGE": ("10", whole(0), "max-age of the Cache-Control header of API responses, in seconds"),
     "CORS_ORIGINS": ("*", _list, "Comma-separated origins allowed to call the API from a browser; * for any"),
-    "COMPRESS_MIN_SIZE": ("1024", int, "Responses larger than this many bytes are compressed when the client accepts it"),
-    "RATELIMIT_DEFAULT": ("6000 per minute", str, "Requests allowed per API key and client address; the limits library's syntax; empty disables"),
-    "RATELIMIT_PER_KEY": ("", str, "Optional ceiling on all requests of one API key (a whole festival website's traffic); empty: none"),
-    "TRUSTED_PROXIES": ("0", int, "How many reverse proxies in front set X-Forwarded-For; the client address is taken from it only when above 0"),
-    "RATELIMIT_STORAGE_URI": ("memory://", str, "memory:// for one process, redis://HOST:PORT for several"),
+    "COMPRESS_MIN_SIZE": ("1024", whole(0), "Responses larger than this many bytes are compressed when the client accepts it"),
+    "RATELIMIT_DEFAULT": ("6000 per minute", rate_limits, "Requests allowed per API key and client address; the limits library's syntax; empty disables"),
+    "RATELIMIT_PER_KEY": ("", rate_limits, "Optional ceiling on all requests of one API key (a whole festival website's traffic); empty: none"),
+    "TRUSTED_PROXIES": ("0", whole(0, 10), "How many reverse proxies in front set X-Forwarded-For; the client address is taken from it only when above 0"),
+    "RATELIMIT_STORAGE_URI": ("memory://", storage_uri, "memory:// for one process, redis://HOST:PORT for several"),
     "RATELIMIT_KEY_PREFIX": ("festival-api", str, "Prefix of the rate-limit counters in the storage, so several deployments can share one Redis"),
-    "LOG_LEVEL": ("INFO", str, "Level of the access and error log (written to stderr as JSON lines)"),
+    "RATELIMIT_STORAGE_TIMEOUT_MS": ("50", whole(1, 10_000), "Longest a rate-limit count waits for Redis, in milliseconds; after a failure the process counts in memory for RATELIMIT_RETRY_SECONDS"),
+    "RATELIMIT_RETRY_SECONDS": ("5", seconds, "How long a process counts in memory after Redis failed before it tries Redis again"),
+    "LOG_LEVEL": ("INFO", log_level, "Level of the access and error log (written to stderr as JSON lines)"),
     "DEMO_PAGE": ("false", _bool, "Serve the demo results page at / (`festival-api demo` turns it on)"),
-    "HOST": ("127.0.0.1", str, "Address `festival-api serve` listens on"),
-    "PORT": ("8080", int, "Port `festival-api serve` listens on"),
-    "THREADS": ("8", int, "Worker threads of `festival-api serve`"),
+    "HOST": ("127.0.0.1", host, "Address `festival-api serve` listens on"),
+    "PORT": ("8080", port, "Port `festival-api serve` listens on"),
+    "THREADS": ("8", whole(1, 256), "Worker threads of `festival-api serve`"),
+    "CONNECTION_LIMIT": ("2000", whole(10, 100_000), "Most client connections `festival-api serve` keeps open at once (busy and idle); more wait to be accepted"),
+    "CHANNEL_TIMEOUT": ("60", whole(5, 3600), "Seconds an idle client connection is kept open"),
 }
 
 
+def parse_setting(name, value, shown=None):
+    """The value of setting ``name`` from its text; SettingError (naming it ``shown``, e.g.
+    the command-line option it came from) if it cannot be used."""
+    parse = SETTINGS[name][1]
+    try:
+        return parse(value)
+    except ValueError as error:
+        raise SettingError(shown or name, value, str(error)) from None
+
+
 def load_config(overrides=None, environ=None):
-    """Build the Flask config from the environment, then ``overrides``."""
+    """Build the Flask config from the environment, then ``overrides``; SettingError if a
+    setting in the environment cannot be used."""
     environ = os.environ if environ is None else environ
-    config = {}
-    for name, (default, parse, _) in SETTINGS.items():
-        config[name] = parse(environ.get(name, default))
-    config.update(overrides or {})
+    overrides = overrides or {}
+    config = {name: parse_setting(name, environ.get(name, default))
+              for name, (default, _, _) in SETTINGS.items() if name not in overrides}
+    config.update(overrides)
     return config

@@ -4,14 +4,23 @@ The check runs in a thread of its own on a connection of its own, and the answer
 waits for it longer than ``ANSWER_SECONDS``: a database that hangs (a lock held by another
 process, a server that does not answer) is itself the reason for a 503. At most one
 check runs at a time; a request that comes while one runs waits for that one.
+
+On SQLite, damage inside the compiled tables (what requests read) is found by
+:class:`IntegrityProbe`: ``PRAGMA quick_check`` of those tables, in the background, at
+most every few seconds while the file changes and at least once a minute, never per
+request; a request that meets a damaged page marks the node unhealthy at once
+(``mark_damaged``).
 """
+import os
 import threading
+import time
 from concurrent.futures import Future, TimeoutError as FutureTimeout
 
 from flask import current_app
 
-from db.database import is_postgres
-from db.health import UNREACHABLE, Problem, database_problem
+from db.database import is_postgres, sqlite_path
+from db.health import DAMAGED, DAMAGED_REASON, UNREACHABLE, Problem, compiled_tables, database_problem, \
+    integrity_problem
 
 from .smorest import error_body
 
@@ -22,6 +31,68 @@ LOCK_SECONDS = 0.3
 TOO_SLOW = Problem(UNREACHABLE, "The database did not answer within a second.")
 
 
+def file_stamp(path):
+    """What changes when the file or its WAL is written: ``(mtime, size)`` of both."""
+    stamp = []
+    for name in (path, f"{path}-wal"):
+        try:
+            stat = os.stat(name)
+            stamp.append((stat.st_mtime_ns, stat.st_size))
+        except OSError:
+            stamp.append(None)
+    return tuple(stamp)
+
+
+class IntegrityProbe:
+    """The last result of ``PRAGMA quick_check`` of the compiled tables of a SQLite file.
+
+    ``problem()`` never waits for a check: it returns the last result and starts a new
+    check in the background when one is due: ``CHANGED_SECONDS`` after the last if the
+    file was written since, ``STEADY_SECONDS`` after it otherwise.
+    """
+
+    CHANGED_SECONDS = 2.0
+    STEADY_SECONDS = 60.0
+
+    def __init__(self, path):
+        self._path = path
+        self._lock = threading.Lock()
+        self._problem = None
+        self._checked_at = float("-inf")
+        self._stamp = None
+        self._running = False
+
+    def problem(self):
+        now = time.monotonic()
+        with self._lock:
+            due = (not self._running and (
+                now - self._checked_at >= self.STEADY_SECONDS
+                or (now - self._checked_at >= self.CHANGED_SECONDS and file_stamp(self._path) != self._stamp)))
+            if due:
+                self._running = True
+                threading.Thread(target=self._check, name="integrity-probe", daemon=True).start()
+            return self._problem
+
+    def mark_damaged(self):
+        """A request met a damaged page: unhealthy now, checked again soon."""
+        with self._lock:
+            self._problem = Problem(DAMAGED, DAMAGED_REASON)
+            self._checked_at = time.monotonic()
+            self._stamp = None
+
+    def _check(self):
+        stamp = file_stamp(self._path)
+        try:
+            found = integrity_problem(self._path, compiled_tables(), timeout=LOCK_SECONDS)
+        except Exception:  # anything unexpected: leave the last result
+            found = (self._problem,) if self._problem else None
+        with self._lock:
+            self._problem = found[0] if found else None
+            self._checked_at = time.monotonic()
+            self._stamp = stamp
+            self._running = False
+
+
 class HealthCheck:
     """``problem()``: None when the database at ``url`` is usable, else a ``Problem``."""
 
@@ -29,6 +100,8 @@ class HealthCheck:
         self._url = url
         self._lock = threading.Lock()
         self._running = None
+        path = sqlite_path(url)
+        self.integrity = IntegrityProbe(path) if path not in (None, ":memory:") else None
 
     def problem(self):
         with self._lock:
@@ -36,9 +109,17 @@ class HealthCheck:
                 self._running = self._start()
             running = self._running
         try:
-            return running.result(timeout=ANSWER_SECONDS)
+            found = running.result(timeout=ANSWER_SECONDS)
         except FutureTimeout:
             return TOO_SLOW
+        if found is None and self.integrity is not None:
+            return self.integrity.problem()
+        return found
+
+    def mark_damaged(self):
+        """Call when a request meets SQLite's "database disk image is malformed"."""
+        if self.integrity is not None:
+            self.integrity.mark_damaged()
 
     def _start(self):
         future = Future()

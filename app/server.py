@@ -7,8 +7,17 @@ its limits (431), a body over its limit (413), a request it cannot parse, such a
 answer is plain text; waitress has no setting for that, but each connection's channel
 names the task that writes the error (``HTTPChannel.error_task_class``), so the channel
 is swapped for one whose error task writes JSON. Nothing from the request is echoed.
+
+Sized for result day (:func:`server_settings`): waitress's defaults accept only 100
+connections at once (with 100 idle keep-alive sockets nobody else gets in) and wait on
+``select()``, which cannot watch a descriptor above 1024; the service raises the limit
+(``CONNECTION_LIMIT``), waits on ``poll()``, raises the process's open-file limit to fit,
+and passes proxy headers to the app untouched: the app alone decides whether to trust
+them (``TRUSTED_PROXIES``), and says so when they arrive untrusted.
 """
 import json
+import resource
+import sys
 
 from waitress.channel import HTTPChannel
 from waitress.server import BaseWSGIServer
@@ -55,10 +64,58 @@ class JsonErrorChannel(HTTPChannel):
     error_task_class = JsonErrorTask
 
 
+# Connections beyond CONNECTION_LIMIT wait in the kernel's queue (capped by net.core.somaxconn).
+BACKLOG = 2048
+# Descriptors a process needs besides its client connections: the listener, waitress's
+# trigger pipe, database files, Redis, logs, and a spare buffer file per thread.
+SPARE_DESCRIPTORS = 64
+
+# waitress settings every server of the service uses.
+DEFAULTS = {
+    # Forwarded headers reach the app, which trusts them only behind TRUSTED_PROXIES
+    # (waitress would drop them, so a trusted proxy's X-Forwarded-For never arrived).
+    "clear_untrusted_proxy_headers": False,
+    # select() cannot watch descriptors above 1024: poll() has no such limit.
+    "asyncore_use_poll": True,
+}
+
+
+def fit_connection_limit(wanted, threads):
+    """``wanted`` connections, or fewer if the open-file limit cannot be raised to fit them
+    (then one line on stderr says so)."""
+    needed = wanted + 2 * threads + SPARE_DESCRIPTORS
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        raised = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
+            soft = raised
+        except (ValueError, OSError):
+            pass
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        fitted = max(10, soft - 2 * threads - SPARE_DESCRIPTORS)
+        print(f"festival-api: the open-file limit is {soft} (ulimit -n; LimitNOFILE= under systemd): "
+              f"serving at most {fitted} connections instead of CONNECTION_LIMIT={wanted}", file=sys.stderr)
+        return fitted
+    return wanted
+
+
+def server_settings(config):
+    """waitress's settings for the service's ``config`` (app/config.py)."""
+    return {
+        "host": config["HOST"],
+        "port": config["PORT"],
+        "threads": config["THREADS"],
+        "connection_limit": fit_connection_limit(config["CONNECTION_LIMIT"], config["THREADS"]),
+        "channel_timeout": config["CHANNEL_TIMEOUT"],
+        "backlog": BACKLOG,
+    }
+
+
 def create_server(app, **settings):
-    """``waitress.server.create_server`` whose listeners answer waitress's errors in JSON
-    and keep connections open after a ``304``."""
-    server = waitress_create_server(app, **settings)
+    """``waitress.server.create_server`` whose listeners answer waitress's errors in JSON,
+    keep connections open after a ``304`` and pass forwarded headers to the app."""
+    server = waitress_create_server(app, **{**DEFAULTS, **settings})
     sockets = getattr(server, "map", None) or server._map
     for listener in list(sockets.values()):
         if isinstance(listener, BaseWSGIServer):
