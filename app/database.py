@@ -13,6 +13,7 @@ from flask import current_app, g, request
 from flask_smorest import abort
 from peewee import DatabaseError, InterfaceError
 
+from db.deadlines import is_deadline_error
 from db.database import begin_read_snapshot, bind_database, end_read_snapshot, sqlite_path
 from db.health import file_identity
 
@@ -21,7 +22,9 @@ from .smorest import error_body
 
 def init_database(app, blueprints):
     """Bind the database; give every request of ``blueprints`` a read snapshot."""
-    db = bind_database(app.config["DATABASE_URL"], readonly=app.config["DATABASE_READONLY"])
+    db = bind_database(app.config["DATABASE_URL"], readonly=app.config["DATABASE_READONLY"],
+                       connect_timeout=app.config["DATABASE_CONNECT_TIMEOUT"],
+                       statement_timeout_ms=app.config["DATABASE_STATEMENT_TIMEOUT_MS"])
     path = sqlite_path(app.config["DATABASE_URL"])
     watch_file = path is not None and path != ":memory:"
     opened = threading.local()  # the file each worker thread's connection reads
@@ -61,6 +64,9 @@ def init_database(app, blueprints):
         # One exception class covers "database gone" and "bad SQL": ask the database.
         g.pop("read_snapshot", None)
         drop_connection()
+        if is_deadline_error(error):  # the database did not answer in time: no need to ask it again
+            app.logger.error("database did not answer within its deadline: %s", error)
+            return error_body(503), 503
         problem = current_app.extensions["festival_health"].problem()
         if problem is None:
             app.logger.error("database error", exc_info=error)

@@ -65,7 +65,8 @@ class SweptMemoryStorage(MemoryStorage):
 class RateLimits:
     """The budgets of a deployment and their counters."""
 
-    def __init__(self, per_address, per_key, storage_uri, key_prefix, logger=None):
+    def __init__(self, per_address, per_key, storage_uri, key_prefix, logger=None,
+                 timeout_ms=50, retry_seconds=5.0):
         self.per_address = parse_many(per_address) if per_address else []
         self.per_key = parse_many(per_key) if per_key else []
         self.key_prefix = key_prefix
@@ -74,12 +75,21 @@ class RateLimits:
         if storage_uri.startswith("memory://"):
             storage_uri = "swept-" + storage_uri
         elif storage_uri.startswith(("redis://", "rediss://", "redis+")):
-            # A Redis that stops answering must not hold requests for long.
-            options = {"socket_connect_timeout": 1, "socket_timeout": 1}
+            # A Redis that hangs must cost a request at most one short wait, once: no
+            # retries (redis-py retries 3 times with back-off by default).
+            from redis.backoff import NoBackoff
+            from redis.retry import Retry
+
+            timeout = timeout_ms / 1000
+            options = {"socket_connect_timeout": timeout, "socket_timeout": timeout,
+                       "retry": Retry(NoBackoff(), 0)}
         self.storage = storage_from_string(storage_uri, **options)
         self._limiter = FixedWindowRateLimiter(self.storage)
-        # If the shared storage fails, count in memory rather than fail requests.
+        # If the shared storage fails, count in memory for retry_seconds, then try again.
         self._fallback = FixedWindowRateLimiter(SweptMemoryStorage("swept-memory://"))
+        self._retry_seconds = retry_seconds
+        self._shared_from = 0.0  # monotonic time from which the shared storage is tried
+        self._breaker_lock = threading.Lock()
 
     @property
     def enabled(self):
@@ -92,14 +102,26 @@ class RateLimits:
             yield item, (self.key_prefix, f"key:{key_id}", KEY_SCOPE)
 
     def _hit(self, item, identifiers):
-        try:
-            allowed = self._limiter.hit(item, *identifiers)
-            return allowed, self._limiter.get_window_stats(item, *identifiers)
-        except Exception as error:  # any storage failure: count in memory instead
-            if self.logger:
-                self.logger.warning("rate-limit storage failed, counting in memory: %s", error)
-            allowed = self._fallback.hit(item, *identifiers)
-            return allowed, self._fallback.get_window_stats(item, *identifiers)
+        if time.monotonic() >= self._shared_from:
+            try:
+                allowed = self._limiter.hit(item, *identifiers)
+                return allowed, self._limiter.get_window_stats(item, *identifiers)
+            except Exception as error:  # any storage failure: count in memory for a while
+                self._storage_failed(error)
+        allowed = self._fallback.hit(item, *identifiers)
+        return allowed, self._fallback.get_window_stats(item, *identifiers)
+
+    def _storage_failed(self, error):
+        """Stop using the shared storage for ``retry_seconds``: the requests meanwhile
+        count in memory at once instead of each waiting for a storage that hangs."""
+        with self._breaker_lock:
+            now = time.monotonic()
+            if now < self._shared_from:
+                return  # another thread already switched
+            self._shared_from = now + self._retry_seconds
+        if self.logger:
+            self.logger.warning("rate-limit storage failed, counting in memory for %ss: %s",
+                                self._retry_seconds, error)
 
     def count(self, key_id, address):
         """Count one request; return ``(allowed, headers)``.
@@ -145,7 +167,8 @@ def init_rate_limits(app):
     installed by the factory, around the hit path, so both paths see the client's address."""
     limits = RateLimits(app.config["RATELIMIT_DEFAULT"].strip(), app.config["RATELIMIT_PER_KEY"].strip(),
                         app.config["RATELIMIT_STORAGE_URI"], app.config["RATELIMIT_KEY_PREFIX"],
-                        logger=app.logger)
+                        logger=app.logger, timeout_ms=app.config["RATELIMIT_STORAGE_TIMEOUT_MS"],
+                        retry_seconds=app.config["RATELIMIT_RETRY_SECONDS"])
     if not limits.enabled:
         return None
     app.extensions["festival_limiter"] = limits

@@ -22,7 +22,7 @@ import sys
 from waitress.channel import HTTPChannel
 from waitress.server import BaseWSGIServer
 from waitress.server import create_server as waitress_create_server
-from waitress.task import ErrorTask, WSGITask
+from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
 
 MESSAGES = {
     400: "The request could not be parsed.",
@@ -112,10 +112,39 @@ def server_settings(config):
     }
 
 
+class HealthFirstDispatcher(ThreadedTaskDispatcher):
+    """waitress's worker threads, and one more of its own for ``/healthz``.
+
+    A load balancer's health check must be answered within a second even while every
+    worker is held by API requests waiting on a database that hangs (each up to the
+    database deadline) or by a burst of traffic: it never queues behind them.
+    """
+
+    PATHS = frozenset({"/healthz"})
+
+    def __init__(self):
+        super().__init__()
+        self.health = ThreadedTaskDispatcher()
+        self.health.set_thread_count(1)
+
+    def add_task(self, task):
+        requests = getattr(task, "requests", None)
+        if requests and getattr(requests[0], "path", None) in self.PATHS:
+            self.health.add_task(task)
+        else:
+            super().add_task(task)
+
+    def shutdown(self, cancel_pending=True, timeout=5):
+        self.health.shutdown(cancel_pending, timeout)
+        return super().shutdown(cancel_pending, timeout)
+
+
 def create_server(app, **settings):
     """``waitress.server.create_server`` whose listeners answer waitress's errors in JSON,
     keep connections open after a ``304`` and pass forwarded headers to the app."""
-    server = waitress_create_server(app, **{**DEFAULTS, **settings})
+    dispatcher = HealthFirstDispatcher()
+    dispatcher.set_thread_count(settings.get("threads", 4))
+    server = waitress_create_server(app, _dispatcher=dispatcher, **{**DEFAULTS, **settings})
     sockets = getattr(server, "map", None) or server._map
     for listener in list(sockets.values()):
         if isinstance(listener, BaseWSGIServer):

@@ -8,6 +8,8 @@ from peewee import DatabaseProxy, PostgresqlDatabase, SqliteDatabase
 from playhouse.db_url import parse as parse_url
 from playhouse.pool import PooledPostgresqlDatabase
 
+from .deadlines import GRACE_SECONDS, deadline_connection
+
 DEFAULT_DATABASE_URL = "sqlite:///festival.db"
 
 database = DatabaseProxy()
@@ -67,11 +69,13 @@ def sqlite_path(url):
     return path or ":memory:"
 
 
-def make_database(url=None, readonly=False):
+def make_database(url=None, readonly=False, connect_timeout=None, statement_timeout_ms=None):
     """Create (but do not open) a Peewee database for ``url``.
 
     ``readonly`` opens SQLite files with ``mode=ro`` and makes every PostgreSQL
-    transaction read-only: the HTTP service never writes.
+    transaction read-only: the HTTP service never writes. ``connect_timeout`` (seconds)
+    and ``statement_timeout_ms`` bound PostgreSQL calls (the HTTP service's; commands that
+    write leave them None: an import's statements may take long).
     """
     url = url or os.environ.get("DATABASE_URL", DEFAULT_DATABASE_URL)
     path = sqlite_path(url)
@@ -84,24 +88,42 @@ def make_database(url=None, readonly=False):
                 timeout=READ_BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
             )
         return SqliteDatabase(path, pragmas=SQLITE_PRAGMAS, check_same_thread=False)
-    return make_postgres_database(url, readonly=readonly)
+    return make_postgres_database(url, readonly=readonly, connect_timeout=connect_timeout,
+                                  statement_timeout_ms=statement_timeout_ms)
 
 
-def make_postgres_database(url, readonly=False):
-    """A PostgreSQL database for a ``postgresql://`` URL; query parameters go to libpq."""
+def make_postgres_database(url, readonly=False, connect_timeout=None, statement_timeout_ms=None):
+    """A PostgreSQL database for a ``postgresql://`` URL; query parameters go to libpq.
+
+    With ``connect_timeout`` or ``statement_timeout_ms``, connecting and every statement
+    have a deadline: the server cancels a statement after ``statement_timeout_ms``
+    (``statement_timeout``), and the client gives up on a server that does not answer at
+    all (:mod:`db.deadlines`). The URL's own ``connect_timeout`` wins over the argument.
+    """
     scheme = urlparse(url).scheme
     if scheme not in POSTGRES_SCHEMES:
         raise ValueError(f"DATABASE_URL must start with sqlite:/// or postgresql://, not {scheme}://")
     params = parse_url(url, unquote_password=True, unquote_user=True)
     name = params.pop("database")
+    options = [params.get("options") or ""]
     if readonly:
-        params["options"] = f"{params.get('options') or ''} {READ_ONLY_OPTION}".strip()
+        options.append(READ_ONLY_OPTION)
+    if connect_timeout or statement_timeout_ms:
+        connect_seconds = int(params.get("connect_timeout") or connect_timeout or 0) or None
+        statement_seconds = None
+        if statement_timeout_ms:
+            options.append(f"-c statement_timeout={int(statement_timeout_ms)}")
+            statement_seconds = statement_timeout_ms / 1000 + GRACE_SECONDS
+        params["connection_factory"] = deadline_connection(connect_seconds, statement_seconds)
+    if " ".join(options).strip():
+        params["options"] = " ".join(o for o in options if o).strip()
     return POSTGRES_SCHEMES[scheme](name, **params)
 
 
-def bind_database(url=None, readonly=False):
-    """Point the shared proxy at the database named by ``url`` and return it."""
-    db = make_database(url, readonly=readonly)
+def bind_database(url=None, readonly=False, **deadlines):
+    """Point the shared proxy at the database named by ``url`` and return it
+    (``deadlines``: see ``make_database``)."""
+    db = make_database(url, readonly=readonly, **deadlines)
     database.initialize(db)
     return db
 

@@ -13,6 +13,7 @@ import psycopg2
 from playhouse.db_url import parse as parse_url
 
 from .database import POSTGRES_SCHEMES, sqlite_path
+from .deadlines import deadline_connection
 from .models import ALL_MODELS
 
 # Settings of the connection pool in a postgresql+pool:// URL; libpq does not know them.
@@ -149,6 +150,8 @@ def _postgres_problem(url, timeout):
     # libpq waits at least 2 seconds to connect; callers that need less wait in a thread.
     params["connect_timeout"] = max(2, round(timeout))
     params["options"] = f"{params.get('options') or ''} -c statement_timeout={int(timeout * 1000)}".strip()
+    # The service's connections wait through a deadline (db/deadlines.py): so does this one.
+    params["connection_factory"] = deadline_connection(params["connect_timeout"], timeout + 0.2)
     try:
         connection = psycopg2.connect(**params)
     except psycopg2.Error:

@@ -1,0 +1,102 @@
+"""Deadlines for PostgreSQL calls of the HTTP service, enforced by the client.
+
+PostgreSQL's ``statement_timeout`` cancels a slow statement, and libpq's ``connect_timeout``
+bounds connecting; neither helps when the server (or the network, or a proxy in between)
+stops answering altogether: the statement never arrives, the cancellation never comes
+back, and the request waits for TCP to give up, minutes later. So the service's
+connections wait for the server through :func:`wait_with_deadline` (psycopg2's wait
+callback: libpq works asynchronously and Python waits on the socket), which gives up
+after the connection's deadline and raises ``OperationalError``; psycopg2 then marks the
+connection broken, so a pool never hands it out again.
+
+After a deadline passed, the server is taken as silent for ``SILENT_SECONDS``: the
+connections of the same database fail at once meanwhile, instead of each holding a worker
+thread for the whole deadline. Then the next call tries again.
+"""
+import select
+import time
+
+import psycopg2
+import psycopg2.errors
+from psycopg2 import extensions
+
+SILENT_SECONDS = 2.0
+# The server's own statement_timeout should fire first while the server answers: its
+# error is cleaner. The client gives up this much later.
+GRACE_SECONDS = 0.5
+
+
+class DeadlineConnection(extensions.connection):
+    """A psycopg2 connection whose connect and statements have deadlines (seconds)."""
+
+    connect_seconds = None
+    statement_seconds = None
+    silent_until = 0.0  # set on the class each database gets (see ``deadline_connection``)
+
+
+def deadline_connection(connect_seconds, statement_seconds):
+    """A connection class (``connection_factory``) for one database's deadlines; installs
+    the wait callback."""
+    extensions.set_wait_callback(wait_with_deadline)
+    return type("DeadlineConnection", (DeadlineConnection,),
+                {"connect_seconds": connect_seconds, "statement_seconds": statement_seconds})
+
+
+class SilentServer(psycopg2.OperationalError):
+    """The database server did not answer within the deadline."""
+
+
+def _limit(conn):
+    """Seconds this wait may take, or None."""
+    connecting = conn.status == extensions.STATUS_SETUP
+    if isinstance(conn, DeadlineConnection):
+        return conn.connect_seconds if connecting else conn.statement_seconds
+    if connecting:
+        # Other connections keep libpq's connect_timeout, which async connecting ignores.
+        timeout = extensions.parse_dsn(conn.dsn).get("connect_timeout")
+        return max(2, int(timeout)) if timeout and str(timeout).isdigit() and int(timeout) > 0 else None
+    return None
+
+
+def wait_with_deadline(conn):
+    """psycopg2's wait callback: ``psycopg2.extras.wait_select`` with a deadline."""
+    limit = _limit(conn)
+    now = time.monotonic()
+    cls = type(conn)
+    if isinstance(conn, DeadlineConnection) and now < cls.silent_until:
+        raise SilentServer("the database server did not answer a moment ago")
+    deadline = None if limit is None else now + limit
+    poller = select.poll()  # select() cannot watch descriptors above 1024
+    registered = None
+    while True:
+        state = conn.poll()
+        if state == extensions.POLL_OK:
+            return
+        events = select.POLLIN if state == extensions.POLL_READ else select.POLLOUT
+        if state not in (extensions.POLL_READ, extensions.POLL_WRITE):
+            raise psycopg2.OperationalError(f"bad state from poll: {state}")
+        if registered != events:
+            if registered is not None:
+                poller.unregister(conn.fileno())
+            poller.register(conn.fileno(), events)
+            registered = events
+        remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+        if not poller.poll(None if remaining is None else remaining * 1000) and deadline is not None \
+                and time.monotonic() >= deadline:
+            if isinstance(conn, DeadlineConnection):
+                cls.silent_until = time.monotonic() + SILENT_SECONDS
+            what = "connect" if conn.status == extensions.STATUS_SETUP else "answer"
+            raise SilentServer(f"the database server did not {what} within {limit:g} s")
+
+
+def is_deadline_error(error):
+    """Did ``error`` (or the driver error it wraps) come from a deadline: the server's
+    ``statement_timeout`` or this module's?"""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, (SilentServer, psycopg2.errors.QueryCanceled)):
+            return True
+        wrapped = error.args[0] if error.args and isinstance(error.args[0], BaseException) else None
+        error = wrapped or error.__cause__ or error.__context__
+    return False
