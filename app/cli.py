@@ -22,14 +22,25 @@ def _festival_or_fail(slug):
     return festival
 
 
+def load_wait_seconds():
+    from .config import SETTINGS
+
+    return os.environ.get("IMPORT_WAIT_SECONDS", SETTINGS["IMPORT_WAIT_SECONDS"][0])
+
+
 def _progress(section, count):
     click.echo(f"  {section:<24} {count:>6} rows", err=True)
 
 
 def _import(path, update=False, dry_run=False):
     from seed.importer import FixtureError, import_file
+    from seed.locking import WriteError
     from seed.update import update_file
 
+    try:
+        os.environ["IMPORT_WAIT_SECONDS"] = str(parse_setting("IMPORT_WAIT_SECONDS", load_wait_seconds()))
+    except SettingError as error:
+        raise SetupError(str(error))
     click.echo(f"{'Checking' if dry_run else 'Updating' if update else 'Importing'} {path}", err=True)
     try:
         if update:
@@ -40,6 +51,8 @@ def _import(path, update=False, dry_run=False):
         for line in exc.lines():
             click.echo(f"  {line}", err=True)
         raise click.ClickException(f"{path} is invalid ({exc.total} problem(s)); nothing was written")
+    except WriteError as error:
+        raise SetupError(str(error))
     if update or dry_run:
         for line in summary.changes.lines() or ["no changes"]:
             click.echo(f"  {line}", err=True)

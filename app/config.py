@@ -119,6 +119,7 @@ SETTINGS = {
     "RATELIMIT_KEY_PREFIX": ("festival-api", str, "Prefix of the rate-limit counters in the storage, so several deployments can share one Redis"),
     "RATELIMIT_STORAGE_TIMEOUT_MS": ("50", whole(1, 10_000), "Longest a rate-limit count waits for Redis, in milliseconds; after a failure the process counts in memory for RATELIMIT_RETRY_SECONDS"),
     "RATELIMIT_RETRY_SECONDS": ("5", seconds, "How long a process counts in memory after Redis failed before it tries Redis again"),
+    "IMPORT_WAIT_SECONDS": ("600", seconds, "How long `festival-api import` waits for another import or update to finish before giving up"),
     "LOG_LEVEL": ("INFO", log_level, "Level of the access and error log (written to stderr as JSON lines)"),
     "DEMO_PAGE": ("false", _bool, "Serve the demo results page at / (`festival-api demo` turns it on)"),
     "HOST": ("127.0.0.1", host, "Address `festival-api serve` listens on"),

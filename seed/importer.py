@@ -6,9 +6,9 @@ import jsonschema
 from peewee import ForeignKeyField
 
 from db import models as m
-from db.database import database
 from db.compiler import publish
 
+from .locking import write_transaction
 from .changes import ChangeSummary, diff
 from .festival_state import state_from_database, state_from_document
 from .fixture_format import SECTIONS, json_schema
@@ -150,7 +150,7 @@ def apply(state, progress=None, recompute=True, dry_run=False):
     total = 0
     result = None
     try:
-        with database.atomic():
+        with write_transaction():
             stored = m.Festival.get_or_none(m.Festival.id == festival_id)
             old = state_from_database(stored) if stored else None
             if stored:

@@ -13,11 +13,11 @@ import jsonschema
 from peewee import ForeignKeyField
 
 from db import models as m
-from db.database import database
 
 from .changes import ChangeSummary, diff
 from .festival_state import FestivalState, state_from_database, state_from_document
 from .fixture_format import SECTIONS, fixture_fields, json_schema
+from .locking import write_transaction
 from .importer import DryRun, _insert, after_write, check_rows, link_rows, schema_problems, stored_row
 from .natural_keys import Expander, KeyIndex
 from .problems import FixtureError
@@ -161,7 +161,7 @@ def apply_update(plan, dry_run=False):
     changes = diff(plan.old, plan.new, removed=plan.deleted, only=plan.file_ids | plan.deleted)
     result = None
     try:
-        with database.atomic():
+        with write_transaction():
             _write(plan, changes)
             festival_changed = any(plan.old.festival.get(k) != v for k, v in plan.new.festival.items())
             if changes.empty and not festival_changed:
