@@ -1,11 +1,13 @@
 """GET /changes."""
 from flask import g
+from flask_smorest import abort
 
 from db import scopes
-from db.read.changes import list_changes
+from db.read.changes import ahead_of_revision, list_changes
 from db.templates import dumps
 from schemas.changes import ChangeListSchema, ChangeQueryArgsSchema, ChangeSchema
 
+from ..context import data_revision
 from ..responses import list_json
 from ..smorest import Blueprint
 
@@ -17,8 +19,12 @@ _change = ChangeSchema()
 @blp.get("/changes")
 @blp.arguments(ChangeQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ChangeListSchema)
+@blp.alt_response(409, response="CONFLICT", description="sinceRevision is ahead of the festival's revision")
 def changes(since_revision, page, limit, kinds=None):
     """List what changed in the public data after a revision, newest first"""
+    ahead = ahead_of_revision(since_revision, data_revision()[0])
+    if ahead:
+        abort(409, message=ahead)
     found = list_changes(g.festival.id, since_revision, page, limit, scopes.utcnow(), kinds)
     items = [dumps(_change.dump({"revision": revision, "changed_at": visible_at, "kind": kind, "id": item,
                                  "action": action, "sub_fest_id": sub_fest}))

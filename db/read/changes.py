@@ -9,6 +9,17 @@ CHANGE_ACTIONS = ("added", "changed", "results", "removed")
 COLUMNS = (C.revision, C.visible_at, C.kind, C.item, C.action, C.sub_fest)
 
 
+def ahead_of_revision(since_revision, revision):
+    """The message for a ``sinceRevision`` above the festival's current ``revision`` (a
+    restore from an older backup takes the revision back), else None. An empty list would
+    make a polling client miss every change until the revision caught up again."""
+    if since_revision <= revision:
+        return None
+    return (f"sinceRevision {since_revision} is ahead of the festival's data revision {revision}: "
+            f"the data was restored from an older copy. Drop what you kept, read the lists again, "
+            f"and poll from sinceRevision={revision}.")
+
+
 def list_changes(festival_id, since_revision, page, limit, now, kinds=None):
     """One page of the changes after ``since_revision`` that can be seen at ``now``, newest
     first: rows of ``COLUMNS``. A change made at a later revision counts, and so does one of
