@@ -54,8 +54,9 @@ class IntegrityProbe:
     CHANGED_SECONDS = 2.0
     STEADY_SECONDS = 60.0
 
-    def __init__(self, path):
+    def __init__(self, path, logger=None):
         self._path = path
+        self._logger = logger
         self._lock = threading.Lock()
         self._problem = None
         self._checked_at = float("-inf")
@@ -85,7 +86,10 @@ class IntegrityProbe:
         try:
             found = integrity_problem(self._path, compiled_tables(), timeout=LOCK_SECONDS)
         except Exception:  # anything unexpected: leave the last result
-            found = (self._problem,) if self._problem else None
+            found = (self._problem, "") if self._problem else None
+        if found and found[1] and self._logger:
+            self._logger.error("the database file is damaged: PRAGMA quick_check of the compiled tables found: %s. "
+                               "Restore the latest backup (docs/deployment.md, Restore)", found[1])
         with self._lock:
             self._problem = found[0] if found else None
             self._checked_at = time.monotonic()
@@ -96,12 +100,12 @@ class IntegrityProbe:
 class HealthCheck:
     """``problem()``: None when the database at ``url`` is usable, else a ``Problem``."""
 
-    def __init__(self, url):
+    def __init__(self, url, logger=None):
         self._url = url
         self._lock = threading.Lock()
         self._running = None
         path = sqlite_path(url)
-        self.integrity = IntegrityProbe(path) if path not in (None, ":memory:") else None
+        self.integrity = IntegrityProbe(path, logger) if path not in (None, ":memory:") else None
 
     def problem(self):
         with self._lock:
@@ -147,5 +151,5 @@ def healthz():
 
 def init_health(app):
     """Serve ``/healthz``: no key, not rate limited, outside ``/public-api/v1``."""
-    app.extensions["festival_health"] = HealthCheck(app.config["DATABASE_URL"])
+    app.extensions["festival_health"] = HealthCheck(app.config["DATABASE_URL"], app.logger)
     app.add_url_rule("/healthz", "healthz", healthz, methods=["GET"])

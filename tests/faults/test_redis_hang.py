@@ -1,0 +1,48 @@
+"""A Redis that hangs (a paused proxy, not a refused connection): each process falls back to
+counting in memory within 100 ms, and uses Redis again once it answers."""
+import time
+import uuid
+
+from conftest import BIG
+
+REQUESTS = 20
+SLOWEST = 0.25  # a request: its own few milliseconds plus at most one Redis deadline (50 ms)
+RETRY_SECONDS = 1
+
+
+def counters(connection, prefix):
+    return sum(int(connection.get(name) or 0) for name in connection.scan_iter(match=f"*{prefix}*"))
+
+
+def test_a_hung_redis_costs_at_most_one_short_wait_and_is_used_again_when_back(database, serve, proxy, redis_server,
+                                                                              keys):
+    import redis
+
+    prefix = f"festival-api-faults-{uuid.uuid4().hex}"
+    direct = redis.Redis(*redis_server)
+    hung = proxy(*redis_server)
+    server = serve(database, RATELIMIT_DEFAULT="1000 per minute", RATELIMIT_STORAGE_URI=f"redis://127.0.0.1:{hung.port}/0",
+                   RATELIMIT_KEY_PREFIX=prefix, RATELIMIT_RETRY_SECONDS=RETRY_SECONDS)
+    try:
+        assert server.get("/subfests", keys[BIG]).status == 200
+        assert counters(direct, prefix) == 1  # counted in Redis
+
+        hung.pause()
+        answers = [server.get("/subfests", keys[BIG]) for _ in range(REQUESTS)]
+        assert [a.status for a in answers] == [200] * REQUESTS
+        slowest = max(a.seconds for a in answers)
+        assert slowest < SLOWEST, [round(a.seconds, 3) for a in answers]
+        assert all(a.headers["x-ratelimit-remaining"] for a in answers)  # still counted, in memory
+        health = server.get("/healthz")
+        assert health.status == 200 and health.seconds < 1
+
+        hung.resume()
+        time.sleep(RETRY_SECONDS + 0.2)
+        before = counters(direct, prefix)
+        assert server.get("/subfests", keys[BIG]).status == 200
+        assert counters(direct, prefix) == before + 1  # counted in Redis again
+        assert "counting in memory" in server.log()
+    finally:
+        for name in direct.scan_iter(match=f"*{prefix}*"):
+            direct.delete(name)
+        direct.close()
