@@ -1,0 +1,137 @@
+"""Imports and updates write one at a time: one that finds another writing says so and waits
+(up to ``IMPORT_WAIT_SECONDS``); a full disk is called a full disk."""
+import contextlib
+import json
+import os
+import sqlite3
+import subprocess
+import threading
+import time
+
+import psycopg2
+import pytest
+from click.testing import CliRunner
+
+import app.cli as cli_module
+from conftest import SMALL
+import sys
+
+import db.database  # noqa: F401  (the module, below)
+from db.database import sqlite_path
+from seed import bundled_fixtures
+from seed.locking import ADVISORY_LOCK
+from test_multiprocess import festival_api
+
+HOLD_SECONDS = 1.5
+WAITING = "another import or update is writing to the database: waiting for it to finish"
+
+
+def fixture_file(slug):
+    return next(path for path in bundled_fixtures() if os.path.basename(path).startswith(slug))
+
+
+def festival_api_run(url, *args, **settings):
+    return subprocess.run(festival_api() + list(args), env={**os.environ, "DATABASE_URL": url, **settings},
+                          capture_output=True, text=True, timeout=120)
+
+
+@contextlib.contextmanager
+def another_writer(hold, seconds=HOLD_SECONDS):
+    """Another writer, holding the write lock for ``seconds`` and then committing."""
+    ready, failed = threading.Event(), []
+
+    def run():
+        try:
+            with hold() as commit:
+                ready.set()
+                time.sleep(seconds)
+                commit()
+        except Exception as error:  # shown by the test
+            failed.append(error)
+            ready.set()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert ready.wait(10)
+    try:
+        yield
+    finally:
+        thread.join(seconds + 10)
+        assert not failed, failed
+
+
+def sqlite_lock(path):
+    @contextlib.contextmanager
+    def hold():
+        connection = sqlite3.connect(path, isolation_level=None)
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+            # A commit while the update waits: a transaction that read before it could not write after.
+            connection.execute("CREATE TABLE IF NOT EXISTS faults_marker (x)")
+            connection.execute("INSERT INTO faults_marker VALUES (1)")
+            yield lambda: connection.execute("COMMIT")
+        finally:
+            connection.close()
+    return hold
+
+
+def postgres_lock(url):
+    @contextlib.contextmanager
+    def hold():
+        connection = psycopg2.connect(url.replace("postgresql+pool://", "postgresql://"))
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_xact_lock(%s)", (ADVISORY_LOCK,))
+            yield connection.commit
+        finally:
+            connection.close()
+    return hold
+
+
+def test_an_update_waits_for_another_writer_says_so_and_gives_up_after_the_deadline(sqlite_database):
+    path = fixture_file(SMALL)
+    hold = sqlite_lock(sqlite_path(sqlite_database))
+    with another_writer(hold):
+        started = time.monotonic()
+        updated = festival_api_run(sqlite_database, "import", "--update", path)
+    assert updated.returncode == 0, updated.stderr
+    assert WAITING in updated.stderr and time.monotonic() - started >= HOLD_SECONDS
+
+    with another_writer(hold, seconds=3):
+        refused = festival_api_run(sqlite_database, "import", path, IMPORT_WAIT_SECONDS="1")
+    assert refused.returncode == 2
+    assert refused.stderr.strip().splitlines()[-1] == (
+        "Error: another import or update was still writing after 1 s (IMPORT_WAIT_SECONDS): nothing was "
+        "written; run the command again when it has finished")
+
+
+def test_two_imports_at_once_on_postgresql_wait_for_each_other(postgres_database):
+    path = fixture_file(SMALL)
+    with another_writer(postgres_lock(postgres_database)):
+        imported = festival_api_run(postgres_database, "import", path)
+    assert imported.returncode == 0, imported.stderr
+    assert WAITING in imported.stderr
+
+    both = [subprocess.Popen(festival_api() + ["import", path], env={**os.environ, "DATABASE_URL": postgres_database},
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    results = [process.communicate(timeout=120) for process in both]
+    assert [process.returncode for process in both] == [0, 0], [stderr for _, stderr in results]
+
+
+def test_a_full_disk_is_named_and_nothing_is_written(sqlite_database, monkeypatch, scaled_kalolsavam, tmp_path):
+    path = sqlite_path(sqlite_database)
+    new_festival = tmp_path / "scaled.json"  # a festival the database does not hold yet: it must grow
+    new_festival.write_text(json.dumps(scaled_kalolsavam), encoding="utf-8")
+    with contextlib.closing(sqlite3.connect(path)) as connection:
+        pages = connection.execute("PRAGMA page_count").fetchone()[0]
+        before = connection.execute("SELECT festival_id, revision FROM festival_revision ORDER BY 1").fetchall()
+    # SQLite's own "database or disk is full" (SQLITE_FULL), as from a full file system.
+    monkeypatch.setitem(sys.modules["db.database"].SQLITE_PRAGMAS, "max_page_count", pages)
+    monkeypatch.setenv("DATABASE_URL", sqlite_database)
+    result = CliRunner().invoke(cli_module.main, ["import", str(new_festival)])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip().splitlines()[-1] == (
+        "Error: the disk holding the database (or its size limit) is full: nothing was written. Free some space "
+        "and run the command again")
+    with contextlib.closing(sqlite3.connect(path)) as connection:
+        assert connection.execute("SELECT festival_id, revision FROM festival_revision ORDER BY 1").fetchall() == before
