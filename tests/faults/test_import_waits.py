@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 import app.cli as cli_module
-from conftest import SMALL
+from conftest import ON_POSTGRES, SMALL
 import sys
 
 import db.database  # noqa: F401  (the module, below)
@@ -22,7 +22,8 @@ from seed import bundled_fixtures
 from seed.locking import ADVISORY_LOCK
 from test_multiprocess import festival_api
 
-HOLD_SECONDS = 1.5
+HOLD_LIMIT = 60
+WAITED = 0.5
 WAITING = "another import or update is writing to the database: waiting for it to finish"
 
 
@@ -30,21 +31,16 @@ def fixture_file(slug):
     return next(path for path in bundled_fixtures() if os.path.basename(path).startswith(slug))
 
 
-def festival_api_run(url, *args, **settings):
-    return subprocess.run(festival_api() + list(args), env={**os.environ, "DATABASE_URL": url, **settings},
-                          capture_output=True, text=True, timeout=120)
-
-
 @contextlib.contextmanager
-def another_writer(hold, seconds=HOLD_SECONDS):
-    """Another writer, holding the write lock for ``seconds`` and then committing."""
-    ready, failed = threading.Event(), []
+def another_writer(hold):
+    """Another writer holding the write lock until ``release()`` (or the block's end), then committing."""
+    ready, released, failed = threading.Event(), threading.Event(), []
 
     def run():
         try:
             with hold() as commit:
                 ready.set()
-                time.sleep(seconds)
+                released.wait(HOLD_LIMIT)
                 commit()
         except Exception as error:  # shown by the test
             failed.append(error)
@@ -54,10 +50,25 @@ def another_writer(hold, seconds=HOLD_SECONDS):
     thread.start()
     assert ready.wait(10)
     try:
-        yield
+        yield released.set
     finally:
-        thread.join(seconds + 10)
+        released.set()
+        thread.join(10)
         assert not failed, failed
+
+
+def run_until_waiting(url, *args, **settings):
+    """Run `festival-api ARGS`; once it says that it waits, let it wait ``WAITED`` seconds and
+    return ``(release time, the process)``; the caller releases the lock."""
+    process = subprocess.Popen(festival_api() + list(args), env={**os.environ, "DATABASE_URL": url, **settings},
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    said = []
+    for line in process.stderr:  # ends when the process does
+        said.append(line)
+        if WAITING in line:
+            time.sleep(WAITED)
+            break
+    return process, "".join(said)
 
 
 def sqlite_lock(path):
@@ -88,17 +99,19 @@ def postgres_lock(url):
     return hold
 
 
-def test_an_update_waits_for_another_writer_says_so_and_gives_up_after_the_deadline(sqlite_database):
+def test_an_update_waits_for_another_writer_says_so_and_gives_up_after_the_deadline(database):
     path = fixture_file(SMALL)
-    hold = sqlite_lock(sqlite_path(sqlite_database))
-    with another_writer(hold):
-        started = time.monotonic()
-        updated = festival_api_run(sqlite_database, "import", "--update", path)
-    assert updated.returncode == 0, updated.stderr
-    assert WAITING in updated.stderr and time.monotonic() - started >= HOLD_SECONDS
+    hold = postgres_lock(database) if ON_POSTGRES else sqlite_lock(sqlite_path(database))
+    with another_writer(hold) as release:
+        process, said = run_until_waiting(database, "import", "--update", path)
+        release()
+        _, rest = process.communicate(timeout=60)
+    assert WAITING in said, said + rest
+    assert process.returncode == 0, said + rest
 
-    with another_writer(hold, seconds=3):
-        refused = festival_api_run(sqlite_database, "import", path, IMPORT_WAIT_SECONDS="1")
+    with another_writer(hold):
+        refused = subprocess.run(festival_api() + ["import", path], capture_output=True, text=True, timeout=60,
+                                 env={**os.environ, "DATABASE_URL": database, "IMPORT_WAIT_SECONDS": "1"})
     assert refused.returncode == 2
     assert refused.stderr.strip().splitlines()[-1] == (
         "Error: another import or update was still writing after 1 s (IMPORT_WAIT_SECONDS): nothing was "
@@ -106,12 +119,8 @@ def test_an_update_waits_for_another_writer_says_so_and_gives_up_after_the_deadl
 
 
 def test_two_imports_at_once_on_postgresql_wait_for_each_other(postgres_database):
+    """Without the lock, one of them failed at commit with "duplicate key ..."."""
     path = fixture_file(SMALL)
-    with another_writer(postgres_lock(postgres_database)):
-        imported = festival_api_run(postgres_database, "import", path)
-    assert imported.returncode == 0, imported.stderr
-    assert WAITING in imported.stderr
-
     both = [subprocess.Popen(festival_api() + ["import", path], env={**os.environ, "DATABASE_URL": postgres_database},
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
     results = [process.communicate(timeout=120) for process in both]
