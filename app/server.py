@@ -16,8 +16,11 @@ and passes proxy headers to the app untouched: the app alone decides whether to 
 them (``TRUSTED_PROXIES``), and says so when they arrive untrusted.
 """
 import json
+import logging
 import resource
 import sys
+import threading
+import time
 
 from waitress.channel import HTTPChannel
 from waitress.server import BaseWSGIServer
@@ -78,6 +81,31 @@ DEFAULTS = {
     # select() cannot watch descriptors above 1024: poll() has no such limit.
     "asyncore_use_poll": True,
 }
+
+
+class OncePerInterval(logging.Filter):
+    """Let one record through per ``seconds``: waitress warns "Task queue depth is N" on
+    every request while the workers are busy, which under load is one more log line (and
+    its formatting and write) for every request, exactly when there is no time to spare."""
+
+    def __init__(self, seconds=10.0):
+        super().__init__()
+        self.seconds = seconds
+        self._next = 0.0
+        self._lock = threading.Lock()
+
+    def filter(self, record):
+        now = time.monotonic()
+        with self._lock:
+            if now < self._next:
+                return False
+            self._next = now + self.seconds
+        return True
+
+
+_QUEUE_LOG = logging.getLogger("waitress.queue")
+if not any(isinstance(f, OncePerInterval) for f in _QUEUE_LOG.filters):
+    _QUEUE_LOG.addFilter(OncePerInterval())
 
 
 def fit_connection_limit(wanted, threads):
