@@ -10,7 +10,6 @@ import logging
 import sys
 import time
 
-from flask import g, request, request_finished, request_started
 from flask.logging import default_handler
 
 ACCESS_LOGGER = "festival_api.access"
@@ -59,20 +58,8 @@ def _iso(timestamp):
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _request_started(sender, **extra):
-    g.request_started_at = time.time()
-    g.request_started_perf = time.perf_counter()
-
-
-def _request_finished(sender, response, **extra):
-    log_request(method=request.method, path=request.path, query=request.args.keys(),
-                status=response.status_code, started=g.get("request_started_perf"),
-                festival=g.get("festival"), key_id=g.get("api_key_id"), size=response.content_length,
-                cache=g.get("response_cache"), started_at=g.get("request_started_at"))
-
-
 def log_request(method, path, query, status, started, festival, key_id, size, cache, started_at=None):
-    """Write one access line (the Flask path and the hit path, ``app/hit_path.py``, alike)."""
+    """Write one access line (the front door, ``app/frontdoor.py``, writes one per request)."""
     logger = logging.getLogger(ACCESS_LOGGER)
     if not logger.isEnabledFor(logging.INFO):
         return
@@ -100,11 +87,9 @@ def _use_json_lines(logger, level):
 
 
 def init_access_log(app):
-    """Log every request of ``app`` as one JSON line, and its errors with tracebacks."""
+    """Write ``app``'s access lines and its errors (with tracebacks) as JSON lines on stderr."""
     level = app.config["LOG_LEVEL"].upper()
     _use_json_lines(logging.getLogger("festival_api"), level)
     # Flask logs unhandled exceptions (with traceback) on app.logger.
     app.logger.removeHandler(default_handler)
     _use_json_lines(app.logger, level)
-    request_started.connect(_request_started, app)
-    request_finished.connect(_request_finished, app)

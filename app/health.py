@@ -8,12 +8,10 @@ check runs at a time; a request that comes while one runs waits for that one.
 import threading
 from concurrent.futures import Future, TimeoutError as FutureTimeout
 
-from flask import current_app
-
 from db.database import is_postgres
 from db.health import UNREACHABLE, Problem, database_problem
 
-from .smorest import error_body
+from .errors import error_body
 
 ANSWER_SECONDS = 0.8
 # How long the check's own connection waits for a lock (SQLite) or a statement (PostgreSQL).
@@ -23,14 +21,22 @@ TOO_SLOW = Problem(UNREACHABLE, "The database did not answer within a second.")
 
 
 class HealthCheck:
-    """``problem()``: None when the database at ``url`` is usable, else a ``Problem``."""
+    """``problem()``: None when the database at ``url`` is usable, else a ``Problem``.
 
-    def __init__(self, url):
+    A file that a request found damaged (``ServiceDatabase.damaged``) is a problem until it
+    changes, even when a quick look at it finds nothing wrong.
+    """
+
+    def __init__(self, url, database):
         self._url = url
+        self._database = database
         self._lock = threading.Lock()
         self._running = None
 
     def problem(self):
+        return self._checked() or self._database.damaged
+
+    def _checked(self):
         with self._lock:
             if self._running is None or self._running.done():
                 self._running = self._start()
@@ -54,17 +60,14 @@ class HealthCheck:
         return future
 
 
-def healthz():
-    """Is this process able to answer API requests?"""
-    problem = current_app.extensions["festival_health"].problem()
-    if problem is not None:
-        body = {**error_body(503), "message": problem.reason}
-        return body, 503, {"Cache-Control": "no-store"}
-    engine = "postgresql" if is_postgres() else "sqlite"
-    return {"status": "ok", "database": engine}, 200, {"Cache-Control": "no-store"}
+def init_health(app, health):
+    """Serve ``GET /healthz`` from ``health``: no key, not rate limited, outside ``/public-api/v1``."""
 
-
-def init_health(app):
-    """Serve ``/healthz``: no key, not rate limited, outside ``/public-api/v1``."""
-    app.extensions["festival_health"] = HealthCheck(app.config["DATABASE_URL"])
-    app.add_url_rule("/healthz", "healthz", healthz, methods=["GET"])
+    @app.get("/healthz")
+    def healthz():
+        """Is this process able to answer API requests?"""
+        problem = health.problem()
+        if problem is not None:
+            return {**error_body(503), "message": problem.reason}, 503, {"Cache-Control": "no-store"}
+        engine = "postgresql" if is_postgres() else "sqlite"
+        return {"status": "ok", "database": engine}, 200, {"Cache-Control": "no-store"}

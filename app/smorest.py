@@ -1,38 +1,117 @@
-"""flask-smorest configured the way this API needs: 400 for bad input, three array encodings."""
+"""flask-smorest configured the way this API needs: 400 for bad input, three array encodings,
+and arguments parsed at the cost of what the request sends.
+
+An endpoint's ``*QueryArgsSchema`` stays the one description of its parameters (the
+OpenAPI document is made from it). Parsing a request loads only the fields it sends, plus
+those with a default and the required ones: one schema instance per set of sent parameters, made once
+(:class:`ArgumentPlan`), instead of asking every one of the schema's fields for a value.
+"""
+import threading
+
 import flask_smorest
+import marshmallow as ma
+from marshmallow.experimental.context import Context
 from webargs.flaskparser import FlaskParser
-from werkzeug.datastructures import MultiDict
-from werkzeug.http import HTTP_STATUS_CODES
 
-GENERIC_MESSAGES = {
-    400: "Invalid query parameters.",
-    401: "A valid X-API-Key header is required.",
-    404: "Not found.",
-    405: "Method not allowed.",
-    429: "Too many requests.",
-    500: "Internal server error.",
-    503: "The service is unavailable; try again shortly.",
-}
+from .context import STATE
+from .errors import GENERIC_MESSAGES
+
+# A value may hold no control character (a NUL, a newline, an escape...): no stored text has
+# one, and PostgreSQL cannot take a NUL as a query argument.
+CONTROL_CHARACTERS = frozenset(map(chr, [*range(0x20), 0x7F]))
+CONTROL_MESSAGE = "Must not contain control characters."
+REPEATED_MESSAGE = "Send this parameter once."
+
+# Sets of sent parameters remembered per endpoint; rarer ones are loaded by the whole schema.
+MAX_PLANS = 256
 
 
-def error_body(code):
-    """The JSON error body for ``code``, for errors raised outside flask-smorest."""
-    return {"code": code, "status": HTTP_STATUS_CODES.get(code, "Error"), "message": GENERIC_MESSAGES[code]}
+class ArgumentPlan:
+    """One endpoint's argument schema, specialised per set of sent parameters."""
+
+    def __init__(self, schema):
+        self.schema = schema
+        self.multiple = {}  # data key -> whether the field takes several values
+        self.attribute = {}  # data key -> the field's attribute name
+        defaults = []
+        for name, field in schema.load_fields.items():
+            key = field.data_key or name
+            self.attribute[key] = name
+            self.multiple[key] = isinstance(field, (ma.fields.List, ma.fields.Tuple))
+            if field.load_default is not ma.missing or field.required:
+                defaults.append(name)
+        self._defaults = frozenset(defaults)
+        self._schemas = {}
+        self._lock = threading.Lock()
+
+    def schema_for(self, sent):
+        """A schema loading the fields named by the data keys in ``sent``, the fields with a
+        default and the required fields."""
+        found = self._schemas.get(sent)
+        if found is None:
+            if len(self._schemas) >= MAX_PLANS:
+                return self.schema
+            found = type(self.schema)(only=self._defaults | {self.attribute[key] for key in sent})
+            with self._lock:
+                self._schemas[sent] = found
+        return found
 
 
 class QueryParser(FlaskParser):
-    """Bad parameters are a 400, and ``name[]=`` keys count as ``name=``."""
+    """Query strings loaded at the cost of what they send (see the module doc).
+
+    ``name[]=`` keys count as ``name=``; a parameter that takes one value and is sent twice,
+    and any value with a control character, is a 400 like every other bad value.
+    """
 
     DEFAULT_VALIDATION_STATUS = 400
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._plans = {}
+
+    def _plan(self, schema):
+        """The plan of an endpoint's schema, or of a schema a plan made."""
+        plan = self._plans.get(id(schema))
+        if plan is None:
+            plan = self._plans[id(schema)] = ArgumentPlan(schema)
+        return plan
+
+    def parse(self, argmap, req=None, **kwargs):
+        state = (req or self.get_default_request()).environ.get(STATE)
+        with Context({"festival": state.festival if state is not None else None}):
+            return super().parse(argmap, req, **kwargs)
+
+    def _get_schema(self, argmap, req):
+        schema = super()._get_schema(argmap, req)
+        plan = self._plan(schema)
+        sent = frozenset(key for key in map(_plain_key, req.args.keys()) if key in plan.attribute)
+        specialised = plan.schema_for(sent)
+        self._plans.setdefault(id(specialised), plan)
+        return specialised
+
     def load_querystring(self, req, schema):
-        args = req.args
-        if any(key.endswith("[]") for key in args):
-            merged = MultiDict()
-            for key, value in args.items(multi=True):
-                merged.add(key[:-2] if key.endswith("[]") else key, value)
-            args = merged
-        return self._makeproxy(args, schema)
+        plan = self._plans[id(schema)]
+        values, errors = {}, {}
+        for raw_key, items in req.args.lists():
+            key = _plain_key(raw_key)
+            if key not in plan.attribute:
+                continue  # unknown parameters are ignored (cache-busters)
+            if any(CONTROL_CHARACTERS.intersection(item) for item in items):
+                errors[key] = [CONTROL_MESSAGE]
+            elif plan.multiple[key]:
+                values.setdefault(key, []).extend(items)
+            elif key in values or len(items) > 1:
+                errors[key] = [REPEATED_MESSAGE]
+            else:
+                values[key] = items[0]
+        if errors:
+            raise ma.ValidationError(errors)
+        return values
+
+
+def _plain_key(key):
+    return key[:-2] if key.endswith("[]") else key
 
 
 class Blueprint(flask_smorest.Blueprint):

@@ -1,11 +1,11 @@
-"""Query-parameter fields shared by every endpoint (DESIGN.md §3)."""
+"""Query-parameter fields shared by every endpoint (docs/api-conventions.md)."""
 import datetime
 import re
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import marshmallow as ma
-from flask import g, has_request_context
 from marshmallow import fields, validate
+from marshmallow.experimental.context import Context
 
 
 class Bool(fields.Boolean):
@@ -103,7 +103,8 @@ class Enum(fields.String):
 
 class Text(fields.String):
     """Free text: trimmed, bounded length, empty means absent. A NUL character is refused:
-    no stored value holds one, and PostgreSQL cannot even take it as a query argument."""
+    no stored value holds one, and PostgreSQL cannot even take it as a query argument (the
+    argument parser refuses every control character before a field sees it)."""
 
     default_error_messages = {"nul": "Must not contain a NUL character."}
 
@@ -116,8 +117,9 @@ class Text(fields.String):
 
     @classmethod
     def pattern(cls, non_blank=False, comma=True):
-        """The OpenAPI ``pattern`` of the text: no NUL; optionally no comma, and not blank."""
-        allowed = "[^\\u0000" + ("" if comma else ",") + "]"
+        """The OpenAPI ``pattern`` of the text: no control character (the argument parser
+        refuses them in every value); optionally no comma, and not blank."""
+        allowed = "[^\\u0000-\\u001f\\u007f" + ("" if comma else ",") + "]"
         if not non_blank:
             return f"^{allowed}*$"
         return f"^{allowed}*{allowed[:-1]}{cls.BLANKS}]{allowed}*$"
@@ -130,8 +132,9 @@ class Text(fields.String):
 
 
 def festival_zone():
-    """The resolved festival's time zone (UTC when there is none or it is unknown)."""
-    festival = g.get("festival") if has_request_context() else None
+    """The time zone of the festival whose arguments are loaded (UTC when there is none or it
+    is unknown): the argument parser loads with ``{"festival": ...}`` as marshmallow's context."""
+    festival = Context.get({}).get("festival")
     try:
         return ZoneInfo(festival.timezone) if festival and festival.timezone else datetime.timezone.utc
     except (ZoneInfoNotFoundError, ValueError):

@@ -1,5 +1,4 @@
 """GET /candidates and /candidate-detail."""
-from flask import g
 
 from db.read.candidates import get_candidate_detail, list_candidates
 from db.templates import render
@@ -10,7 +9,7 @@ from schemas.candidates import (
     CandidateQueryArgsSchema,
 )
 
-from ..context import context_json, festival_view
+from ..context import context_json, festival_id, festival_view
 from ..lookups import get_or_404, sub_fest_ref_or_404
 from ..responses import json_text, list_json
 from ..smorest import Blueprint
@@ -24,7 +23,7 @@ blp = Blueprint("candidates", __name__, description="Active public candidates of
 def candidates(sub_fest_id=None, sub_fest_slug=None, **args):
     """List active public candidates of a sub-fest"""
     sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
-    page = list_candidates(g.festival.id, sub_fest.id, **args)
+    page = list_candidates(festival_id(), sub_fest.id, **args)
     return list_json(page, [body for body, in page.items], sub_fest)
 
 
@@ -33,5 +32,5 @@ def candidates(sub_fest_id=None, sub_fest_slug=None, **args):
 @blp.response(200, CandidateDetailSchema)
 def candidate_detail(sub_fest_candidate_id):
     """Show one candidate with team, sections and points summary"""
-    sub_fest_id, detail = get_or_404(get_candidate_detail(g.festival.id, sub_fest_candidate_id), "Candidate")
+    sub_fest_id, detail = get_or_404(get_candidate_detail(festival_id(), sub_fest_candidate_id), "Candidate")
     return json_text(render(detail, {"context": context_json(festival_view().sub_fests[sub_fest_id])}))

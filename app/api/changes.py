@@ -1,11 +1,11 @@
 """GET /changes."""
-from flask import g
 
 from db import scopes
 from db.read.changes import list_changes
 from db.templates import dumps
 from schemas.changes import ChangeListSchema, ChangeQueryArgsSchema, ChangeSchema
 
+from ..context import festival_id
 from ..responses import list_json
 from ..smorest import Blueprint
 
@@ -19,7 +19,7 @@ _change = ChangeSchema()
 @blp.response(200, ChangeListSchema)
 def changes(since_revision, page, limit, kinds=None):
     """List what changed in the public data after a revision, newest first"""
-    found = list_changes(g.festival.id, since_revision, page, limit, scopes.utcnow(), kinds)
+    found = list_changes(festival_id(), since_revision, page, limit, scopes.utcnow(), kinds)
     items = [dumps(_change.dump({"revision": revision, "changed_at": visible_at, "kind": kind, "id": item,
                                  "action": action, "sub_fest_id": sub_fest}))
              for revision, visible_at, kind, item, action, sub_fest in found.items]

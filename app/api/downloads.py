@@ -1,9 +1,9 @@
 """GET /downloads."""
-from flask import g
 
 from db.read.downloads import list_downloads
 from schemas.downloads import DownloadListSchema, DownloadQueryArgsSchema
 
+from ..context import festival_id
 from ..responses import list_json
 from ..smorest import Blueprint
 
@@ -15,5 +15,5 @@ blp = Blueprint("downloads", __name__, description="Public downloads of the fest
 @blp.response(200, DownloadListSchema)
 def downloads(**args):
     """List public downloads"""
-    page = list_downloads(g.festival.id, **args)
+    page = list_downloads(festival_id(), **args)
     return list_json(page, [body for (body,) in page.items])

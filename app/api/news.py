@@ -1,10 +1,10 @@
 """GET /news."""
-from flask import g
 
 from db import scopes
 from db.read.news import list_news
 from schemas.news import NewsListSchema, NewsQueryArgsSchema
 
+from ..context import festival_id
 from ..responses import list_json
 from ..smorest import Blueprint
 
@@ -16,5 +16,5 @@ blp = Blueprint("news", __name__, description="Published public news of the fest
 @blp.response(200, NewsListSchema)
 def news(**args):
     """List published public news"""
-    page = list_news(g.festival.id, now=scopes.utcnow(), **args)
+    page = list_news(festival_id(), now=scopes.utcnow(), **args)
     return list_json(page, [body for (body,) in page.items])

@@ -1,5 +1,4 @@
 """GET /programmes and /programme-detail."""
-from flask import g
 
 from db import scopes
 from db.read.programmes import get_programme_detail, list_programmes, render_detail, render_item
@@ -10,7 +9,7 @@ from schemas.programmes import (
     ProgrammeQueryArgsSchema,
 )
 
-from ..context import context_json, festival_view
+from ..context import context_json, festival_id, festival_view
 from ..lookups import get_or_404, sub_fest_ref_or_404
 from ..responses import json_text, list_json
 from ..smorest import Blueprint
@@ -25,7 +24,7 @@ def programmes(sub_fest_id=None, sub_fest_slug=None, **args):
     """List active public programmes of a sub-fest"""
     sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
     now = scopes.utcnow()
-    page = list_programmes(g.festival.id, sub_fest.id, now=now, **args)
+    page = list_programmes(festival_id(), sub_fest.id, now=now, **args)
     return list_json(page, [render_item(body, schedules, now) for body, schedules in page.items], sub_fest)
 
 
@@ -34,6 +33,6 @@ def programmes(sub_fest_id=None, sub_fest_slug=None, **args):
 @blp.response(200, ProgrammeDetailSchema)
 def programme_detail(sub_fest_program_id):
     """Show one programme with its schedules, collections and registration windows"""
-    row = get_or_404(get_programme_detail(g.festival.id, sub_fest_program_id), "Programme")
+    row = get_or_404(get_programme_detail(festival_id(), sub_fest_program_id), "Programme")
     sub_fest = festival_view().sub_fests[row[0]]
     return json_text(render_detail(row, context_json(sub_fest), scopes.utcnow()))

@@ -1,5 +1,4 @@
 """GET /programme-results, /programme-result and /candidate-result."""
-from flask import g
 from flask_smorest import abort
 
 from db import scopes
@@ -14,7 +13,7 @@ from schemas.results import (
     ProgrammeResultsQueryArgsSchema,
 )
 
-from ..context import context_json, festival_view
+from ..context import context_json, festival_id, festival_view
 from ..lookups import get_or_404, sub_fest_ref_by_slug_or_404, sub_fest_ref_or_404
 from ..responses import list_json, object_json
 from ..smorest import Blueprint
@@ -37,7 +36,7 @@ def programme_results_list(sub_fest_id=None, sub_fest_slug=None, **args):
     """List public programmes of a sub-fest with their published results"""
     sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
     now = scopes.utcnow()
-    page = list_programme_results(g.festival.id, sub_fest.id, now=now, **args)
+    page = list_programme_results(festival_id(), sub_fest.id, now=now, **args)
     items = [f'{{"programme":{render_item(body, schedules, now)},"results":{results}}}'
              for body, schedules, results in page.items]
     return list_json(page, items, sub_fest)
@@ -49,7 +48,7 @@ def programme_results_list(sub_fest_id=None, sub_fest_slug=None, **args):
 def programme_result(sub_fest_program_id=None, program_code=None, sub_fest_slug=None):
     """Show one public programme with its published results"""
     sub_fest = sub_fest_ref_by_slug_or_404(sub_fest_slug) if sub_fest_slug else None
-    matches = find_programmes(g.festival.id, sub_fest_program_id, program_code, sub_fest and sub_fest.id)
+    matches = find_programmes(festival_id(), sub_fest_program_id, program_code, sub_fest and sub_fest.id)
     sub_fest_id, body, schedules, results = the_one(matches, "Programme", "programCode", sub_fest)
     return object_json(context=context_json(festival_view().sub_fests[sub_fest_id]),
                        programme=render_item(body, schedules, scopes.utcnow()), results=results)
@@ -61,7 +60,7 @@ def programme_result(sub_fest_program_id=None, program_code=None, sub_fest_slug=
 def candidate_result(sub_fest_candidate_id=None, chest_no=None, sub_fest_slug=None):
     """Show one public candidate with the published results of their entries"""
     sub_fest = sub_fest_ref_by_slug_or_404(sub_fest_slug) if sub_fest_slug else None
-    matches = find_candidates(g.festival.id, sub_fest_candidate_id, chest_no, sub_fest and sub_fest.id)
+    matches = find_candidates(festival_id(), sub_fest_candidate_id, chest_no, sub_fest and sub_fest.id)
     sub_fest_id, summary, results = the_one(matches, "Candidate", "chestNo", sub_fest)
     return object_json(context=context_json(festival_view().sub_fests[sub_fest_id]),
                        candidate=summary, results=results)

@@ -1,9 +1,9 @@
 """GET /schedules."""
-from flask import g
 
 from db.read.schedules import list_schedules
 from schemas.schedules import ScheduleListSchema, ScheduleQueryArgsSchema
 
+from ..context import festival_id
 from ..lookups import sub_fest_ref_by_slug_or_404
 from ..responses import list_json
 from ..smorest import Blueprint
@@ -17,5 +17,5 @@ blp = Blueprint("schedules", __name__, description="When and where the public pr
 def schedules(sub_fest_slug=None, **args):
     """List schedules of public programmes"""
     sub_fest = sub_fest_ref_by_slug_or_404(sub_fest_slug) if sub_fest_slug else None
-    page = list_schedules(g.festival.id, sub_fest_id=sub_fest and sub_fest.id, **args)
+    page = list_schedules(festival_id(), sub_fest_id=sub_fest and sub_fest.id, **args)
     return list_json(page, [body for (body,) in page.items], sub_fest)

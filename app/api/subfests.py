@@ -1,9 +1,9 @@
 """GET /subfests."""
-from flask import g
 
 from db.read.subfests import list_sub_fests
 from schemas.subfests import SubFestListSchema, SubFestQueryArgsSchema
 
+from ..context import festival_id
 from ..responses import list_json
 from ..smorest import Blueprint
 
@@ -15,5 +15,5 @@ blp = Blueprint("subfests", __name__, description="Active public sub-fests of th
 @blp.response(200, SubFestListSchema)
 def subfests(**args):
     """List active public sub-fests"""
-    page = list_sub_fests(g.festival.id, **args)
+    page = list_sub_fests(festival_id(), **args)
     return list_json(page, [body for (body,) in page.items])

@@ -1,5 +1,4 @@
 """GET /topper-placeholders, /toppers and /page-toppers."""
-from flask import g
 
 from db.read.toppers import (
     find_page,
@@ -17,7 +16,7 @@ from schemas.toppers import (
     ToppersSchema,
 )
 
-from ..context import context_json, festival_view
+from ..context import context_json, festival_id, festival_view
 from ..lookups import get_or_404, sub_fest_ref_or_404
 from ..responses import list_json, meta_json, object_json
 from ..smorest import Blueprint
@@ -33,7 +32,7 @@ NOT_FOUND = "Topper placeholder"
 def topper_placeholders(sub_fest_id=None, sub_fest_slug=None, **args):
     """List the published topper placeholders of a sub-fest"""
     sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
-    page = list_placeholders(g.festival.id, sub_fest.id, **args)
+    page = list_placeholders(festival_id(), sub_fest.id, **args)
     return list_json(page, [body for (body,) in page.items], sub_fest)
 
 
@@ -42,8 +41,8 @@ def topper_placeholders(sub_fest_id=None, sub_fest_slug=None, **args):
 @blp.response(200, ToppersSchema)
 def toppers(topper_placeholder_id, **args):
     """List the ranked entries of one published topper placeholder"""
-    sub_fest_id, placeholder = get_or_404(get_placeholder(g.festival.id, topper_placeholder_id), NOT_FOUND)
-    page = list_entries(g.festival.id, topper_placeholder_id, **args)
+    sub_fest_id, placeholder = get_or_404(get_placeholder(festival_id(), topper_placeholder_id), NOT_FOUND)
+    page = list_entries(festival_id(), topper_placeholder_id, **args)
     return object_json(context=context_json(festival_view().sub_fests[sub_fest_id]), placeholder=placeholder,
                        data=f"[{','.join(body for (body,) in page.items)}]", meta=meta_json(page))
 
@@ -56,10 +55,10 @@ def page_toppers(page_slug=None, page_id=None, placeholder_id=None):
     if page_slug is None and page_id is None:
         page, shown = "null", [str(placeholder_id)]
     else:
-        page, shown = get_or_404(find_page(g.festival.id, page_id, page_slug), "Page")
+        page, shown = get_or_404(find_page(festival_id(), page_id, page_slug), "Page")
         if placeholder_id is not None:
             shown = [i for i in shown if i == str(placeholder_id)]
-    toppers = placeholders_with_entries(g.festival.id, shown)
+    toppers = placeholders_with_entries(festival_id(), shown)
     if placeholder_id is not None:
         get_or_404(toppers or None, NOT_FOUND)
     return object_json(context=context_json(), page=page, toppers=f"[{','.join(toppers)}]")
