@@ -5,7 +5,7 @@ from cachetools import TTLCache
 from flask import current_app, g, request
 from flask_smorest import abort
 
-from db.keys import find_active_key, hash_key
+from db.source.keys import find_active_key, hash_key
 
 HEADER = "X-API-Key"
 # RFC 9110 §11.6.1: every 401 names the scheme (the header) that would be accepted.

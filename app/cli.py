@@ -5,8 +5,8 @@ import uuid
 
 import click
 
-from db import models as m
-from db.keys import create_key, list_keys, renew_key, revoke_key
+from db.source import models as m
+from db.source.keys import create_key, list_keys, renew_key, revoke_key
 
 from .cli_setup import CREATES_TABLES, Group, SetupError, check_database, open_database
 from .config import load_config
@@ -95,7 +95,7 @@ def import_(file, update, dry_run):
 @main.command()
 def festivals():
     """List festivals, one per line: slug, name, revision."""
-    from db.revisions import current_revision
+    from db.source.revisions import current_revision
 
     open_database()
     for festival in m.Festival.select().order_by(m.Festival.slug):

@@ -8,8 +8,8 @@ import threading
 from flask import current_app, g
 
 from db.read.subfests import sub_fest_summaries
-from db.revisions import RevisionCache
-from db.templates import dumps
+from db.source.revisions import RevisionCache
+from db.compiled.templates import dumps
 
 
 def init_revisions(app):

@@ -13,7 +13,7 @@ import psycopg2
 from playhouse.db_url import parse as parse_url
 
 from .database import POSTGRES_SCHEMES, sqlite_path
-from .models import ALL_MODELS
+from .source.models import ALL_MODELS
 
 # Settings of the connection pool in a postgresql+pool:// URL; libpq does not know them.
 POOL_OPTIONS = ("max_connections", "stale_timeout", "timeout")
@@ -36,7 +36,7 @@ UNREACHABLE = "unreachable"
 
 def required_tables():
     """The source tables and the compiled read model's: requests read the latter."""
-    from .read_model import HISTORY_MODELS, READ_MODELS, PublicSecret
+    from .compiled.tables import HISTORY_MODELS, READ_MODELS, PublicSecret
 
     return {model._meta.table_name for model in (*ALL_MODELS, *READ_MODELS, *HISTORY_MODELS, PublicSecret)}
 

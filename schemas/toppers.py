@@ -41,7 +41,7 @@ class PageTopperQueryArgsSchema(QueryArgs):
 
 class ScopeKeysSchema(OutSchema):
     """The section and collection keys of a placeholder's scope: every output of a
-    placeholder shows them through this schema, masked (``db.topper_lists.mask_hidden_keys``)."""
+    placeholder shows them through this schema, masked (``db.source.topper_lists.mask_hidden_keys``)."""
 
     section_key = fields.String(attribute="public_section_key", allow_none=True, metadata={
         "description": "The section of a `section` scope, when public."})

@@ -23,7 +23,7 @@ from peewee import (
     UUIDField,
 )
 
-from db import models as m
+from db.source import models as m
 from db.enums import COLUMN_ENUMS
 
 FORMAT_VERSION = 1

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 import jsonschema
 from peewee import ForeignKeyField
 
-from db import models as m
+from db.source import models as m
 from db.database import database
 from db.compiler import publish
 

@@ -2,7 +2,7 @@
 import pytest
 
 from conftest import API, BIG, SMALL, writable
-from db.keys import create_key, revoke_key
+from db.source.keys import create_key, revoke_key
 
 
 def assert_error(response, status):
@@ -50,7 +50,7 @@ def test_options_needs_no_key(client):
 
 def test_revocation_takes_effect(fresh_app):
     app, url = fresh_app
-    from db.models import Festival
+    from db.source.models import Festival
 
     with writable(url):
         key, plain = create_key(Festival.get(Festival.slug == SMALL), label="to revoke")

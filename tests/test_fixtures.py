@@ -14,7 +14,7 @@ import jsonschema
 import pytest
 
 from conftest import BIG, SCALED, SMALL, writable
-from db import models as m
+from db.source import models as m
 from db.enums import SUB_FEST_PROGRAMME_STATUSES
 from seed import bundled_fixtures
 from seed.fixture_format import json_schema

@@ -13,7 +13,7 @@ import pytest
 
 from app import create_app
 from conftest import API, ON_POSTGRES, SMALL, TEST_DATABASE_URL, TEST_SETTINGS, database_copy, writable
-from db import models as m
+from db.source import models as m
 from db.compiler import compile_festival
 from db.database import PooledPostgresDatabase, PostgresDatabase, bind_database, database, make_database
 from db.query import matches_pattern, search_terms

@@ -2,7 +2,7 @@
 from flask import g
 
 from db.read.candidates import get_candidate_detail, list_candidates
-from db.templates import render
+from db.compiled.templates import render
 from schemas.candidates import (
     CandidateDetailQueryArgsSchema,
     CandidateDetailSchema,

@@ -1,7 +1,7 @@
 """GET /news."""
 from flask import g
 
-from db import scopes
+from db.source import scopes
 from db.read.news import list_news
 from schemas.news import NewsListSchema, NewsQueryArgsSchema
 

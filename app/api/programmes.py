@@ -1,7 +1,7 @@
 """GET /programmes and /programme-detail."""
 from flask import g
 
-from db import scopes
+from db.source import scopes
 from db.read.programmes import get_programme_detail, list_programmes, render_detail, render_item
 from schemas.programmes import (
     ProgrammeDetailQueryArgsSchema,

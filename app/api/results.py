@@ -2,7 +2,7 @@
 from flask import g
 from flask_smorest import abort
 
-from db import scopes
+from db.source import scopes
 from db.read.candidates import find_candidates
 from db.read.programmes import find_programmes, list_programme_results, render_item
 from schemas.results import (

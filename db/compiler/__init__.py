@@ -1,18 +1,18 @@
 """The compile step: the public view of a festival, worked out when its data changes.
 
 ``compile_festival`` runs in the transaction of every import, seed and toppers recompute.
-It is the only code that reads the source tables (``db/models.py``) for the public, and it
-reads them through the rules of ``db/scopes.py``: a record those rules hide gets no
+It is the only code that reads the source tables (``db/source/models.py``) for the public, and it
+reads them through the rules of ``db/source/scopes.py``: a record those rules hide gets no
 compiled row and is counted nowhere. It clears the festival's compiled rows
-(``db/read_model.py``) and writes them anew, each entity's public JSON made by its output
+(``db/compiled/tables.py``) and writes them anew, each entity's public JSON made by its output
 schema. Readers see the previous compiled view or the next one, never half: the whole step
 is part of the writer's transaction, and the revision moves with it.
 """
 from dataclasses import dataclass, field
 
-from .. import models as m
+from ..source import models as m
 from ..database import database
-from ..read_model import READ_MODELS, PublicCandidate, PublicProgramme, PublicRegistration, PublicTag
+from ..compiled.tables import READ_MODELS, PublicCandidate, PublicProgramme, PublicRegistration, PublicTag
 from .writer import Writer
 
 
@@ -139,9 +139,9 @@ def publish(festival, now=None, recompute=True, changes=None):
     """After a change to a festival's data, inside the writer's transaction: recompute its
     leaderboards, compile its public view, bump its revision and record what changed in
     public terms. Returns ``(revision, number of public changes)``."""
-    from ..models import utcnow
-    from ..revisions import bump_revision
-    from ..toppers import recompute_toppers
+    from ..source.models import utcnow
+    from ..source.revisions import bump_revision
+    from ..source.toppers import recompute_toppers
     from .changes import differences, record, snapshot
 
     now = now or utcnow()

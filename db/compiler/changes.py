@@ -6,7 +6,7 @@ being public is listed once as ``removed`` (its id was public until then).
 """
 import hashlib
 
-from ..read_model import (
+from ..compiled.tables import (
     PublicChange,
     PublicDownload,
     PublicImage,

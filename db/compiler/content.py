@@ -1,11 +1,11 @@
 """Compile the festival's content: news, downloads, gallery images and albums, schedules."""
-from .. import scopes
-from ..gallery import list_album_summaries, list_images
-from ..news import attach_tags
+from ..source import scopes
+from ..source.gallery import list_album_summaries, list_images
+from ..source.news import attach_tags
 from ..query import ascii_lower, search_text, text_sort_key
-from ..read_model import PublicDocument, PublicDownload, PublicImage, PublicNews, PublicSchedule
-from ..schedules import list_schedules
-from ..templates import dumps
+from ..compiled.tables import PublicDocument, PublicDownload, PublicImage, PublicNews, PublicSchedule
+from ..source.schedules import list_schedules
+from ..compiled.templates import dumps
 
 # The source readers page; the compiler takes every row at once.
 EVERYTHING = {"page": 1, "limit": 10**9, "sort_order": "asc"}

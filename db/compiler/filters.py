@@ -1,9 +1,9 @@
 """Compile the filter options (``/filters``): one document for the whole festival (key
 ``""``) and one per public sub-fest (key: its slug), each with a ``context`` slot."""
-from .. import scopes
-from ..filters import filter_options
-from ..read_model import PublicDocument
-from ..templates import make_template
+from ..source import scopes
+from ..source.filters import filter_options
+from ..compiled.tables import PublicDocument
+from ..compiled.templates import make_template
 
 
 def compile_filters(festival_id, writer):

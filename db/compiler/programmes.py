@@ -1,11 +1,11 @@
 """Compile programmes: list items, details, published results and their filter columns."""
-from .. import models as m
-from .. import scopes
-from ..programmes import attach_collections, attach_programme_fields, attach_schedules, public_programme_list
+from ..source import models as m
+from ..source import scopes
+from ..source.programmes import attach_collections, attach_programme_fields, attach_schedules, public_programme_list
 from ..query import ascii_lower, search_text, text_sort_key
-from ..read_model import PublicProgramme
-from ..results import results_of_programmes
-from ..templates import dumps, make_template
+from ..compiled.tables import PublicProgramme
+from ..source.results import results_of_programmes
+from ..compiled.templates import dumps, make_template
 
 # Read in batches: every source query of a batch takes the batch's ids as parameters.
 BATCH = 500

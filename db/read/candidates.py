@@ -2,11 +2,11 @@
 ``/candidate-result``.
 
 ``admNoPattern`` is an exact match on a keyed hash: each given number is hashed with the
-festival's key (:class:`db.read_model.PublicSecret`) and compared with ``adm_no_digest``.
+festival's key (:class:`db.compiled.tables.PublicSecret`) and compared with ``adm_no_digest``.
 """
 from ..query import ascii_lower
-from ..read_model import PublicCandidate as C
-from ..read_model import PublicSecret, adm_no_digest
+from ..compiled.tables import PublicCandidate as C
+from ..compiled.tables import PublicSecret, adm_no_digest
 from . import find_by_selectors
 from .sql import Select, any_bool, contains_all, equals, one_of, pattern_any, tagged
 

@@ -1,6 +1,6 @@
 """``/changes``: what became different in a festival's public data after a revision."""
-from ..read_model import PublicChange as C
-from ..read_model import PublicRevision as R
+from ..compiled.tables import PublicChange as C
+from ..compiled.tables import PublicRevision as R
 from .sql import Select, column, equals, one_of
 
 CHANGE_KINDS = ("programme", "leaderboard", "news", "download", "gallery-image")

@@ -1,5 +1,5 @@
 """Filter options from the compiled documents: ``/filters``."""
-from ..templates import render
+from ..compiled.templates import render
 from .documents import stored_document
 
 

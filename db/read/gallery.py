@@ -3,7 +3,7 @@
 An image's programme and category are compiled only when they are public, so filtering by
 a hidden programme's or category's id matches nothing and reveals nothing.
 """
-from ..read_model import PublicImage as I
+from ..compiled.tables import PublicImage as I
 from .documents import stored_document
 from .sql import Select, equals
 

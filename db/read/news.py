@@ -5,7 +5,7 @@ a request keeps the items whose ``publishedAt`` is not after its ``now``, so an 
 appears the moment its time comes.
 """
 from ..query import ascii_lower
-from ..read_model import PublicNews as N
+from ..compiled.tables import PublicNews as N
 from .sql import Select, any_bool, compare, contains_all, equals, one_of, tagged
 
 NEWS_SORTS = {

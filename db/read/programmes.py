@@ -9,8 +9,8 @@ not configured, so it is closed. ``nextSchedule`` is the earliest schedule at or
 import orjson
 
 from ..query import ascii_lower
-from ..read_model import PublicProgramme as P
-from ..templates import render
+from ..compiled.tables import PublicProgramme as P
+from ..compiled.templates import render
 from . import find_by_selectors
 from .sql import Select, column, contains_all, equals, negate, one_of, pattern_any, tagged
 

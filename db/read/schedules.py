@@ -3,7 +3,7 @@
 A schedule's venue is compiled only when it is public: ``venueId`` matches public venues
 only, and sorting by ``venueName`` puts the schedules without a public venue last.
 """
-from ..read_model import PublicSchedule as S
+from ..compiled.tables import PublicSchedule as S
 from .sql import Select, compare, equals
 
 SCHEDULE_SORTS = {

@@ -3,7 +3,7 @@ from peewee import JOIN
 
 from . import models as m
 from .programmes import attach_categories
-from .query import apply_filters, apply_sorting, paginate
+from ..query import apply_filters, apply_sorting, paginate
 from .scopes import public_schedules, visible_venue
 
 SCHEDULE_SORTS = {

@@ -1,8 +1,8 @@
 """The compiled public read model: what the HTTP service reads.
 
-``db/compiler`` fills these tables from the source tables (``db/models.py``) in the same
+``db/compiler`` fills these tables from the source tables (``db/source/models.py``) in the same
 transaction as an import, seed or toppers recompute; requests read only these (and API
-keys and revisions). Every row is public: a record the rules of ``db/scopes.py`` hide has
+keys and revisions). Every row is public: a record the rules of ``db/source/scopes.py`` hide has
 no row here, and nothing it hides is counted in a row that is here.
 
 Each row carries:
@@ -11,7 +11,7 @@ Each row carries:
   :func:`db.query.text_sort_key` bytes: the same order as sorting on the text itself);
 - ``body``: the entity's public JSON, made by its output schema (``schemas/``), ready to
   send. Values that change with the clock alone are slots in the body, filled at request
-  time from instants stored beside it (see :mod:`db.templates`).
+  time from instants stored beside it (see :mod:`db.compiled.templates`).
 
 No private column exists in any of these tables: no email, phone, date of birth,
 admission number or admission details. ``admNoPattern`` (an exact match) compares
@@ -34,8 +34,8 @@ from peewee import (
     UUIDField,
 )
 
-from .database import database
-from .query import ascii_lower
+from ..database import database
+from ..query import ascii_lower
 
 
 class Compiled(Model):

@@ -1,6 +1,6 @@
 """Peewee models for the whole festival domain.
 
-Every visibility flag the public rules need is a real column; ``db/scopes.py`` is the
+Every visibility flag the public rules need is a real column; ``db/source/scopes.py`` is the
 one place that reads them. Private candidate fields live on :class:`Candidate` and are
 never named by any output schema, search or sort.
 """
@@ -21,7 +21,7 @@ from peewee import (
     UUIDField,
 )
 
-from .database import database
+from ..database import database
 
 
 def utcnow():
@@ -433,7 +433,7 @@ ADDED_COLUMNS = [Result.points_override]
 
 def create_tables(db=None):
     """Create the source tables and the compiled read model's (safe to repeat)."""
-    from .read_model import HISTORY_MODELS, READ_MODELS, PublicSecret
+    from ..compiled.tables import HISTORY_MODELS, READ_MODELS, PublicSecret
 
     db = db or database
     db.create_tables([*ALL_MODELS, *READ_MODELS, *HISTORY_MODELS, PublicSecret], safe=True)

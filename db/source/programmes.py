@@ -12,7 +12,7 @@ from peewee import JOIN, fn
 
 from . import models as m
 from . import scopes
-from .query import apply_filters, matches_pattern, search_terms
+from ..query import apply_filters, matches_pattern, search_terms
 
 
 def _wanted(condition, wanted):

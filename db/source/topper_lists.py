@@ -1,13 +1,13 @@
 """Reading the stored leaderboards: placeholders, their entries, and the ones a page shows.
 
-The entries are computed by :mod:`db.toppers`; here they are only listed. A placeholder is
+The entries are computed by :mod:`db.source.toppers`; here they are only listed. A placeholder is
 visible when it is published and its sub-fest is visible (``public_topper_placeholders``).
 """
 from peewee import fn
 
 from . import models as m
 from . import scopes
-from .query import apply_sorting
+from ..query import apply_sorting
 
 TP = m.TopperPlaceholder
 

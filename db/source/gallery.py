@@ -2,7 +2,7 @@
 from peewee import JOIN, fn
 
 from . import models as m
-from .query import apply_filters, apply_sorting, paginate
+from ..query import apply_filters, apply_sorting, paginate
 from .scopes import public_albums, public_category_ids, public_images, public_programme_ids, public_programmes
 
 IMAGE_SORTS = {
