@@ -7,9 +7,9 @@ import threading
 
 from flask import current_app, g
 
+from db.compiled.templates import dumps
 from db.read.subfests import sub_fest_summaries
 from db.source.revisions import RevisionCache
-from db.compiled.templates import dumps
 
 
 def init_revisions(app):

@@ -10,6 +10,7 @@ from concurrent.futures import Future, TimeoutError as FutureTimeout
 
 from flask import current_app
 
+from db.compiled.tables import required_tables
 from db.database import is_postgres
 from db.health import UNREACHABLE, Problem, database_problem
 
@@ -45,7 +46,7 @@ class HealthCheck:
 
         def run():
             try:
-                future.set_result(database_problem(self._url, timeout=LOCK_SECONDS))
+                future.set_result(database_problem(self._url, required_tables(), timeout=LOCK_SECONDS))
             except Exception:  # anything unexpected still means "not usable"
                 future.set_result(Problem(UNREACHABLE, "The database cannot be checked."))
 

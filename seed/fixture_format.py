@@ -24,7 +24,7 @@ from peewee import (
 )
 
 from db.source import models as m
-from db.enums import COLUMN_ENUMS
+from schemas.enums import COLUMN_ENUMS
 
 FORMAT_VERSION = 1
 

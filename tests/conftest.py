@@ -16,8 +16,9 @@ import pytest
 from playhouse.test_utils import count_queries
 
 from app import create_app
-from db.source import models as m
+from db.compiled.tables import create_tables
 from db.database import bind_database, database
+from db.source import models as m
 from db.source.keys import create_key, revoke_key
 from seed import bundled_fixtures
 from seed.importer import import_file
@@ -61,7 +62,7 @@ def scaled_kalolsavam():
 def _build_database(url):
     db = bind_database(url)
     db.connect(reuse_if_open=True)
-    m.create_tables()
+    create_tables()
     for path in bundled_fixtures():
         import_file(path)
     keys = {}

@@ -1,4 +1,5 @@
-"""API keys resolve the festival (DESIGN §1) and every error has one JSON shape (§4)."""
+"""API keys resolve the festival and every error has one JSON shape (docs/api-conventions.md:
+"Authentication and the resolved festival", "Errors")."""
 import pytest
 
 from conftest import API, BIG, SMALL, writable

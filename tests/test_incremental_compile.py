@@ -3,9 +3,9 @@ compile gives: the compiled view never depends on how it was reached."""
 import pytest
 
 from conftest import writable
-from db.source import models as m
-from db.compiler import Scope, compile_festival
 from db.compiled.tables import READ_MODELS
+from db.compiler import Scope, compile_festival
+from db.source import models as m
 from natural_festival import SLUG, natural_festival
 from seed.importer import import_fixture
 from seed.update import update_fixture

@@ -6,7 +6,7 @@ import pytest
 
 import db.source.scopes
 from conftest import API, BIG, REVISION_READS, SMALL
-from db.enums import PROGRAM_TYPES, SUB_FEST_PROGRAMME_STATUSES
+from schemas.enums import PROGRAM_TYPES, SUB_FEST_PROGRAMME_STATUSES
 from fixture_rules import PRIVATE_FIELD_NAMES, flag, parse_time, private_values
 from structure_rules import big, expected_order, fests, ids, sub_fest, window_open  # noqa: F401 (fixtures)
 from structure_tiny import shape  # noqa: F401 (fixture)

@@ -11,8 +11,8 @@ import uuid
 import pytest
 
 from conftest import TEST_SETTINGS, ApiClient, database_copy, writable
-from db.source import models as m
 from db.database import database
+from db.source import models as m
 from db.source.keys import create_key
 from seed.importer import import_fixture
 

@@ -1,8 +1,8 @@
 """GET /candidates and /candidate-detail."""
 from flask import g
 
-from db.read.candidates import get_candidate_detail, list_candidates
 from db.compiled.templates import render
+from db.read.candidates import get_candidate_detail, list_candidates
 from schemas.candidates import (
     CandidateDetailQueryArgsSchema,
     CandidateDetailSchema,

@@ -1,9 +1,9 @@
 """GET /changes."""
 from flask import g
 
-from db.source import scopes
-from db.read.changes import list_changes
 from db.compiled.templates import dumps
+from db.read.changes import list_changes
+from db.source import scopes
 from schemas.changes import ChangeListSchema, ChangeQueryArgsSchema, ChangeSchema
 
 from ..responses import list_json

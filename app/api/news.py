@@ -1,8 +1,8 @@
 """GET /news."""
 from flask import g
 
-from db.source import scopes
 from db.read.news import list_news
+from db.source import scopes
 from schemas.news import NewsListSchema, NewsQueryArgsSchema
 
 from ..responses import list_json

@@ -1,8 +1,8 @@
 """GET /programmes and /programme-detail."""
 from flask import g
 
-from db.source import scopes
 from db.read.programmes import get_programme_detail, list_programmes, render_detail, render_item
+from db.source import scopes
 from schemas.programmes import (
     ProgrammeDetailQueryArgsSchema,
     ProgrammeDetailSchema,

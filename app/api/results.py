@@ -2,9 +2,9 @@
 from flask import g
 from flask_smorest import abort
 
-from db.source import scopes
 from db.read.candidates import find_candidates
 from db.read.programmes import find_programmes, list_programme_results, render_item
+from db.source import scopes
 from schemas.results import (
     CandidateResultQueryArgsSchema,
     CandidateResultSchema,

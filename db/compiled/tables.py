@@ -36,6 +36,7 @@ from peewee import (
 
 from ..database import database
 from ..query import ascii_lower
+from ..source.models import ALL_MODELS, create_source_tables
 
 
 class Compiled(Model):
@@ -62,6 +63,12 @@ class PublicSecret(Model):
 def adm_no_digest(hash_key, admission_number):
     """The keyed hash ``adm_no_digest`` holds: HMAC-SHA256 of the A-Z folded number."""
     return hmac.new(bytes.fromhex(hash_key), ascii_lower(admission_number).encode(), hashlib.sha256).hexdigest()
+
+
+def color_key(code):
+    """A colour code as ``PublicTeam.color_code`` holds it and ``colorCode`` compares it: A-Z
+    folded, leading ``#`` characters left out (the label rule of docs/api-conventions.md)."""
+    return ascii_lower(code).lstrip("#")
 
 
 class PublicDocument(Compiled):
@@ -348,3 +355,16 @@ class PublicRevision(Model):
 
 
 HISTORY_MODELS = [PublicChange, PublicRevision]
+
+
+def create_tables(db=None):
+    """Create every table the service uses, the source's and the compiled ones (safe to
+    repeat: an older database gets what it lacks)."""
+    db = db or database
+    create_source_tables(db)
+    db.create_tables([*READ_MODELS, *HISTORY_MODELS, PublicSecret], safe=True)
+
+
+def required_tables():
+    """The names of every table a usable database holds (``db.health`` checks them)."""
+    return {model._meta.table_name for model in (*ALL_MODELS, *READ_MODELS, *HISTORY_MODELS, PublicSecret)}

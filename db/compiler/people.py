@@ -8,16 +8,17 @@ the entry in ``PublicRegistration`` and the entry's published result in their
 import secrets
 import uuid
 
+from ..compiled import kinds
+from ..compiled.tables import PublicCandidate, PublicRegistration, PublicSecret, adm_no_digest
+from ..compiled.templates import dumps, make_template
+from ..query import ascii_lower, search_text, text_sort_key
 from ..source import models as m
 from ..source import scopes
 from ..source.candidates import attach_candidate_fields, public_candidate_rows
 from ..source.programmes import attach_categories
-from ..query import ascii_lower, search_text, text_sort_key
-from ..compiled.tables import PublicCandidate, PublicRegistration, PublicSecret, adm_no_digest
 from ..source.registrations import attach_results
 from ..source.results import CANDIDATE_RESULT_ORDER, _with_entries, attach_entries
 from ..source.teams import team_tree
-from ..compiled.templates import dumps, make_template
 
 # Read in batches: every source query of a batch takes the batch's ids as parameters.
 BATCH = 500
@@ -133,8 +134,8 @@ def _compile_one(writer, c, digest, team_chain, results, item_schema, detail_sch
         summary=dumps(summary_schema.dump(summary)),
         results=f"[{','.join(results)}]",
     )
-    writer.tag("candidate-team", c.id, team_chain)
-    writer.tag("candidate-section", c.id, [section["id"] for section in c.section_list])
+    writer.tag(kinds.TAG_CANDIDATE_TEAM, c.id, team_chain)
+    writer.tag(kinds.TAG_CANDIDATE_SECTION, c.id, [section["id"] for section in c.section_list])
 
 
 def compile_registrations(festival_id, writer, candidate_ids=None):

@@ -1,11 +1,10 @@
 """Compile the festival's structure: sub-fests, teams and categories."""
+from ..compiled.tables import PublicCategory, PublicSubFest, PublicTeam, color_key
+from ..compiled.templates import dumps
+from ..query import search_text, text_sort_key
 from ..source import scopes
 from ..source.categories import attach_counts
-from ..query import search_text, text_sort_key
-from ..read.teams import color_key
-from ..compiled.tables import PublicCategory, PublicSubFest, PublicTeam
 from ..source.teams import attach_candidate_counts, attach_parents
-from ..compiled.templates import dumps
 
 # Read in batches: every source query of a batch takes the batch's ids as parameters.
 BATCH = 500

@@ -2,11 +2,11 @@
 that show them. The entries themselves are computed by :mod:`db.source.toppers`; here they are
 only stored, with the placeholders the rules of :mod:`db.source.topper_lists` let the public see
 (scope keys of hidden sections and collections masked)."""
-from ..source import models as m
-from ..source import scopes
-from ..query import text_sort_key
 from ..compiled.tables import PublicPage, PublicPlaceholder, PublicTopperEntry
 from ..compiled.templates import dumps
+from ..query import text_sort_key
+from ..source import models as m
+from ..source import scopes
 from ..source.topper_lists import attach_categories, attach_entry_lists, page_placeholders, visible_placeholders
 
 

@@ -1,7 +1,7 @@
 """A candidate's entries from the compiled tables: ``/candidate-registrations``."""
-from ..query import Page
 from ..compiled.tables import PublicCandidate as C
 from ..compiled.tables import PublicRegistration as R
+from ..query import Page
 from .sql import column, run
 
 REGISTRATION_SORTS = {

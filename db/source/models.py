@@ -427,16 +427,15 @@ ALL_MODELS = [
 ]
 
 
-# Columns added after the first release: ``create_tables`` adds them to older databases.
+# Columns added after the first release: ``create_source_tables`` adds them to older databases.
 ADDED_COLUMNS = [Result.points_override]
 
 
-def create_tables(db=None):
-    """Create the source tables and the compiled read model's (safe to repeat)."""
-    from ..compiled.tables import HISTORY_MODELS, READ_MODELS, PublicSecret
-
+def create_source_tables(db=None):
+    """Create the source tables (safe to repeat); ``db.compiled.tables.create_tables`` makes
+    every table."""
     db = db or database
-    db.create_tables([*ALL_MODELS, *READ_MODELS, *HISTORY_MODELS, PublicSecret], safe=True)
+    db.create_tables(ALL_MODELS, safe=True)
     for f in ADDED_COLUMNS:
         table = f.model._meta.table_name
         if f.column_name not in {c.name for c in db.get_columns(table)}:

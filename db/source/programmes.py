@@ -1,121 +1,29 @@
-"""Programme queries: the public programmes of a sub-fest, their filters, sorts and related data.
+"""Programmes as the compile step loads them: the public programmes of a sub-fest and
+their related data.
 
-Source readers of the compile step (``db/compiler/``): ``public_programme_list`` is the
-visible programmes of a sub-fest; their related data is loaded by the ``attach_*``
-helpers, one query per relation whatever the number of programmes.
-
-Registration windows: a window is open at ``now`` when ``opens_at <= now <= closes_at``.
-A missing ``opens_at`` means "open since ever", a missing ``closes_at`` "open until
-further notice"; a window with neither time is not configured, so it is closed.
+``public_programme_list`` is the visible programmes of a sub-fest; their related data is
+loaded by the ``attach_*`` helpers, one query per relation whatever the number of
+programmes.
 """
 from peewee import JOIN, fn
 
 from . import models as m
 from . import scopes
-from ..query import apply_filters, matches_pattern, search_terms
 
 
-def _wanted(condition, wanted):
-    return condition if wanted else ~condition
+def public_programme_list(festival_id, sub_fest_id):
+    """Visible programmes of one sub-fest; rows carry ``programme`` and ``sub_fest``."""
+    return (scopes.public_programmes(festival_id, m.SubFestProgramme, m.Programme, m.SubFest)
+            .where(m.SubFestProgramme.sub_fest == sub_fest_id))
 
 
-def _linked(link_field, target_field, ids, visible):
-    """Sub-fest programmes linked (through ``link_field``) to one of ``ids`` that is visible."""
-    link = link_field.model
-    return m.SubFestProgramme.id.in_(
-        link.select(link_field)
-        .join(target_field.model)
-        .where(target_field.in_(ids) & visible))
+# --- related data: one query per relation ------------------------------------------------
 
 
-def _has(link_field, *conditions):
-    """Sub-fest programmes with at least one row of ``link_field``'s table."""
-    query = link_field.model.select(link_field)
-    for condition in conditions:
-        query = query.where(condition)
-    return m.SubFestProgramme.id.in_(query)
-
-
-def _scheduled_at(venue_ids):
-    return m.SubFestProgramme.id.in_(
-        m.Schedule.select(m.Schedule.sub_fest_programme)
-        .join(m.Venue)
-        .where(m.Venue.id.in_(venue_ids) & scopes.visible_venue()))
-
-
-def _has_active_judge():
-    return m.SubFestProgramme.id.in_(
-        m.SubFestProgrammeJudge.select(m.SubFestProgrammeJudge.sub_fest_programme)
-        .join(m.Judge)
-        .where(scopes.visible_judge()))
-
-
-# Filters that need neither the clock nor the festival: argument name -> condition.
-PROGRAMME_FILTERS = {
-    "search": lambda text: search_terms(
-        (m.Programme.name, m.Programme.name_local, m.Programme.code, m.SubFestProgramme.code), [text]),
-    "category_ids": lambda ids: m.SubFestProgramme.category.in_(
-        m.Category.select(m.Category.id).where(m.Category.id.in_(ids) & scopes.visible_category())),
-    "venues": _scheduled_at,
-    "statuses": lambda values: m.SubFestProgramme.status.in_(values),
-    "program_type": lambda value: m.Programme.program_type == value,
-    "program_code_pattern": lambda pattern: (matches_pattern(m.SubFestProgramme.code, pattern)
-                                             | matches_pattern(m.Programme.code, pattern)),
-    "collection_ids": lambda ids: _linked(
-        m.SubFestProgrammeCollection.sub_fest_programme, m.ProgrammeCollection.id, ids,
-        scopes.visible_collection()),
-    "judges": lambda ids: _linked(
-        m.SubFestProgrammeJudge.sub_fest_programme, m.Judge.id, ids, scopes.visible_judge()),
-    "position_criteria_id": lambda criteria_id: m.SubFestProgramme.position_criteria == criteria_id,
-    "grade_criteria_id": lambda criteria_id: m.SubFestProgramme.grade_criteria == criteria_id,
-    "requires_topic_registration": lambda wanted: m.SubFestProgramme.requires_topic_registration == wanted,
-    "has_schedule": lambda wanted: _wanted(_has(m.Schedule.sub_fest_programme), wanted),
-    "has_judges": lambda wanted: _wanted(_has_active_judge(), wanted),
-}
-
-
-def window_open(opens_at, closes_at, now):
-    """SQL: the window between the two columns is open at ``now`` (see the module doc)."""
-    return ((opens_at.is_null(False) | closes_at.is_null(False))
-            & (opens_at.is_null() | (opens_at <= now))
-            & (closes_at.is_null() | (closes_at >= now)))
-
-
-def programme_filters(festival_id, now):
-    """The whole filter table: ``PROGRAMME_FILTERS`` plus the filters that depend on the
-    clock (registration windows) and on which entries and results are visible."""
-    candidate_window = window_open(m.SubFestProgramme.candidate_registration_opens_at,
-                                   m.SubFestProgramme.candidate_registration_closes_at, now)
-    topic_window = window_open(m.SubFestProgramme.topic_registration_opens_at,
-                               m.SubFestProgramme.topic_registration_closes_at, now)
-    return {
-        **PROGRAMME_FILTERS,
-        "candidate_registration_open": lambda wanted: _wanted(candidate_window, wanted),
-        "topic_registration_open": lambda wanted: _wanted(topic_window, wanted),
-        "has_results": lambda wanted: _wanted(m.SubFestProgramme.id.in_(
-            scopes.public_entry_results(festival_id, m.Result.sub_fest_programme)), wanted),
-        "has_registrations": lambda wanted: _wanted(_has(
-            m.Registration.sub_fest_programme, scopes.visible_entry(festival_id)), wanted),
-    }
-
-
-def public_programme_list(festival_id, sub_fest_id, now, **filters):
-    """Visible programmes of one sub-fest, filtered; rows carry ``programme`` and ``sub_fest``.
-
-    ``filters`` are the keys of :func:`programme_filters`; missing or empty ones add nothing.
-    """
-    query = (scopes.public_programmes(festival_id, m.SubFestProgramme, m.Programme, m.SubFest)
-             .where(m.SubFestProgramme.sub_fest == sub_fest_id))
-    return apply_filters(query, programme_filters(festival_id, now), filters)
-
-
-# --- related data of a page: one query per relation ---------------------------------------
-
-
-def attach_programme_fields(festival_id, items, now):
-    """Everything a programme list item shows besides its own row."""
+def attach_programme_fields(festival_id, items):
+    """Everything a programme list item stores besides its own row (``nextSchedule`` is
+    decided per request, from the stored schedules)."""
     attach_categories(items)
-    attach_next_schedules(items, now)
     attach_result_counts(festival_id, items)
     attach_registration_counts(festival_id, items)
 
@@ -156,20 +64,6 @@ def _schedules(condition):
             "id": row["id"], "scheduled_at": row["scheduled_at"],
             "duration_minutes": row["duration_minutes"], "venue": venue,
         }
-
-
-def attach_next_schedules(items, now):
-    """``item.next_schedule``: the earliest schedule at or after ``now``, or None."""
-    for item in items:
-        item.next_schedule = None
-    if not items:
-        return
-    by_id = {item.id: item for item in items}
-    condition = m.Schedule.sub_fest_programme.in_(list(by_id)) & (m.Schedule.scheduled_at >= now)
-    for programme_id, schedule in _schedules(condition):
-        item = by_id[programme_id]
-        if item.next_schedule is None:
-            item.next_schedule = schedule
 
 
 def attach_schedules(items):
