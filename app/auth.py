@@ -9,7 +9,7 @@ import threading
 
 from cachetools import TTLCache
 
-from db.keys import find_active_key_by_hash, hash_key
+from db.source.keys import find_active_key_by_hash, hash_key
 
 HEADER = "X-API-Key"
 ENVIRON_HEADER = "HTTP_X_API_KEY"

@@ -5,8 +5,9 @@ import uuid
 
 import click
 
-from db import models as m
-from db.keys import create_key, list_keys, renew_key, revoke_key
+from db.compiled.tables import create_tables
+from db.source import models as m
+from db.source.keys import create_key, list_keys, renew_key, revoke_key
 
 from .cli_setup import CREATES_TABLES, Group, SetupError, check_database, open_database
 from .config import load_config
@@ -62,7 +63,7 @@ def main():
 def init():
     """Create the database tables (safe to run again)."""
     open_database(allowed=CREATES_TABLES)
-    m.create_tables()
+    create_tables()
     click.echo("Database ready.", err=True)
 
 
@@ -72,7 +73,7 @@ def seed():
     from seed import bundled_fixtures
 
     open_database(allowed=CREATES_TABLES)
-    m.create_tables()
+    create_tables()
     for path in bundled_fixtures():
         _import(path)
 
@@ -88,14 +89,14 @@ def import_(file, update, dry_run):
     Without --update, FILE replaces that festival's data.
     """
     open_database(allowed=CREATES_TABLES)
-    m.create_tables()
+    create_tables()
     _import(file, update=update, dry_run=dry_run)
 
 
 @main.command()
 def festivals():
     """List festivals, one per line: slug, name, revision."""
-    from db.revisions import current_revision
+    from db.source.revisions import current_revision
 
     open_database()
     for festival in m.Festival.select().order_by(m.Festival.slug):
@@ -237,7 +238,7 @@ def demo(host, port, threads):
     from seed import bundled_fixtures
 
     open_database(allowed=CREATES_TABLES)
-    m.create_tables()
+    create_tables()
     loaded = sorted((_import(path).festival for path in bundled_fixtures()), key=lambda f: f.slug)
     # Only the festivals just loaded get a key; an earlier run's demo key is replaced.
     lines = [(festival.slug, renew_key(festival, DEMO_KEY_LABEL)[1]) for festival in loaded]

@@ -11,8 +11,8 @@ import time
 
 from flask import request
 
+from db.compiled.templates import dumps
 from db.read.subfests import sub_fest_summaries
-from db.templates import dumps
 
 # Where the front door leaves the request's state in the WSGI environ.
 STATE = "festival_api.state"

@@ -25,7 +25,7 @@ from urllib.parse import parse_qsl
 
 from werkzeug.http import HTTP_STATUS_CODES, generate_etag, parse_etags, quote_etag, remove_entity_headers
 
-from db.revisions import RevisionCache
+from db.source.revisions import RevisionCache
 
 from .access_log import log_request
 from .auth import CHALLENGE, ENVIRON_HEADER, MISSING_MESSAGE, UNKNOWN_MESSAGE, KeyCache

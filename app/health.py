@@ -8,6 +8,7 @@ check runs at a time; a request that comes while one runs waits for that one.
 import threading
 from concurrent.futures import Future, TimeoutError as FutureTimeout
 
+from db.compiled.tables import required_tables
 from db.database import is_postgres
 from db.health import UNREACHABLE, Problem, database_problem
 
@@ -51,7 +52,7 @@ class HealthCheck:
 
         def run():
             try:
-                future.set_result(database_problem(self._url, timeout=LOCK_SECONDS))
+                future.set_result(database_problem(self._url, required_tables(), timeout=LOCK_SECONDS))
             except Exception:  # anything unexpected still means "not usable"
                 future.set_result(Problem(UNREACHABLE, "The database cannot be checked."))
 

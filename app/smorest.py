@@ -10,10 +10,8 @@ import threading
 
 import flask_smorest
 import marshmallow as ma
-from marshmallow.experimental.context import Context
 from webargs.flaskparser import FlaskParser
 
-from .context import STATE
 from .errors import GENERIC_MESSAGES
 
 # A value may hold no control character (a NUL, a newline, an escape...): no stored text has
@@ -76,11 +74,6 @@ class QueryParser(FlaskParser):
         if plan is None:
             plan = self._plans[id(schema)] = ArgumentPlan(schema)
         return plan
-
-    def parse(self, argmap, req=None, **kwargs):
-        state = (req or self.get_default_request()).environ.get(STATE)
-        with Context({"festival": state.festival if state is not None else None}):
-            return super().parse(argmap, req, **kwargs)
 
     def _get_schema(self, argmap, req):
         schema = super()._get_schema(argmap, req)

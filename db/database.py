@@ -120,7 +120,7 @@ def begin_read_snapshot(db):
 
     On SQLite the first read is ``PRAGMA data_version``, which also says whether another
     connection committed anything since this one last looked: it is returned, so that the
-    revisions need to be read again only when it moved (:mod:`db.revisions`). On
+    revisions need to be read again only when it moved (:mod:`db.source.revisions`). On
     PostgreSQL the result is None.
     """
     if isinstance(db, PostgresqlDatabase):

@@ -1,10 +1,8 @@
 """Candidates: query arguments and output. Nothing private is named here."""
 from marshmallow import fields
 
-from db.read.candidates import CANDIDATE_SORTS
-from db.enums import GENDERS
-
 from .common import ContextSchema, OutSchema, QueryArgs, Uuid, list_envelope, sort_args
+from .enums import GENDERS
 from .fields import Array, Bool, CanonicalUUID, Enum, Text
 from .nested import (
     CandidateIdentitySchema,
@@ -16,10 +14,14 @@ from .nested import (
 )
 from .selectors import SubFestSelectorArgs
 
+# The public sort names; db/read/candidates.py maps each to a compiled column.
+CANDIDATE_SORT_NAMES = ("chestNo", "name")
+
+
 ADM_NO_MAX_VALUES = 5
 
 
-class CandidateQueryArgsSchema(SubFestSelectorArgs, sort_args(tuple(CANDIDATE_SORTS), "chestNo")):
+class CandidateQueryArgsSchema(SubFestSelectorArgs, sort_args(CANDIDATE_SORT_NAMES, "chestNo")):
     search = Array(Text(), split=False, metadata={
         "description": "Words to find in the name or chest number; several terms must all match."})
     category_ids = Array(CanonicalUUID(), metadata={"description": "Any of these categories."})

@@ -1,11 +1,10 @@
-"""Query-parameter fields shared by every endpoint (docs/api-conventions.md)."""
+"""Query-parameter fields shared by every endpoint (the rules of docs/api-conventions.md,
+"Query parameters")."""
 import datetime
 import re
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import marshmallow as ma
 from marshmallow import fields, validate
-from marshmallow.experimental.context import Context
 
 
 class Bool(fields.Boolean):
@@ -131,22 +130,20 @@ class Text(fields.String):
         return text.strip()
 
 
-def festival_zone():
-    """The time zone of the festival whose arguments are loaded (UTC when there is none or it
-    is unknown): the argument parser loads with ``{"festival": ...}`` as marshmallow's context."""
-    festival = Context.get({}).get("festival")
-    try:
-        return ZoneInfo(festival.timezone) if festival and festival.timezone else datetime.timezone.utc
-    except (ZoneInfoNotFoundError, ValueError):
-        return datetime.timezone.utc
+class LocalMoment(datetime.datetime):
+    """A moment on the festival's own clock (naive): a bare date's first or last moment.
+    Only the festival knows its time zone, so the reader makes it an instant
+    (``db.read.schedules.utc_moment``); it compares with naive UTC as if the festival
+    kept UTC."""
 
 
 class Instant(fields.Field):
-    """A date (``2026-02-01``) or a date-time with an offset; returned as naive UTC.
+    """A date (``2026-02-01``) or a date-time with an offset.
 
-    A bare date is a day of the festival, in the festival's own time zone: what a website
-    means by "the schedule of 15 January". ``end_of_day`` makes it mean its last moment,
-    for inclusive upper bounds.
+    A date-time is returned as naive UTC. A bare date is a day of the festival, in the
+    festival's own time zone: what a website means by "the schedule of 15 January"; it is
+    returned as a :class:`LocalMoment`, its first moment (its last with ``end_of_day``, for
+    inclusive upper bounds), for the reader to place in the festival's zone.
     """
 
     default_error_messages = {
@@ -166,15 +163,12 @@ class Instant(fields.Field):
         try:
             if len(value) == 10:
                 day = datetime.date.fromisoformat(value)
-                moment = datetime.datetime.combine(
-                    day, datetime.time.max if self.end_of_day else datetime.time.min,
-                    tzinfo=festival_zone())
-            else:
-                # An unencoded "+" arrives as a space; RFC 3339 allows a lower-case "z".
-                value = value.replace(" ", "+")
-                if value.endswith("z"):
-                    value = value[:-1] + "Z"
-                moment = datetime.datetime.fromisoformat(value)
+                return LocalMoment.combine(day, datetime.time.max if self.end_of_day else datetime.time.min)
+            # An unencoded "+" arrives as a space; RFC 3339 allows a lower-case "z".
+            value = value.replace(" ", "+")
+            if value.endswith("z"):
+                value = value[:-1] + "Z"
+            moment = datetime.datetime.fromisoformat(value)
         except ValueError as exc:
             raise self.make_error("invalid") from exc
         if moment.tzinfo is None:

@@ -1,15 +1,17 @@
 """News: query arguments and output."""
 from marshmallow import fields
 
-from db.enums import NEWS_STATUSES
-from db.read.news import NEWS_SORTS
-
 from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
+from .enums import NEWS_STATUSES
 from .fields import Array, Bool, Enum, Text
 from .html import SafeHtml
 
 
-class NewsQueryArgsSchema(sort_args(tuple(NEWS_SORTS), "publishedAt", "desc")):
+# The public sort names; db/read/news.py maps each to a compiled column.
+NEWS_SORT_NAMES = ("publishedAt", "createdAt", "updatedAt", "title")
+
+
+class NewsQueryArgsSchema(sort_args(NEWS_SORT_NAMES, "publishedAt", "desc")):
     search = Array(Text(), split=False, metadata={
         "description": "Words to find in the title or summary; several terms must all match."})
     status = Array(Enum(NEWS_STATUSES), metadata={

@@ -1,10 +1,8 @@
 """Programmes: query arguments and output."""
 from marshmallow import fields, post_load
 
-from db.enums import PROGRAM_TYPES, SUB_FEST_PROGRAMME_STATUSES
-from db.read.programmes import PROGRAMME_SORTS
-
 from .common import ContextSchema, OutSchema, QueryArgs, UtcDateTime, Uuid, list_envelope, sort_args
+from .enums import PROGRAM_TYPES, SUB_FEST_PROGRAMME_STATUSES
 from .fields import Array, Bool, CanonicalUUID, Enum, Text
 from .nested import (
     CategoryRefSchema,
@@ -14,6 +12,10 @@ from .nested import (
     SubFestRefSchema,
 )
 from .selectors import SubFestSelectorArgs
+
+# The public sort names; db/read/programmes.py maps each to a compiled column.
+PROGRAMME_SORT_NAMES = ("displayOrder", "code", "name", "status", "programType", "publishedAt")
+
 
 WINDOW_RULE = ("Open when opensAt <= now <= closesAt; a missing opensAt means open since ever, "
                "a missing closesAt open until further notice, and a window with neither is closed.")
@@ -74,7 +76,7 @@ class ProgrammeFilterArgsSchema(QueryArgs):
 
 
 class ProgrammeQueryArgsSchema(SubFestSelectorArgs, ProgrammeFilterArgsSchema,
-                               sort_args(tuple(PROGRAMME_SORTS), "displayOrder")):
+                               sort_args(PROGRAMME_SORT_NAMES, "displayOrder")):
     """The programmes of one sub-fest, filtered."""
 
 

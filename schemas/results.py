@@ -1,8 +1,6 @@
 """Results: query arguments and output of /programme-results, /programme-result and /candidate-result."""
 from marshmallow import fields, validates_schema
 
-from db.read.programmes import PROGRAMME_SORTS
-
 from .common import ContextSchema, OutSchema, QueryArgs, UtcDateTime, Uuid, list_envelope, sort_args
 from .fields import CanonicalUUID, Text
 from .nested import (
@@ -12,7 +10,7 @@ from .nested import (
     ProgrammeSummarySchema,
     TeamRefSchema,
 )
-from .programmes import ProgrammeFilterArgsSchema, ProgrammeSchema
+from .programmes import PROGRAMME_SORT_NAMES, ProgrammeFilterArgsSchema, ProgrammeSchema
 from .selectors import SubFestSelectorArgs, require_one_of
 
 SELECTOR_RULE = ("When both are sent they must name the same record (else 404); "
@@ -20,7 +18,7 @@ SELECTOR_RULE = ("When both are sent they must name the same record (else 404); 
 
 
 class ProgrammeResultsQueryArgsSchema(SubFestSelectorArgs, ProgrammeFilterArgsSchema,
-                                      sort_args(tuple(PROGRAMME_SORTS), "displayOrder")):
+                                      sort_args(PROGRAMME_SORT_NAMES, "displayOrder")):
     """The programmes of one sub-fest with their results, filtered."""
 
 

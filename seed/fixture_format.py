@@ -23,8 +23,8 @@ from peewee import (
     UUIDField,
 )
 
-from db import models as m
-from db.enums import COLUMN_ENUMS
+from db.source import models as m
+from schemas.enums import COLUMN_ENUMS
 
 FORMAT_VERSION = 1
 

@@ -5,9 +5,9 @@ from dataclasses import dataclass
 import jsonschema
 from peewee import ForeignKeyField
 
-from db import models as m
-from db.database import database
 from db.compiler import publish
+from db.database import database
+from db.source import models as m
 
 from .changes import ChangeSummary, diff
 from .festival_state import state_from_database, state_from_document

@@ -8,7 +8,7 @@ id. :func:`expand` turns such a document into one with ids only.
 import datetime
 import uuid
 
-from db import models as m
+from db.source import models as m
 
 from .fixture_format import (
     INLINE_ALIASES,

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import jsonschema
 from peewee import ForeignKeyField
 
-from db import models as m
 from db.database import database
+from db.source import models as m
 
 from .changes import ChangeSummary, diff
 from .festival_state import FestivalState, state_from_database, state_from_document
@@ -165,7 +165,7 @@ def apply_update(plan, dry_run=False):
             _write(plan, changes)
             festival_changed = any(plan.old.festival.get(k) != v for k, v in plan.new.festival.items())
             if changes.empty and not festival_changed:
-                from db.revisions import current_revision
+                from db.source.revisions import current_revision
                 revision = current_revision(plan.festival.id)[0]
                 festival = plan.festival
             else:

@@ -1,7 +1,7 @@
 """Checks over a festival's rows as a whole: references, uniqueness, other festivals' ids."""
 from peewee import ForeignKeyField
 
-from db import models as m
+from db.source import models as m
 
 from .festival_state import festival_column, owned_by
 from .fixture_format import SECTION_BY_MODEL, SECTIONS, fixture_fields

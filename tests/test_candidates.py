@@ -4,7 +4,7 @@ import fnmatch
 import pytest
 
 from conftest import API, BIG, REVISION_READS, SMALL
-from db.enums import GENDERS
+from schemas.enums import GENDERS
 from fixture_rules import PRIVATE_FIELD_NAMES, flag, private_values
 from structure_rules import big, expected_order, fests, ids, sub_fest  # noqa: F401 (fixtures)
 from structure_tiny import shape  # noqa: F401 (fixture)

@@ -9,8 +9,8 @@ from click.testing import CliRunner
 
 from app.cli import main as cli
 from conftest import API, writable
-from db import models as m
-from db.keys import create_key
+from db.source import models as m
+from db.source.keys import create_key
 from seed.csv_folder import read_folder
 from seed.importer import FixtureError, import_file
 

@@ -4,7 +4,7 @@ import uuid
 import pytest
 
 from conftest import SMALL, writable
-from db import models as m
+from db.source import models as m
 from natural_festival import SLUG, natural_festival
 from seed.importer import FixtureError, import_fixture, validate
 from seed.natural_keys import derive_id

@@ -4,9 +4,9 @@ import fnmatch
 
 import pytest
 
-import db.scopes
+import db.source.scopes
 from conftest import API, BIG, REVISION_READS, SMALL
-from db.enums import PROGRAM_TYPES, SUB_FEST_PROGRAMME_STATUSES
+from schemas.enums import PROGRAM_TYPES, SUB_FEST_PROGRAMME_STATUSES
 from fixture_rules import PRIVATE_FIELD_NAMES, flag, parse_time, private_values
 from structure_rules import big, expected_order, fests, ids, sub_fest, window_open  # noqa: F401 (fixtures)
 from structure_tiny import shape  # noqa: F401 (fixture)
@@ -20,7 +20,7 @@ LATER = datetime.datetime(2031, 1, 15, 12, 0)  # inside the 2031 windows, after 
 def clock(monkeypatch):
     """``clock(moment)`` makes ``moment`` the service's now."""
     def set_now(moment):
-        monkeypatch.setattr(db.scopes, "utcnow", lambda: moment)
+        monkeypatch.setattr(db.source.scopes, "utcnow", lambda: moment)
         return moment
     return set_now
 

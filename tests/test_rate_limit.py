@@ -7,8 +7,8 @@ import pytest
 
 from conftest import API, BIG, SMALL, writable
 from custom_apps import app_with  # noqa: F401  (fixture)
-from db import models as m
-from db.keys import create_key, find_active_key
+from db.source import models as m
+from db.source.keys import create_key, find_active_key
 
 REDIS = ("127.0.0.1", 6379)
 

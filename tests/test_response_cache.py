@@ -9,8 +9,8 @@ import pytest
 from app.caching import ResponseCache
 from conftest import API, BIG, SMALL, writable
 from custom_apps import app_with  # noqa: F401  (fixture)
-from db import models as m
-from db.keys import create_key
+from db.source import models as m
+from db.source.keys import create_key
 from seed.importer import import_fixture
 
 

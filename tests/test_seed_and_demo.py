@@ -5,8 +5,8 @@ from click.testing import CliRunner
 
 import app.cli as cli_module
 from conftest import BIG, SMALL, writable
-from db import models as m
-from db.keys import create_key, find_active_key, list_keys
+from db.source import models as m
+from db.source.keys import create_key, find_active_key, list_keys
 
 
 def snapshot():

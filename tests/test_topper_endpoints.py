@@ -5,7 +5,7 @@ import datetime
 import pytest
 
 from conftest import BIG, REVISION_READS, SMALL, writable
-from db import models as m
+from db.source import models as m
 from fixture_rules import flag, visible_sub_fests
 from seed.importer import import_fixture
 from tiny_festival import day, tiny, tiny_api, tiny_festival  # noqa: F401 (fixture)

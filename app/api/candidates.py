@@ -1,7 +1,7 @@
 """GET /candidates and /candidate-detail."""
 
+from db.compiled.templates import render
 from db.read.candidates import get_candidate_detail, list_candidates
-from db.templates import render
 from schemas.candidates import (
     CandidateDetailQueryArgsSchema,
     CandidateDetailSchema,

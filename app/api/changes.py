@@ -1,8 +1,8 @@
 """GET /changes."""
 
-from db import scopes
+from db.compiled.templates import dumps
 from db.read.changes import list_changes
-from db.templates import dumps
+from db.source import scopes
 from schemas.changes import ChangeListSchema, ChangeQueryArgsSchema, ChangeSchema
 
 from ..context import festival_id

@@ -1,7 +1,7 @@
 """GET /news."""
 
-from db import scopes
 from db.read.news import list_news
+from db.source import scopes
 from schemas.news import NewsListSchema, NewsQueryArgsSchema
 
 from ..context import festival_id

@@ -1,7 +1,7 @@
 """GET /programmes and /programme-detail."""
 
-from db import scopes
 from db.read.programmes import get_programme_detail, list_programmes, render_detail, render_item
+from db.source import scopes
 from schemas.programmes import (
     ProgrammeDetailQueryArgsSchema,
     ProgrammeDetailSchema,

@@ -1,9 +1,9 @@
 """GET /programme-results, /programme-result and /candidate-result."""
 from flask_smorest import abort
 
-from db import scopes
 from db.read.candidates import find_candidates
 from db.read.programmes import find_programmes, list_programme_results, render_item
+from db.source import scopes
 from schemas.results import (
     CandidateResultQueryArgsSchema,
     CandidateResultSchema,

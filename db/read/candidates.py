@@ -2,11 +2,12 @@
 ``/candidate-result``.
 
 ``admNoPattern`` is an exact match on a keyed hash: each given number is hashed with the
-festival's key (:class:`db.read_model.PublicSecret`) and compared with ``adm_no_digest``.
+festival's key (:class:`db.compiled.tables.PublicSecret`) and compared with ``adm_no_digest``.
 """
+from ..compiled import kinds
+from ..compiled.tables import PublicCandidate as C
+from ..compiled.tables import PublicSecret, adm_no_digest
 from ..query import ascii_lower
-from ..read_model import PublicCandidate as C
-from ..read_model import PublicSecret, adm_no_digest
 from . import find_by_selectors
 from .sql import Select, any_bool, contains_all, equals, one_of, pattern_any, tagged
 
@@ -36,7 +37,7 @@ def candidate_filters(festival_id):
     return {
         "search": lambda terms: contains_all(C.search, terms),
         "category_ids": lambda ids: one_of(C.category, ids),
-        "team_ids": lambda ids: tagged(C, "candidate-team", festival_id, ids),
+        "team_ids": lambda ids: tagged(C, kinds.TAG_CANDIDATE_TEAM, festival_id, ids),
         "gender": lambda values: one_of(C.gender, values),
         # Every listed candidate is active: isActive=false alone lists nothing.
         "is_active": lambda values: EVERYTHING if True in values else NOTHING,
@@ -45,7 +46,7 @@ def candidate_filters(festival_id):
         "adm_no_pattern": lambda numbers: _adm_no_pattern(festival_id, numbers),
         "has_avatar": lambda values: any_bool(C.has_avatar, values),
         "has_registration": lambda values: any_bool(C.has_registration, values),
-        "section_ids": lambda ids: tagged(C, "candidate-section", festival_id, ids),
+        "section_ids": lambda ids: tagged(C, kinds.TAG_CANDIDATE_SECTION, festival_id, ids),
     }
 
 

@@ -1,7 +1,7 @@
 """Leaderboards ("toppers"): computed from published public results, stored with lastComputedAt.
 
 Which results count for which entity is written down in ``docs/rankings.md``; in short:
-only results from :func:`db.scopes.public_entry_results` (published, public, of a visible
+only results from :func:`db.source.scopes.public_entry_results` (published, public, of a visible
 programme, with a visible participant), and only visible teams, sections and candidates
 ever receive points. Every placeholder is computed, published or not, so publishing one
 later needs no recomputation.

@@ -1,7 +1,7 @@
 """Per-festival data revision: every write bumps it, caches and ETags key on it."""
 import threading
 
-from .database import database
+from ..database import database
 from .models import FestivalRevision, utcnow
 
 
