@@ -4,8 +4,9 @@ On result day thousands of browsers ask for the same few URLs. A ``GET`` whose A
 festival, data revision, path and query string match an earlier one is answered with the
 earlier body for up to ``RESPONSE_CACHE_SECONDS``, without running the view.
 
-The data revision (``db.source.revisions.current_revision``, one indexed query) is read before the
-view and is part of the cache key, so an import is visible on the next request. What the
+The front door reads the festival's data revision in the request's snapshot before it asks
+the cache, and the revision is part of the cache key, so an import is visible on the next
+request. What the
 cache can hold back is only what changes with the clock alone — news whose ``publishedAt``
 has just passed, ``nextSchedule``, "registration open" flags — and for at most
 ``RESPONSE_CACHE_SECONDS``. Only ``200`` JSON answers are kept; errors never are.

@@ -8,8 +8,9 @@ request and ends it when the answer is made. Opening one:
   file is a 503;
 - replaces a connection the server killed (PostgreSQL restart, failover,
   ``pg_terminate_backend``) and tries once more, before anything of the request was read;
-- reads ``PRAGMA data_version`` on SQLite, which tells whether anything was committed
-  since this connection last looked (``db.revisions.RevisionCache``).
+- gives the festivals' revisions in the snapshot, read as seldom as the engine allows
+  (``db.source.revisions.RevisionCache``: on SQLite only after a commit, on PostgreSQL in
+  the round trip of ``BEGIN``).
 
 A database error in a request drops the thread's connection, so the next request opens a
 new one and the service recovers by itself when the fault goes. Errors that say the file
@@ -23,8 +24,9 @@ import threading
 import psycopg2
 from peewee import DatabaseError, InterfaceError, OperationalError
 
-from db.database import begin_read_snapshot, bind_database, end_read_snapshot, sqlite_path
+from db.database import bind_database, end_read_snapshot, sqlite_path
 from db.health import NOT_A_DATABASE, Problem, file_identity
+from db.source.revisions import RevisionCache
 
 # Peewee's exceptions, and the drivers' own from reads on the raw connection.
 DATABASE_ERRORS = (DatabaseError, InterfaceError, sqlite3.Error, psycopg2.Error)
@@ -48,6 +50,7 @@ class ServiceDatabase:
         path = sqlite_path(url)
         self._path = path if path not in (None, ":memory:") else None
         self._local = threading.local()  # the file identity each thread's connection reads
+        self.revisions = RevisionCache()
         self._damaged = None  # the file's fingerprint when a request found it damaged
 
     def _fingerprint(self):
@@ -68,7 +71,8 @@ class ServiceDatabase:
         return None
 
     def begin(self):
-        """Open this thread's read snapshot; return SQLite's ``data_version`` (None on PostgreSQL).
+        """Open this thread's read snapshot; return ``revision_of(festival_id)`` ->
+        ``(revision, changed_at)`` in it.
 
         Raises ``Unavailable`` when there is no file, or the file is known to be damaged.
         """
@@ -84,7 +88,7 @@ class ServiceDatabase:
                 self._local.identity = identity
         try:
             self.db.connect(reuse_if_open=True)
-            return begin_read_snapshot(self.db)
+            return self.revisions.begin(self.db)
         except (OperationalError, InterfaceError, psycopg2.OperationalError, psycopg2.InterfaceError):
             if self._path is not None:
                 raise
@@ -92,7 +96,7 @@ class ServiceDatabase:
             # request has read nothing yet, so a new connection can take its place.
             self.drop()
             self.db.connect()
-            return begin_read_snapshot(self.db)
+            return self.revisions.begin(self.db)
 
     def end(self):
         """End this thread's snapshot; the connection stays open for its next request."""

@@ -25,8 +25,6 @@ from urllib.parse import parse_qsl
 
 from werkzeug.http import HTTP_STATUS_CODES, generate_etag, parse_etags, quote_etag, remove_entity_headers
 
-from db.source.revisions import RevisionCache
-
 from .access_log import log_request
 from .auth import CHALLENGE, ENVIRON_HEADER, MISSING_MESSAGE, UNKNOWN_MESSAGE, KeyCache
 from .caching import CachedResponse, ResponseCache
@@ -64,7 +62,6 @@ class FrontDoor:
         self.database = ServiceDatabase(config["DATABASE_URL"], readonly=config["DATABASE_READONLY"])
         self.health = HealthCheck(config["DATABASE_URL"], self.database)
         self.keys = KeyCache(config["API_KEY_CACHE_SECONDS"])
-        self.revisions = RevisionCache()
         self.limits = make_rate_limits(config, logger=app.logger)
         self.cache = ResponseCache(config["RESPONSE_CACHE_SECONDS"], config["RESPONSE_CACHE_ENTRIES"])
         self.headers = ApiHeaders(config)
@@ -100,14 +97,14 @@ class FrontDoor:
         self._notice_forwarding(environ)
         cache_key = maker = None
         try:
-            data_version = self.database.begin()
+            revision_of = self.database.begin()
             plain = environ.get(ENVIRON_HEADER, "").strip()
             found = self.keys.lookup(plain) if plain else None
             if found is None:
                 return self._error(401, MISSING_MESSAGE if not plain else UNKNOWN_MESSAGE,
                                    [("WWW-Authenticate", CHALLENGE)])
             state.key_id, state.festival = found
-            state.revision, state.changed_at = self.revisions.revision(state.festival.id, data_version)
+            state.revision, state.changed_at = revision_of(state.festival.id)
             if self.limits is not None:
                 allowed, state.limit_headers = self.limits.count(state.key_id, environ.get("REMOTE_ADDR"))
                 if not allowed:

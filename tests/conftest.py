@@ -27,9 +27,6 @@ import pg_scratch
 
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "").strip() or None
 ON_POSTGRES = pg_scratch.is_postgres_url(TEST_DATABASE_URL)
-# Query counts: SQLite reads a festival's revision only after a commit (PRAGMA data_version);
-# PostgreSQL reads it in every request's snapshot.
-REVISION_READS = 1 if ON_POSTGRES else 0
 if TEST_DATABASE_URL and not ON_POSTGRES:
     raise pytest.UsageError("TEST_DATABASE_URL must be a postgresql:// URL of an empty scratch database")
 

@@ -150,7 +150,12 @@ def test_the_key_is_hashed_the_revision_read_and_the_cache_key_built_once_per_re
         return call
 
     monkeypatch.setattr(auth, "hash_key", counted("hash", auth.hash_key))
-    monkeypatch.setattr(door.revisions, "revision", counted("revision", door.revisions.revision))
+    real_begin = door.database.revisions.begin
+
+    def begin(db):
+        return counted("revision", real_begin(db))
+
+    monkeypatch.setattr(door.database.revisions, "begin", begin)
     monkeypatch.setattr(frontdoor, "_query_key", counted("cache key", frontdoor._query_key))
     for request in range(1, 4):  # a miss, then hits (or misses, with the cache off)
         assert client.get(f"{API}/news?limit=3", headers={"X-API-Key": keys[BIG]}).status_code == 200
