@@ -77,6 +77,8 @@ def main():
                 print(out.getvalue())
 
     db_path = sqlite_path(os.environ.get("DATABASE_URL", "sqlite:///festival.db"))
+    if db_path is None:
+        return  # the bare baseline reads a SQLite file
     import sqlite3
     sub_fest = sqlite3.connect(db_path).execute("SELECT id FROM sub_fest WHERE slug = 'general'").fetchone()[0]
     import uuid
