@@ -28,9 +28,13 @@ class KeyCache:
         self._lock = threading.Lock()
 
     def lookup(self, plain):
-        """``(key id, festival)`` for a valid key, None for a bad one; queries the database
-        (in the caller's snapshot) only when the key is not in the cache."""
+        """``(digest, found)``: the key's SHA-256 (what the response cache and counters know
+        it by) and ``(key id, festival)`` for a valid key, None for a bad one. Queries the
+        database (in the caller's snapshot) only when the key is not in the cache."""
         digest = hash_key(plain)
+        return digest, self._find(digest)
+
+    def _find(self, digest):
         if self._cache is None:
             return find_active_key_by_hash(digest)
         with self._lock:

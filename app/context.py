@@ -8,6 +8,7 @@ without a query.
 """
 import threading
 import time
+from urllib.parse import parse_qsl
 
 from flask import request
 
@@ -21,12 +22,14 @@ STATE = "festival_api.state"
 class RequestState:
     """One API request as the front door resolved it (key, festival, revision) and answered it."""
 
-    __slots__ = ("started", "started_at", "key_id", "festival", "revision", "changed_at", "limit_headers",
-                 "cache", "view")
+    __slots__ = ("started", "started_at", "query", "key_id", "festival", "revision", "changed_at",
+                 "limit_headers", "cache", "view")
 
-    def __init__(self):
+    def __init__(self, query_string):
         self.started = time.perf_counter()
         self.started_at = time.time()
+        # (name, value) pairs of the query string, parsed once: the cache key and the log use them
+        self.query = parse_qsl(query_string, keep_blank_values=True) if query_string else []
         self.key_id = self.festival = None
         self.revision, self.changed_at = 0, None
         self.limit_headers = ()  # X-RateLimit-* of the key's budget

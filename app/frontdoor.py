@@ -21,7 +21,6 @@ Requests outside the API's data endpoints (``/healthz``, the documentation, the 
 unknown paths, other methods) go to Flask with no key and no snapshot; the front door
 still finishes and logs them.
 """
-from urllib.parse import parse_qsl
 
 from werkzeug.http import HTTP_STATUS_CODES, generate_etag, parse_etags, quote_etag, remove_entity_headers
 
@@ -77,7 +76,7 @@ class FrontDoor:
     # -- the door ----------------------------------------------------------------------
 
     def __call__(self, environ, start_response):
-        state = RequestState()
+        state = RequestState(environ.get("QUERY_STRING"))
         path = environ.get("PATH_INFO", "")
         method = environ.get("REQUEST_METHOD", "GET")
         if path in self.data_paths and method in ("GET", "HEAD"):
@@ -99,7 +98,7 @@ class FrontDoor:
         try:
             revision_of = self.database.begin()
             plain = environ.get(ENVIRON_HEADER, "").strip()
-            found = self.keys.lookup(plain) if plain else None
+            digest, found = self.keys.lookup(plain) if plain else (None, None)
             if found is None:
                 return self._error(401, MISSING_MESSAGE if not plain else UNKNOWN_MESSAGE,
                                    [("WWW-Authenticate", CHALLENGE)])
@@ -111,8 +110,8 @@ class FrontDoor:
                     return self._error(429, None, [])
             if not self.cache.enabled:
                 return self._made(environ)
-            cache_key = (state.key_id, state.festival.id, state.revision, environ["PATH_INFO"],
-                         _query_key(environ.get("QUERY_STRING", "")))
+            # The key's digest names the key, and so its festival: two keys never share answers.
+            cache_key = (digest, state.revision, environ["PATH_INFO"], _query_key(state.query))
             entry = self.cache.get(cache_key)
             if entry is None:
                 maker = self.cache.make_or_wait(cache_key)
@@ -235,19 +234,20 @@ class FrontDoor:
         return data
 
     def _log(self, environ, status, size, state):
-        query = environ.get("QUERY_STRING", "")
-        names = [name for name, _ in parse_qsl(query, keep_blank_values=True)] if query else ()
-        log_request(method=environ.get("REQUEST_METHOD"), path=environ.get("PATH_INFO"), query=names,
+        log_request(method=environ.get("REQUEST_METHOD"), path=environ.get("PATH_INFO"),
+                    query=[name for name, _ in state.query],
                     status=status, started=state.started, festival=state.festival, key_id=state.key_id,
                     size=size, cache=state.cache, started_at=state.started_at)
 
 
-def _query_key(query_string):
+def _query_key(pairs):
     """What makes two query strings the same request: parameters in any order (the order of
     one parameter's values kept)."""
-    if not query_string:
-        return ()
-    return tuple(sorted(parse_qsl(query_string, keep_blank_values=True), key=lambda item: item[0]))
+    return tuple(sorted(pairs, key=_name)) if len(pairs) > 1 else tuple(pairs)
+
+
+def _name(pair):
+    return pair[0]
 
 
 def _content_type(headers):

@@ -139,7 +139,12 @@ def end_read_snapshot(db):
     if db.is_closed():
         return
     try:
-        db.execute_sql("ROLLBACK")
+        # On the raw connection, like BEGIN (psycopg2's own rollback() would do nothing in
+        # autocommit mode, where the transaction is not its own).
+        if isinstance(db, PostgresqlDatabase):
+            db.cursor().execute("ROLLBACK")
+        else:
+            db.connection().execute("ROLLBACK")
     except Exception:  # a broken connection is replaced on the next request
         db.close()
 
