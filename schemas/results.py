@@ -64,8 +64,9 @@ class ResultFieldsSchema(OutSchema):
 class EntryResultSchema(ResultFieldsSchema):
     """A result with its entry: who took part and for which team."""
 
-    participant_name = fields.String(allow_none=True, metadata={
-        "description": "The candidate's name, or the group's name."})
+    participant_name = fields.String(metadata={
+        "description": "The candidate's name; for a group, its name, else its team's public name, "
+                       "else its public members' names (a group shown has at least one)."})
     participant_type = fields.String(metadata={"enum": ["individual", "group"]})
     topic = fields.String(allow_none=True)
     team = fields.Nested(TeamRefSchema, attribute="team_ref", allow_none=True, metadata={

@@ -12,12 +12,14 @@ from schemas.candidates import (
 from ..context import context_json, festival_id, festival_view
 from ..lookups import get_or_404, sub_fest_ref_or_404
 from ..responses import json_text, list_json
-from ..smorest import Blueprint
+from ..smorest import FESTIVAL_STRUCTURE, SCHEDULES_AND_RESULTS, Blueprint
 
-blp = Blueprint("candidates", __name__, description="Active public candidates of a sub-fest; no private fields.")
+blp = Blueprint("candidates", __name__, group=FESTIVAL_STRUCTURE,
+                description="Active public candidates of a sub-fest; no private fields.")
 
 
 @blp.get("/candidates")
+@blp.doc(operationId="listCandidates")
 @blp.arguments(CandidateQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, CandidateListSchema)
 def candidates(sub_fest_id=None, sub_fest_slug=None, **args):
@@ -27,7 +29,8 @@ def candidates(sub_fest_id=None, sub_fest_slug=None, **args):
     return list_json(page, [body for body, in page.items], sub_fest)
 
 
-@blp.get("/candidate-detail")
+@blp.get("/candidate-detail", tags=[SCHEDULES_AND_RESULTS])  # the contract's group of details
+@blp.doc(operationId="getCandidateDetail")
 @blp.arguments(CandidateDetailQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, CandidateDetailSchema)
 def candidate_detail(sub_fest_candidate_id):

@@ -12,12 +12,14 @@ from schemas.programmes import (
 from ..context import context_json, festival_id, festival_view
 from ..lookups import get_or_404, sub_fest_ref_or_404
 from ..responses import json_text, list_json
-from ..smorest import Blueprint
+from ..smorest import FESTIVAL_STRUCTURE, SCHEDULES_AND_RESULTS, Blueprint
 
-blp = Blueprint("programmes", __name__, description="Active public programmes of a sub-fest.")
+blp = Blueprint("programmes", __name__, group=FESTIVAL_STRUCTURE,
+                description="Active public programmes of a sub-fest.")
 
 
 @blp.get("/programmes")
+@blp.doc(operationId="listProgrammes")
 @blp.arguments(ProgrammeQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ProgrammeListSchema)
 def programmes(sub_fest_id=None, sub_fest_slug=None, **args):
@@ -28,7 +30,8 @@ def programmes(sub_fest_id=None, sub_fest_slug=None, **args):
     return list_json(page, [render_item(body, schedules, now) for body, schedules in page.items], sub_fest)
 
 
-@blp.get("/programme-detail")
+@blp.get("/programme-detail", tags=[SCHEDULES_AND_RESULTS])  # the contract's group of details
+@blp.doc(operationId="getProgrammeDetail")
 @blp.arguments(ProgrammeDetailQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ProgrammeDetailSchema)
 def programme_detail(sub_fest_program_id):

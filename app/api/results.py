@@ -16,9 +16,10 @@ from schemas.results import (
 from ..context import context_json, festival_id, festival_view
 from ..lookups import get_or_404, sub_fest_ref_by_slug_or_404, sub_fest_ref_or_404
 from ..responses import list_json, object_json
-from ..smorest import Blueprint
+from ..smorest import SCHEDULES_AND_RESULTS, Blueprint
 
-blp = Blueprint("results", __name__, description="Published public results of programmes and candidates.")
+blp = Blueprint("results", __name__, group=SCHEDULES_AND_RESULTS,
+                description="Published public results of programmes and candidates.")
 
 
 def the_one(matches, what, selector, sub_fest):
@@ -30,6 +31,7 @@ def the_one(matches, what, selector, sub_fest):
 
 
 @blp.get("/programme-results")
+@blp.doc(operationId="listProgrammeResults")
 @blp.arguments(ProgrammeResultsQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ProgrammeResultsListSchema)
 def programme_results_list(sub_fest_id=None, sub_fest_slug=None, **args):
@@ -43,6 +45,7 @@ def programme_results_list(sub_fest_id=None, sub_fest_slug=None, **args):
 
 
 @blp.get("/programme-result")
+@blp.doc(operationId="getProgrammeResult")
 @blp.arguments(ProgrammeResultQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ProgrammeResultSchema)
 def programme_result(sub_fest_program_id=None, program_code=None, sub_fest_slug=None):
@@ -55,6 +58,7 @@ def programme_result(sub_fest_program_id=None, program_code=None, sub_fest_slug=
 
 
 @blp.get("/candidate-result")
+@blp.doc(operationId="getCandidateResult")
 @blp.arguments(CandidateResultQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, CandidateResultSchema)
 def candidate_result(sub_fest_candidate_id=None, chest_no=None, sub_fest_slug=None):
