@@ -113,3 +113,18 @@ def test_the_python_recipe_fetches_only_what_was_published(served, keys, fixture
     assert asked == ["/changes", "/programme-result"]
     assert len(festival.programmes[programme["id"]]["results"]) == len(results)
     assert festival.poll() == []
+
+
+def test_the_python_recipe_recovers_from_a_revision_ahead_of_the_festival(served, keys):
+    """A revision ahead of the festival's (its data was loaded anew): the recipe ends up at the
+    festival's revision, whether /changes answers 409 (start over from 0) or an empty list."""
+    base, _ = served
+    code = next(block for block in re.findall(r"```python\n(.*?)```", DOC, re.S) if "class FestivalCopy" in block)
+    namespace = {}
+    exec(compile(code, "docs/clients.md", "exec"), namespace)  # noqa: S102 (the documented recipe, as printed)
+    festival = namespace["FestivalCopy"](base=base, key=keys[BIG], sub_fest="general")
+    festival.load()
+    current = festival.revision
+    festival.revision = current + 1000
+    festival.poll()
+    assert festival.revision == current

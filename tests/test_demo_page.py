@@ -417,3 +417,28 @@ def test_a_published_result_appears_without_a_reload(browser_page, demo_server, 
     assert "/programme-results" in fetched and "/subfests" not in fetched, fetched
     first = page.locator("#results-list .programme").first
     assert first.locator(".place").first.inner_text() == "1st"
+
+
+def test_a_revision_ahead_of_the_festival_makes_the_page_start_over(browser_page):
+    """/changes answering 409 (the festival's data was loaded anew, so the revision shown is
+    ahead of it): the page loads its parts again, without a reload, and polls on."""
+    answered = []
+
+    def conflict(route):
+        if not answered:
+            answered.append(route.request.url)
+            route.fulfill(status=409, content_type="application/json", body=json.dumps({
+                "code": 409, "status": "Conflict", "message": "sinceRevision is ahead of the festival's revision."}))
+        else:
+            route.continue_()
+
+    page = browser_page(1280, "?poll=1")
+    page.evaluate("window.notReloaded = true")
+    asked = []
+    page.on("request", lambda request: "/public-api/v1/" in request.url and asked.append(request.url))
+    page.route("**/public-api/v1/changes?*", conflict)
+    page.wait_for_timeout(3500)
+    paths = [url.split("/public-api/v1")[1].split("?")[0] for url in asked]
+    assert answered and "/subfests" in paths and "/programme-results" in paths, paths
+    assert paths.count("/changes") >= 2  # polling goes on after starting over
+    assert page.evaluate("window.notReloaded") is True
