@@ -13,10 +13,35 @@ from .errors import error_body
 from .frontdoor import FrontDoor
 from .health import init_health
 from .limits import trust_proxies
-from .smorest import Api
+from .smorest import ENDPOINT_GROUPS, SECURITY, SECURITY_SCHEMES, Api
 
 API_PREFIX = "/public-api/v1"
 DOCS_ASSETS = f"{API_PREFIX}/docs/assets"
+
+
+API_DESCRIPTION = """\
+Public, read-only data of one festival: schedules, results, leaderboards, news, gallery and
+downloads. Every operation is a `GET` with query parameters and answers JSON.
+
+**The key.** Send the festival's API key in the `X-API-Key` header of every request (the
+*Authorize* button here). The key alone decides which festival answers: nothing in the address
+names the festival. A missing, unknown or revoked key is a `401`.
+
+**The envelope.** A list answers `{"data": [...], "meta": {...}, "context": {...}}`: `meta` is
+the paging (`page` from 1, `limit` 1 to 500, default 20, `total`, `totalPages`, `hasNextPage`,
+`hasPreviousPage`; a page past the end is an empty `200`), and `context` names the festival, the
+sub-fest when the answer is of one, and the data's revision (`context.data.revision`) with the
+time it changed. A single record answers its named parts (`programme` and `results`, `candidate`
+and `results`, ...) with the same `context`. Times are UTC (`Z`), ids are UUIDs.
+
+**The errors.** Every error has one shape, `{"code": 400, "status": "Bad Request", "message":
+"...", "errors": {"query": {"limit": ["..."]}}}` (`errors` only for bad parameters): `400` bad
+or missing parameter, `401` key, `404` unknown id or a record that is not public (the same
+answer for both), `429` too many requests (see `Retry-After`), `503` try again shortly.
+
+**Result day.** Answers carry an `ETag`; send it back as `If-None-Match` for a `304`. Poll
+`/changes?sinceRevision=N` and fetch again only what it names (see `docs/clients.md`).
+"""
 
 
 def _openapi_settings():
@@ -29,10 +54,10 @@ def _openapi_settings():
         "OPENAPI_SWAGGER_UI_PATH": "docs",
         "OPENAPI_SWAGGER_UI_URL": f"{DOCS_ASSETS}/",
         "API_SPEC_OPTIONS": {
-            "info": {"description": "Public, read-only data of one festival, chosen by the API key."},
-            "components": {"securitySchemes": {
-                "ApiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"}}},
-            "security": [{"ApiKey": []}],
+            "info": {"description": API_DESCRIPTION},
+            "tags": ENDPOINT_GROUPS,
+            "components": {"securitySchemes": SECURITY_SCHEMES},
+            "security": SECURITY,
         },
     }
 

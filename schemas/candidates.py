@@ -1,7 +1,7 @@
 """Candidates: query arguments and output. Nothing private is named here."""
 from marshmallow import fields
 
-from .common import ContextSchema, OutSchema, QueryArgs, Uuid, list_envelope, sort_args
+from .common import ContextSchema, OutSchema, Uuid, list_envelope, sort_args
 from .enums import GENDERS
 from .fields import Array, Bool, CanonicalUUID, Enum, Text
 from .nested import (
@@ -12,7 +12,7 @@ from .nested import (
     SubFestRefSchema,
     TeamRefSchema,
 )
-from .selectors import SubFestSelectorArgs
+from .selectors import CandidateSelectorArgs, SubFestSelectorArgs
 
 # The public sort names; db/read/candidates.py maps each to a compiled column.
 CANDIDATE_SORT_NAMES = ("chestNo", "name")
@@ -42,8 +42,8 @@ class CandidateQueryArgsSchema(SubFestSelectorArgs, sort_args(CANDIDATE_SORT_NAM
     section_ids = Array(CanonicalUUID(), metadata={"description": "In any of these sections."})
 
 
-class CandidateDetailQueryArgsSchema(QueryArgs):
-    sub_fest_candidate_id = CanonicalUUID(required=True, metadata={"description": "Candidate id inside a sub-fest."})
+class CandidateDetailQueryArgsSchema(CandidateSelectorArgs):
+    """One candidate, by id or by chest number."""
 
 
 class CandidateSchema(OutSchema):

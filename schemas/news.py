@@ -18,8 +18,8 @@ class NewsQueryArgsSchema(sort_args(NEWS_SORT_NAMES, "publishedAt", "desc")):
         "description": "Output stays restricted to published news."})
     is_public = Array(Bool(), metadata={"description": "Output stays restricted to public news."})
     tags = Array(Text(), metadata={"description": "Any of these tags; the case of A-Z is ignored."})
-    has_thumbnail = Array(Bool())
-    has_feature_image = Array(Bool())
+    has_thumbnail = Array(Bool(), metadata={"description": "Has a thumbnail image."})
+    has_feature_image = Array(Bool(), metadata={"description": "Has a feature image."})
 
 
 class NewsSchema(OutSchema):

@@ -11,7 +11,7 @@ from .nested import (
     ScheduleRefSchema,
     SubFestRefSchema,
 )
-from .selectors import SubFestSelectorArgs
+from .selectors import ProgrammeSelectorArgs, SubFestSelectorArgs
 
 # The public sort names; db/read/programmes.py maps each to a compiled column.
 PROGRAMME_SORT_NAMES = ("displayOrder", "code", "name", "status", "programType", "publishedAt")
@@ -80,9 +80,8 @@ class ProgrammeQueryArgsSchema(SubFestSelectorArgs, ProgrammeFilterArgsSchema,
     """The programmes of one sub-fest, filtered."""
 
 
-class ProgrammeDetailQueryArgsSchema(QueryArgs):
-    sub_fest_program_id = CanonicalUUID(required=True, metadata={
-        "description": "Programme instance id inside a sub-fest."})
+class ProgrammeDetailQueryArgsSchema(ProgrammeSelectorArgs):
+    """One programme, by id or by code."""
 
 
 class ProgrammeSchema(OutSchema):

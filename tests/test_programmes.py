@@ -640,4 +640,4 @@ def test_openapi_documents_every_parameter_enum_and_sort_field(app):
     assert params["programType"]["schema"]["enum"] == list(PROGRAM_TYPES)
     assert set(params["sortBy"]["schema"]["enum"]) == {
         "displayOrder", "code", "name", "status", "programType", "publishedAt"}
-    assert set(_query_params(app, "/programme-detail")) == {"subFestProgramId"}
+    assert set(_query_params(app, "/programme-detail")) == {"subFestProgramId", "programCode", "subFestId", "subFestSlug"}

@@ -373,3 +373,16 @@ def test_single_record_query_counts_do_not_grow_with_their_results(tiny, query_c
     assert counts["/programme-result"] == [2] * 2
     # key, the compiled candidate with its results
     assert counts["/candidate-result"] == [2] * 2
+
+
+@pytest.mark.parametrize("slug", [BIG, SMALL])
+def test_bundled_results_show_places_from_first(api, slug):
+    """No bundled programme shows a 2nd place without a 1st: places shown rank from 1 (standard
+    competition ranking, so 1, 1, 3 is fine and 2 alone is not)."""
+    checked = 0
+    for sub_fest in api.all("/subfests", key=slug):
+        for item in api.all("/programme-results", key=slug, subFestId=sub_fest["id"], hasResults=True):
+            places = sorted(r["position"] for r in item["results"] if r["position"] is not None)
+            assert all(place <= ahead + 1 for ahead, place in enumerate(places)), (item["programme"]["code"], places)
+            checked += bool(places)
+    assert checked >= 5

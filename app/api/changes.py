@@ -7,14 +7,16 @@ from schemas.changes import ChangeListSchema, ChangeQueryArgsSchema, ChangeSchem
 
 from ..context import festival_id
 from ..responses import list_json
-from ..smorest import Blueprint
+from ..smorest import SCHEDULES_AND_RESULTS, Blueprint
 
-blp = Blueprint("changes", __name__, description="What changed in the festival's public data.")
+blp = Blueprint("changes", __name__, group=SCHEDULES_AND_RESULTS,
+                description="What changed in the festival's public data.")
 
 _change = ChangeSchema()
 
 
 @blp.get("/changes")
+@blp.doc(operationId="listChanges")
 @blp.arguments(ChangeQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ChangeListSchema)
 def changes(since_revision, page, limit, kinds=None):

@@ -5,12 +5,14 @@ from schemas.downloads import DownloadListSchema, DownloadQueryArgsSchema
 
 from ..context import festival_id
 from ..responses import list_json
-from ..smorest import Blueprint
+from ..smorest import PUBLIC_CONTENT, Blueprint
 
-blp = Blueprint("downloads", __name__, description="Public downloads of the festival.")
+blp = Blueprint("downloads", __name__, group=PUBLIC_CONTENT,
+                description="Public downloads of the festival.")
 
 
 @blp.get("/downloads")
+@blp.doc(operationId="listDownloads")
 @blp.arguments(DownloadQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, DownloadListSchema)
 def downloads(**args):

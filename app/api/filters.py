@@ -6,12 +6,14 @@ from schemas.filters import FilterOptionsSchema, FilterQueryArgsSchema
 from ..context import context_json, festival_id
 from ..lookups import sub_fest_ref_by_slug_or_404
 from ..responses import json_text
-from ..smorest import Blueprint
+from ..smorest import FESTIVAL_STRUCTURE, Blueprint
 
-blp = Blueprint("filters", __name__, description="Public filter options of the festival.")
+blp = Blueprint("filters", __name__, group=FESTIVAL_STRUCTURE,
+                description="Public filter options of the festival.")
 
 
 @blp.get("/filters")
+@blp.doc(operationId="getFilterOptions")
 @blp.arguments(FilterQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, FilterOptionsSchema)
 def filters(sub_fest_slug=None):

@@ -5,12 +5,14 @@ from schemas.gallery import GalleryListSchema, GalleryQueryArgsSchema
 
 from ..context import festival_id
 from ..responses import list_json
-from ..smorest import Blueprint
+from ..smorest import PUBLIC_CONTENT, Blueprint
 
-blp = Blueprint("gallery", __name__, description="Public gallery images and albums.")
+blp = Blueprint("gallery", __name__, group=PUBLIC_CONTENT,
+                description="Public gallery images and albums.")
 
 
 @blp.get("/gallery")
+@blp.doc(operationId="listGallery")
 @blp.arguments(GalleryQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, GalleryListSchema)
 def gallery(**args):

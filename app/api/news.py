@@ -6,12 +6,14 @@ from schemas.news import NewsListSchema, NewsQueryArgsSchema
 
 from ..context import festival_id
 from ..responses import list_json
-from ..smorest import Blueprint
+from ..smorest import PUBLIC_CONTENT, Blueprint
 
-blp = Blueprint("news", __name__, description="Published public news of the festival.")
+blp = Blueprint("news", __name__, group=PUBLIC_CONTENT,
+                description="Published public news of the festival.")
 
 
 @blp.get("/news")
+@blp.doc(operationId="listNews")
 @blp.arguments(NewsQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, NewsListSchema)
 def news(**args):

@@ -6,12 +6,14 @@ from schemas.registrations import CandidateRegistrationQueryArgsSchema, Registra
 from ..context import festival_id, festival_view
 from ..lookups import get_or_404
 from ..responses import list_json
-from ..smorest import Blueprint
+from ..smorest import SCHEDULES_AND_RESULTS, Blueprint
 
-blp = Blueprint("registrations", __name__, description="The entries of a public candidate.")
+blp = Blueprint("registrations", __name__, group=SCHEDULES_AND_RESULTS,
+                description="The entries of a public candidate.")
 
 
 @blp.get("/candidate-registrations")
+@blp.doc(operationId="listCandidateRegistrations")
 @blp.arguments(CandidateRegistrationQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, RegistrationListSchema)
 def candidate_registrations(sub_fest_candidate_id, **args):

@@ -7,12 +7,14 @@ from schemas.schedules import ScheduleListSchema, ScheduleQueryArgsSchema
 from ..context import current
 from ..lookups import sub_fest_ref_by_slug_or_404
 from ..responses import list_json
-from ..smorest import Blueprint
+from ..smorest import SCHEDULES_AND_RESULTS, Blueprint
 
-blp = Blueprint("schedules", __name__, description="When and where the public programmes run.")
+blp = Blueprint("schedules", __name__, group=SCHEDULES_AND_RESULTS,
+                description="When and where the public programmes run.")
 
 
 @blp.get("/schedules")
+@blp.doc(operationId="listSchedules")
 @blp.arguments(ScheduleQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ScheduleListSchema)
 def schedules(sub_fest_slug=None, **args):

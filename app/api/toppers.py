@@ -19,14 +19,16 @@ from schemas.toppers import (
 from ..context import context_json, festival_id, festival_view
 from ..lookups import get_or_404, sub_fest_ref_or_404
 from ..responses import list_json, meta_json, object_json
-from ..smorest import Blueprint
+from ..smorest import SCHEDULES_AND_RESULTS, Blueprint
 
-blp = Blueprint("toppers", __name__, description="Published leaderboards (toppers).")
+blp = Blueprint("toppers", __name__, group=SCHEDULES_AND_RESULTS,
+                description="Published leaderboards (toppers).")
 
 NOT_FOUND = "Topper placeholder"
 
 
 @blp.get("/topper-placeholders")
+@blp.doc(operationId="listTopperPlaceholders")
 @blp.arguments(TopperPlaceholderQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, TopperPlaceholderListSchema)
 def topper_placeholders(sub_fest_id=None, sub_fest_slug=None, **args):
@@ -37,6 +39,7 @@ def topper_placeholders(sub_fest_id=None, sub_fest_slug=None, **args):
 
 
 @blp.get("/toppers")
+@blp.doc(operationId="listToppers")
 @blp.arguments(TopperQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ToppersSchema)
 def toppers(topper_placeholder_id, **args):
@@ -48,6 +51,7 @@ def toppers(topper_placeholder_id, **args):
 
 
 @blp.get("/page-toppers")
+@blp.doc(operationId="getPageToppers")
 @blp.arguments(PageTopperQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, PageToppersSchema)
 def page_toppers(page_slug=None, page_id=None, placeholder_id=None):

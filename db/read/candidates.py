@@ -60,17 +60,14 @@ def list_candidates(festival_id, sub_fest_id, page, limit, sort_by, sort_order, 
             .page(page, limit, C.body))
 
 
-def get_candidate_detail(festival_id, sub_fest_candidate_id):
-    """``(sub_fest, detail)`` of one candidate, or None."""
-    return (Select(C)
-            .where(*equals(C.festival, festival_id))
-            .where(*equals(C.id, sub_fest_candidate_id))
-            .first(C.sub_fest, C.detail))
+DETAIL_COLUMNS = (C.sub_fest, C.detail)
 
 
-def find_candidates(festival_id, candidate_id=None, chest_no=None, sub_fest_id=None):
-    """``(sub_fest, summary, results)`` of the candidates matching every selector given
-    (see :func:`find_by_selectors`). Chest numbers compare A-Z case-insensitively."""
-    return find_by_selectors(C, (C.sub_fest, C.summary, C.results), festival_id, (
+def find_candidates(festival_id, candidate_id=None, chest_no=None, sub_fest_id=None,
+                    columns=(C.sub_fest, C.summary, C.results)):
+    """``columns`` of the candidates matching every selector given (see
+    :func:`find_by_selectors`); by default ``(sub_fest, summary, results)``, and
+    ``DETAIL_COLUMNS`` for a detail. Chest numbers compare A-Z case-insensitively."""
+    return find_by_selectors(C, columns, festival_id, (
         (C.id, candidate_id), (C.chest_no, None if chest_no is None else ascii_lower(chest_no)),
         (C.sub_fest, sub_fest_id)))

@@ -102,18 +102,12 @@ DETAIL_COLUMNS = (P.sub_fest, P.detail, P.schedules, P.candidate_registration_op
                   P.topic_registration_closes_at)
 
 
-def get_programme_detail(festival_id, sub_fest_programme_id):
-    """``DETAIL_COLUMNS`` of one programme, or None."""
-    return (Select(P)
-            .where(*equals(P.festival, festival_id))
-            .where(*equals(P.id, sub_fest_programme_id))
-            .first(*DETAIL_COLUMNS))
-
-
-def find_programmes(festival_id, programme_id=None, code=None, sub_fest_id=None):
-    """``(sub_fest, body, schedules, results)`` of the programmes matching every selector
-    given (see :func:`find_by_selectors`). Codes compare A-Z case-insensitively."""
-    return find_by_selectors(P, (P.sub_fest, P.body, P.schedules, P.results), festival_id, (
+def find_programmes(festival_id, programme_id=None, code=None, sub_fest_id=None,
+                    columns=(P.sub_fest, P.body, P.schedules, P.results)):
+    """``columns`` of the programmes matching every selector given (see
+    :func:`find_by_selectors`); by default ``(sub_fest, body, schedules, results)``, and
+    ``DETAIL_COLUMNS`` for a detail. Codes compare A-Z case-insensitively."""
+    return find_by_selectors(P, columns, festival_id, (
         (P.id, programme_id), (P.code, None if code is None else ascii_lower(code)), (P.sub_fest, sub_fest_id)))
 
 
