@@ -116,8 +116,10 @@ def check_shape(data, validator, problems):
     Raise :class:`FixtureError` when there is no festival to go on with.
     """
     found = list(problems)
-    data = copy.deepcopy(data) if isinstance(data, dict) else data
-    for error in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]):
+    errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
+    if errors and isinstance(data, dict):
+        data = copy.deepcopy(data)  # the caller's document stays as it was given
+    for error in errors:
         where = list(error.absolute_path)
         match = _REQUIRED.match(error.message) if error.validator == "required" else None
         if match and any(p.startswith(f"{error.json_path}.{match['name']}") for p, _ in found):
