@@ -80,7 +80,7 @@ class KeyIndex:
         key = NATURAL_KEYS[model]
         value = row.get(key.column)
         if model is m.Registration and value is None and row.get("team") is not None:
-            return team_key(row["team"])  # a team's own entry, without a candidate
+            return team_key(self.label(row["team"], "name"))  # a team's own entry, without a candidate
         if value is None:
             return None
         if model is m.Registration:  # known by its candidate's chest number
@@ -105,9 +105,9 @@ class KeyIndex:
 _ATTRS = ("sub_fest", "sub_fest_programme", "sub_fest_candidate", "chest_no", "slug", "code", "name")
 
 
-def team_key(team_id):
-    """The key text of a team's own entry in a programme (no candidate): its team."""
-    return f"team {team_id}"
+def team_key(team_name):
+    """The key text of a team's own entry in a programme (no candidate): its team's name."""
+    return None if team_name is None else f"team {team_name}"
 
 
 def _kind(model):
@@ -226,7 +226,7 @@ class Expander:
         team = self._lookup(m.Team, self._row_sub_fest(row, scope_sub_fest), name, f"{path}.{RESULT_TEAM_ALIAS}")
         if team is None:
             return
-        ids = self.index.find(m.Registration, programme, team_key(team))
+        ids = self.index.find(m.Registration, programme, team_key(self.index.label(team, "name")))
         if len(ids) == 1:
             row["registration"] = ids[0]
             return
