@@ -123,8 +123,8 @@ class Expander:
         self.existing_ids = existing_ids
         self.update = update
         self.problems = [] if problems is None else problems
-        self.deleted = set()
         self._seen = {}  # id -> the path of the file row that has it
+        self.deleted = set()
 
     def expand(self, data):
         out = {key: value for key, value in data.items() if key not in [s.key for s in SECTIONS]}
@@ -165,10 +165,10 @@ class Expander:
             field, value = WITHDRAWABLE[section.key]
             row[field] = value
         self._assign_id(section, row, path)
-        self._once(section, raw, row, path)
         if row.pop("deleted", False):
             self.deleted.add(row.get("id"))
         self._check_required(section, row, path)
+        self._once(section, raw, row, path)
         if row.get("id"):
             self.index.add(model, row)
         return row

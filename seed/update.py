@@ -18,7 +18,7 @@ from db.source import models as m
 from .changes import ChangeSummary, diff
 from .festival_state import FestivalState, state_from_database, state_from_document
 from .fixture_format import SECTIONS, fixture_fields, json_schema
-from .importer import DryRun, _insert, after_write, check_rows, link_rows, stored_row
+from .importer import DryRun, _insert, after_write, check_rows, link_rows, schema_problems, stored_row
 from .local_times import festival_zone, localise_times
 from .natural_keys import Expander, KeyIndex
 from .problems import FixtureError
