@@ -101,9 +101,11 @@ def test_a_person_in_two_categories_has_an_entry_in_each(example):
     for chest in ("1013", "1041"):
         body = client.get(f"{API}/candidate-result", headers=headers,
                           query_string={"chestNo": chest, "subFestSlug": "general"}).get_json()
+        registrations = client.get(f"{API}/candidate-registrations", headers=headers,
+                                   query_string={"subFestCandidateId": body["candidate"]["id"]}).get_json()
         entries[chest] = (body["candidate"]["name"], body["candidate"]["category"]["name"],
-                          sorted(r["programme"]["code"] for r in body["results"]))
+                          sorted(r["programme"]["code"] for r in registrations["data"]))
     assert entries["1013"][0] == entries["1041"][0]
-    assert entries["1013"][1:] == ("HS", ["HS-ES", "HS-PT"])
-    assert entries["1041"][1:] == ("HSS", ["HSS-LM"])
+    assert entries["1013"][1:] == ("HS", ["HS-EL", "HS-ES", "HS-LM", "HS-MO", "HS-PT"])
+    assert entries["1041"][1:] == ("HSS", ["HSS-PT"])
     assert "two categories" in GUIDE
