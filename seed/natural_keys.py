@@ -307,7 +307,7 @@ class Expander:
             scope_field = NATURAL_KEYS[f.rel_model].scope
             self.problems.append((f"{path}.{alias}", f"give {scope_field} (or its key) to look {alias} up in"))
             return
-        found = self._lookup(f.rel_model, scope, key, f"{path}.{alias}")
+        found = self._lookup(f.rel_model, scope, key, f"{path}.{alias}", self._entry_of(row))
         if found is None:
             return
         if given is not None and row[f.name] != found:
@@ -323,11 +323,19 @@ class Expander:
             return
         target = inline.model._meta.fields[inline.value_field].rel_model
         scope = self._scope_of(target, row, scope_sub_fest)
-        found = [self._lookup(target, scope, key, f"{path}.{alias}[{j}]") for j, key in enumerate(row.pop(alias))]
+        found = [self._lookup(target, scope, key, f"{path}.{alias}[{j}]", self._entry_of(row))
+                 for j, key in enumerate(row.pop(alias))]
         row[name] = row.get(name, []) + [f for f in found if f is not None]
 
-    def _lookup(self, model, scope, key, path):
-        """The one id of the ``model`` row whose natural key is ``key``; else a problem."""
+    def _entry_of(self, row):
+        """`` (an entry of 'UP-LM')``: the programme a row's chest numbers are entered in."""
+        code = self.index.label(row.get("sub_fest_programme"), "code") if row.get("sub_fest_programme") else None
+        return f" (an entry of {code!r})" if code else ""
+
+    def _lookup(self, model, scope, key, path, entry=""):
+        """The one id of the ``model`` row whose natural key is ``key``; else a problem.
+
+        ``entry`` names the programme a chest number is looked up for."""
         column = NATURAL_KEYS[model].column
         text = _schedule_time(key) if model is m.Schedule else _text(key)
         ids = self.index.find(model, scope, text)
@@ -340,8 +348,9 @@ class Expander:
             self.problems.append((path, self._no_registration(scope, text)))
         else:
             where = self._where(model, scope)
+            entry = entry if model is m.SubFestCandidate else ""
             self.problems.append((path, f"no {_kind(model)} with {_column_label(model, column)} {key!r}{where}"
-                                        f"{self._nearby(model, scope, text)}"))
+                                        f"{entry}{self._nearby(model, scope, text)}"))
         return None
 
     def _where(self, model, scope):

@@ -103,7 +103,8 @@ def test_a_chest_number_of_another_sub_fest_says_where_it_is(fresh_app, folder):
     located = problems_of(url, folder).located()
     assert located == [
         (f"registrations.csv line {registration}, column chest_no",
-         "no sub_fest_candidate with chest_no '5001' in sub-fest 'general'; it is in sub-fest 'arabic'"),
+         "no sub_fest_candidate with chest_no '5001' in sub-fest 'general' (an entry of 'UP-LM'); it is in "
+         "sub-fest 'arabic'"),
         (f"results.csv line {result}, column chest_no",
          "no registration of chest_no '5002' in programme 'UP-MO': chest_no '5002' is in sub-fest 'arabic', "
          "not 'general'"),
