@@ -7,7 +7,7 @@ from peewee import ForeignKeyField
 from db.source import models as m
 
 from .festival_state import festival_column, owned_by
-from .fixture_format import SECTION_BY_MODEL, SECTIONS, fixture_fields
+from .fixture_format import SECTION_BY_KEY, SECTION_BY_MODEL, SECTIONS, fixture_fields
 from .problems import FixtureError
 
 
@@ -125,7 +125,12 @@ def check_shape(data, validator, problems):
         if match and any(p.startswith(f"{error.json_path}.{match['name']}") for p, _ in found):
             continue  # the cell that would have given it is already reported
         problems.append((error.json_path, error.message))
-        _drop(data, where)
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            known = error.schema.get("properties", {})
+            for name in [name for name in error.instance if name not in known]:
+                _drop(data, where + [name])  # e.g. ``withdrawn`` on a row that cannot be withdrawn
+        else:
+            _drop(data, where)
     festival = data.get("festival") if isinstance(data, dict) else None
     if not isinstance(festival, dict) or not isinstance(festival.get("slug"), str) or not festival["slug"]:
         raise FixtureError(problems)
@@ -137,6 +142,9 @@ def _drop(data, where):
     if not where or not isinstance(data, dict):
         return
     section = where[0]
+    if len(where) == 1 and section not in SECTION_BY_KEY and section != "festival":
+        data.pop(section, None)
+        return
     if section == "festival":
         if len(where) > 1 and isinstance(data.get("festival"), dict):
             data["festival"].pop(where[1], None)

@@ -178,3 +178,28 @@ def test_the_guide_shows_what_the_importer_says(fresh_app, folder):
     block = guide.split("## When something is wrong", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
     shown = [line.strip() for line in block.splitlines() if line.startswith("  ")]
     assert problems_of(url, folder).lines() == shown
+
+
+def test_criteria_of_the_wrong_shape_are_a_problem_not_a_crash(fresh_app):
+    _, url = fresh_app
+    data = natural_festival()
+    data["positionCriteria"][0]["points"] = [5, 3, 1]
+    with writable(url):
+        with pytest.raises(FixtureError) as caught:
+            validate(data)
+    assert caught.value.problems == [("$.positionCriteria[0].points",
+                                      'points must map each position to its points, e.g. {"1": 5, "2": 3, "3": 1}')]
+
+
+def test_a_column_a_sheet_cannot_have_is_reported_and_not_acted_on(fresh_app):
+    """``deleted`` on a sub-fest is no column of subFests: reported with the rest, it deletes nothing."""
+    _, url = fresh_app
+    data = natural_festival()
+    data["subFests"][1]["deleted"] = True
+    data["results"][0]["chest_no"] = "999"
+    with writable(url):
+        with pytest.raises(FixtureError) as caught:
+            validate(data)
+    paths = [path for path, _ in caught.value.problems]
+    assert paths == ["$.subFests[1]", "$.results[0].chest_no"], caught.value.problems
+    assert "'deleted' was unexpected" in caught.value.problems[0][1]
