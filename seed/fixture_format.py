@@ -258,6 +258,9 @@ def json_schema(partial=False):
     festival = _row_schema(m.Festival, partial=partial)
     if partial:
         festival["required"] = ["slug"]
+    else:
+        # Times without an offset are read in it: a festival says its timezone (none is assumed).
+        festival["required"] = sorted(set(festival["required"]) | {"timezone"})
     props = {
         "formatVersion": {"const": FORMAT_VERSION},
         "festival": festival,

@@ -63,6 +63,11 @@ def drop_rows(state, ids):
             state.given.pop(row_id, None)
 
 
+def _festival_row(data):
+    festival = data.get("festival") if isinstance(data, dict) else None
+    return festival if isinstance(festival, dict) else {}
+
+
 def validate(data, problems=()):
     """Return the festival's rows (a ``FestivalState``) or raise :class:`FixtureError`.
 
@@ -70,9 +75,10 @@ def validate(data, problems=()):
     ``problems`` are those found while reading it (cells that do not parse).
     """
     problems = list(problems)
+    # Before the shape check, whose "required" message this one replaces.
+    zone = festival_zone(_festival_row(data).get("timezone"), problems)
     data = check_shape(data, _validator, problems)
     raw = data["festival"]
-    zone = festival_zone(raw.get("timezone"), problems)
     data = localise_times(data, zone, problems)
     existing = m.Festival.get_or_none(m.Festival.slug == raw["slug"])
     raw = {**data["festival"], "id": raw.get("id") or festival_id(raw["slug"], existing and str(existing.id))}

@@ -63,8 +63,12 @@ def parse_time(text, zone):
 
 
 def festival_zone(name, problems, path="$.festival.timezone", required=True):
-    """The ``ZoneInfo`` a festival's ``timezone`` names; else a problem and None."""
-    if name is None or str(name).strip() == "":
+    """The ``ZoneInfo`` a festival's ``timezone`` names; else a problem and None.
+
+    A value that is not text is left to the shape check."""
+    if name is not None and not isinstance(name, str):
+        return None
+    if name is None or name.strip() == "":
         if required:
             problems.append((path, f"timezone is missing: give the festival's timezone, {ZONE_HINT} (times "
                                    "written without an offset are read in it; none is assumed)"))
