@@ -203,3 +203,21 @@ def test_a_column_a_sheet_cannot_have_is_reported_and_not_acted_on(fresh_app):
     paths = [path for path, _ in caught.value.problems]
     assert paths == ["$.subFests[1]", "$.results[0].chest_no"], caught.value.problems
     assert "'deleted' was unexpected" in caught.value.problems[0][1]
+
+
+def test_an_update_lists_every_problem_in_one_run_too(fresh_app):
+    from natural_festival import SLUG
+    from seed.importer import import_fixture
+    from seed.update import update_fixture
+
+    _, url = fresh_app
+    results = [{"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "chest_no": "999", "score": 50},
+               {"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "chest_no": "102", "score": 70,
+                "grade": "A"},
+               {"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "chest_no": "102", "score": 71}]
+    with writable(url):
+        import_fixture(natural_festival())
+        with pytest.raises(FixtureError) as caught:
+            update_fixture({"formatVersion": 1, "festival": {"slug": SLUG}, "results": results})
+    assert [path for path, _ in caught.value.problems] == [
+        "$.results[0].chest_no", "$.results[1].grade", "$.results[2].chest_no"], caught.value.problems
