@@ -1,23 +1,47 @@
 """Application factory of the Festival Data Service."""
+import sqlite3
+
+import psycopg2
 import swagger_ui_bundle
 from flask import Flask, request, send_from_directory
-from flask_smorest import abort
+from peewee import DatabaseError, InterfaceError
 
 from .access_log import init_access_log
-from .auth import KeyCache, authenticate
-from .caching import init_response_cache
 from .config import load_config
-from .context import init_revisions
-from .database import init_database
 from .demo import init_demo
+from .errors import error_body
+from .frontdoor import FrontDoor
 from .health import init_health
-from .http import init_http
-from .hit_path import HitPath
-from .limits import init_rate_limits, trust_proxies
-from .smorest import Api
+from .limits import trust_proxies
+from .smorest import ENDPOINT_GROUPS, SECURITY, SECURITY_SCHEMES, Api
 
 API_PREFIX = "/public-api/v1"
 DOCS_ASSETS = f"{API_PREFIX}/docs/assets"
+
+
+API_DESCRIPTION = """\
+Public, read-only data of one festival: schedules, results, leaderboards, news, gallery and
+downloads. Every operation is a `GET` with query parameters and answers JSON.
+
+**The key.** Send the festival's API key in the `X-API-Key` header of every request (the
+*Authorize* button here). The key alone decides which festival answers: nothing in the address
+names the festival. A missing, unknown or revoked key is a `401`.
+
+**The envelope.** A list answers `{"data": [...], "meta": {...}, "context": {...}}`: `meta` is
+the paging (`page` from 1, `limit` 1 to 500, default 20, `total`, `totalPages`, `hasNextPage`,
+`hasPreviousPage`; a page past the end is an empty `200`), and `context` names the festival, the
+sub-fest when the answer is of one, and the data's revision (`context.data.revision`) with the
+time it changed. A single record answers its named parts (`programme` and `results`, `candidate`
+and `results`, ...) with the same `context`. Times are UTC (`Z`), ids are UUIDs.
+
+**The errors.** Every error has one shape, `{"code": 400, "status": "Bad Request", "message":
+"...", "errors": {"query": {"limit": ["..."]}}}` (`errors` only for bad parameters): `400` bad
+or missing parameter, `401` key, `404` unknown id or a record that is not public (the same
+answer for both), `429` too many requests (see `Retry-After`), `503` try again shortly.
+
+**Result day.** Answers carry an `ETag`; send it back as `If-None-Match` for a `304`. Poll
+`/changes?sinceRevision=N` and fetch again only what it names (see `docs/clients.md`).
+"""
 
 
 def _openapi_settings():
@@ -30,26 +54,23 @@ def _openapi_settings():
         "OPENAPI_SWAGGER_UI_PATH": "docs",
         "OPENAPI_SWAGGER_UI_URL": f"{DOCS_ASSETS}/",
         "API_SPEC_OPTIONS": {
-            "info": {"description": "Public, read-only data of one festival, chosen by the API key."},
-            "components": {"securitySchemes": {
-                "ApiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"}}},
-            "security": [{"ApiKey": []}],
+            "info": {"description": API_DESCRIPTION},
+            "tags": ENDPOINT_GROUPS,
+            "components": {"securitySchemes": SECURITY_SCHEMES},
+            "security": SECURITY,
         },
     }
 
 
 def create_app(config=None):
-    """Create the WSGI app; ``config`` overrides settings read from the environment."""
+    """Create the WSGI app; ``config`` overrides settings read from the environment.
+
+    The app is Flask (routing, arguments, views, the OpenAPI document) behind the front door
+    (``app/frontdoor.py``), which every request passes first.
+    """
     app = Flask(__name__, static_folder=None)  # app/static is served by the demo page only
     # "//news" is a 404 in the JSON error shape, not an HTML redirect.
     app.url_map.merge_slashes = False
-
-    @app.before_request
-    def refuse_leading_doubled_slash():
-        # The router and request.path drop leading slashes, so "//public-api/..." would match.
-        if request.environ.get("PATH_INFO", "").startswith("//"):
-            abort(404)
-
     app.config.update(_openapi_settings())
     app.config.update(load_config(config))
     app.json.sort_keys = False
@@ -57,37 +78,36 @@ def create_app(config=None):
 
     from .api import BLUEPRINTS
 
-    protected = {blp.name for blp in BLUEPRINTS}
-    # Only API requests read the database: health, docs and the demo page answer without it.
-    init_database(app, protected)
-    app.extensions["festival_keys"] = KeyCache(app.config["API_KEY_CACHE_SECONDS"])
-    init_revisions(app)
-
     api = Api(app)
     for blp in BLUEPRINTS:
         api.register_blueprint(blp, url_prefix=API_PREFIX)
-
-    @app.before_request
-    def require_key():
-        if request.blueprint in protected:
-            authenticate()
-
-    # Order matters: the limiter and the response cache need the key resolved above,
-    # and a cached answer still counts against the key's budget.
-    init_rate_limits(app)
-    init_response_cache(app)
-    init_http(app)
-    init_health(app)
-    init_access_log(app)
-    init_demo(app)
 
     @app.get(f"{DOCS_ASSETS}/<path:filename>")
     def docs_assets(filename):
         return send_from_directory(swagger_ui_bundle.swagger_ui_path, filename)
 
+    init_access_log(app)
+    init_demo(app)
+    door = FrontDoor(app, f"{API_PREFIX}/")
+    names = {blp.name for blp in BLUEPRINTS}
+    rules = [rule for rule in app.url_map.iter_rules() if rule.rule.startswith(f"{API_PREFIX}/")]
+    door.serve_paths(data_paths=[rule.rule for rule in rules if rule.endpoint.split(".")[0] in names],
+                     open_paths=[rule.rule for rule in rules if not rule.arguments
+                                 and rule.endpoint.split(".")[0] not in names])
+    init_health(app, door.health)
+
+    # Peewee's exceptions, and the drivers' own from reads on the raw connection: the front
+    # door decides between 503 (the database is the problem) and 500, and answers.
+    @app.errorhandler(DatabaseError)
+    @app.errorhandler(InterfaceError)
+    @app.errorhandler(sqlite3.Error)
+    @app.errorhandler(psycopg2.Error)
+    def database_error(error):
+        door.database_error(request.environ, error)
+        return error_body(503), 503
+
     app.extensions["festival_api"] = api
-    # Repeated GETs answered from the response cache skip Flask (app/hit_path.py); the
-    # proxy fix goes around both paths, so both count the client's own address.
-    app.wsgi_app = HitPath(app, app.wsgi_app, f"{API_PREFIX}/")
-    trust_proxies(app)
+    app.extensions["front_door"] = door
+    # The proxy fix goes around the front door, so rate limits count the client's own address.
+    app.wsgi_app = trust_proxies(door, app.config["TRUSTED_PROXIES"])
     return app

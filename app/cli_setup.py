@@ -13,6 +13,7 @@ import psycopg2
 from peewee import PeeweeException
 
 from db import health
+from db.compiled.tables import required_tables
 from db.database import DEFAULT_DATABASE_URL, bind_database, sqlite_path
 
 LOAD = "then load festivals with `festival-api seed` (the demo festivals) or `festival-api import FILE`"
@@ -84,7 +85,7 @@ def check_database(allowed=frozenset(), integrity=False):
     """
     url = database_url()
     try:
-        problem = health.database_problem(url, timeout=5)
+        problem = health.database_problem(url, required_tables(), timeout=5)
     except ValueError as error:
         raise SetupError(str(error))
     if problem is None and integrity:

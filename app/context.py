@@ -1,29 +1,50 @@
-"""The ``context`` block of every response: who the data belongs to and how fresh it is.
+"""What a view knows of its request: the festival, the data revision, and the ``context`` block.
 
-The festival's summary and its public sub-fests are read once per data revision and kept
-in memory (:class:`FestivalView`); a request then builds its context without a query.
+The front door (``app/frontdoor.py``) resolves the key, reads the revision and leaves a
+:class:`RequestState` in the WSGI environ before Flask sees the request; views read it with
+the functions below. The festival's summary and its public sub-fests are read once per
+data revision and kept in memory (:class:`FestivalView`), so a request builds its context
+without a query.
 """
 import threading
+import time
+from urllib.parse import parse_qsl
 
-from flask import current_app, g
+from flask import request
 
+from db.compiled.templates import dumps
 from db.read.subfests import sub_fest_summaries
-from db.revisions import RevisionCache
-from db.templates import dumps
+
+# Where the front door leaves the request's state in the WSGI environ.
+STATE = "festival_api.state"
 
 
-def init_revisions(app):
-    """One :class:`RevisionCache` per app, shared with the hit path."""
-    app.extensions["festival_revisions"] = RevisionCache()
+class RequestState:
+    """One API request as the front door resolved it (key, festival, revision) and answered it."""
+
+    __slots__ = ("started", "started_at", "query", "key_id", "festival", "revision", "changed_at",
+                 "limit_headers", "cache", "view")
+
+    def __init__(self, query_string):
+        self.started = time.perf_counter()
+        self.started_at = time.time()
+        # (name, value) pairs of the query string, parsed once: the cache key and the log use them
+        self.query = parse_qsl(query_string, keep_blank_values=True) if query_string else []
+        self.key_id = self.festival = None
+        self.revision, self.changed_at = 0, None
+        self.limit_headers = ()  # X-RateLimit-* of the key's budget
+        self.cache = None  # "hit" or "miss" when the response cache was asked
+        self.view = None  # the FestivalView, once a view asked for it
 
 
-def data_revision():
-    """The resolved festival's ``(revision, changed_at)``: read from the database only when
-    something was committed since this connection last read it (see ``RevisionCache``)."""
-    if "data_revision" not in g:
-        g.data_revision = current_app.extensions["festival_revisions"].revision(
-            g.festival.id, g.get("data_version"))
-    return g.data_revision
+def current():
+    """The :class:`RequestState` of the request being handled."""
+    return request.environ[STATE]
+
+
+def festival_id():
+    """The id of the festival the request's API key belongs to."""
+    return request.environ[STATE].festival.id
 
 
 class SubFestRef:
@@ -60,17 +81,16 @@ _views_lock = threading.Lock()
 
 
 def festival_view():
-    """The :class:`FestivalView` of the resolved festival at the request's revision."""
-    view = g.get("festival_view")
-    if view is not None:
-        return view
-    revision, changed_at = data_revision()
-    view = _views.get(g.festival.id)
-    if view is None or view.revision != revision:
-        view = FestivalView(g.festival, revision, changed_at)
-        with _views_lock:
-            _views[g.festival.id] = view
-    g.festival_view = view
+    """The :class:`FestivalView` of the request's festival at the request's revision."""
+    state = current()
+    view = state.view
+    if view is None:
+        view = _views.get(state.festival.id)
+        if view is None or view.revision != state.revision:
+            view = FestivalView(state.festival, state.revision, state.changed_at)
+            with _views_lock:
+                _views[state.festival.id] = view
+        state.view = view
     return view
 
 

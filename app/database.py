@@ -1,77 +1,118 @@
-"""The database side of a request: one read snapshot per API request, and 503 when it fails.
+"""The service's database, as an object the app owns: one read snapshot per API request.
 
-Only API requests touch the database, so ``/healthz``, the documentation and the demo page
-answer whatever the database does. A request that finds the database gone, locked or
-damaged is a quick JSON 503; its connection is dropped, and the next request opens a new
-one, so the service recovers by itself when the fault goes.
+The front door (``app/frontdoor.py``) opens a snapshot before it reads anything for a
+request and ends it when the answer is made. Opening one:
+
+- follows the SQLite file's path, so a replaced or deleted file is noticed by every request
+  (a connection keeps reading the file it opened): a new file gets a new connection, no
+  file is a 503;
+- replaces a connection the server killed (PostgreSQL restart, failover,
+  ``pg_terminate_backend``) and tries once more, before anything of the request was read;
+- gives the festivals' revisions in the snapshot, read as seldom as the engine allows
+  (``db.source.revisions.RevisionCache``: on SQLite only after a commit, on PostgreSQL in
+  the round trip of ``BEGIN``).
+
+A database error in a request drops the thread's connection, so the next request opens a
+new one and the service recovers by itself when the fault goes. Errors that say the file
+is damaged mark it so: every request and ``/healthz`` answer 503 until the file changes
+(restored from a backup, in place or by a new file).
 """
+import os
 import sqlite3
 import threading
 
 import psycopg2
-from flask import current_app, g, request
-from flask_smorest import abort
-from peewee import DatabaseError, InterfaceError
+from peewee import DatabaseError, InterfaceError, OperationalError
 
-from db.deadlines import is_deadline_error
-from db.database import begin_read_snapshot, bind_database, end_read_snapshot, sqlite_path
-from db.health import file_identity
+from db.database import bind_database, end_read_snapshot, sqlite_path
+from db.health import NOT_A_DATABASE, Problem, file_identity
+from db.source.revisions import RevisionCache
 
-from .smorest import error_body
+# Peewee's exceptions, and the drivers' own from reads on the raw connection.
+DATABASE_ERRORS = (DatabaseError, InterfaceError, sqlite3.Error, psycopg2.Error)
+
+# What SQLite says when pages of the file are not what it wrote.
+DAMAGE_SIGNS = ("malformed", "not a database", "file is encrypted")
+
+DAMAGED = Problem(NOT_A_DATABASE, "The database file is damaged; restore it from a backup.")
 
 
-def init_database(app, blueprints):
-    """Bind the database; give every request of ``blueprints`` a read snapshot."""
-    db = bind_database(app.config["DATABASE_URL"], readonly=app.config["DATABASE_READONLY"],
-                       connect_timeout=app.config["DATABASE_CONNECT_TIMEOUT"],
-                       statement_timeout_ms=app.config["DATABASE_STATEMENT_TIMEOUT_MS"])
-    path = sqlite_path(app.config["DATABASE_URL"])
-    watch_file = path is not None and path != ":memory:"
-    opened = threading.local()  # the file each worker thread's connection reads
+class Unavailable(Exception):
+    """The database cannot serve this request (the reason is logged, never shown)."""
 
-    def drop_connection():
-        if not db.is_closed():
-            db.close()
 
-    @app.before_request
-    def open_snapshot():
-        if request.blueprint not in blueprints:
-            return
-        if watch_file:
-            # A connection keeps reading a deleted or replaced file: follow the path.
-            identity = file_identity(path)
+class ServiceDatabase:
+    """The bound Peewee database with per-thread read snapshots (see the module doc)."""
+
+    def __init__(self, url, readonly=True, **deadlines):
+        self.url = url
+        # deadlines: connect_timeout and statement_timeout_ms of PostgreSQL (db/deadlines.py)
+        self.db = bind_database(url, readonly=readonly, **deadlines)
+        path = sqlite_path(url)
+        self._path = path if path not in (None, ":memory:") else None
+        self._local = threading.local()  # the file identity each thread's connection reads
+        self.revisions = RevisionCache()
+        self._damaged = None  # the file's fingerprint when a request found it damaged
+
+    def _fingerprint(self):
+        try:
+            stat = os.stat(self._path)
+        except OSError:
+            return None
+        return stat.st_dev, stat.st_ino, stat.st_mtime_ns, stat.st_size
+
+    @property
+    def damaged(self):
+        """A ``Problem`` while the file is known to be damaged (until it changes), else None."""
+        if self._damaged is None:
+            return None
+        if self._fingerprint() == self._damaged:
+            return DAMAGED
+        self._damaged = None
+        return None
+
+    def begin(self):
+        """Open this thread's read snapshot; return ``revision_of(festival_id)`` ->
+        ``(revision, changed_at)`` in it.
+
+        Raises ``Unavailable`` when there is no file, or the file is known to be damaged.
+        """
+        if self._path is not None:
+            identity = file_identity(self._path)
             if identity is None:
-                drop_connection()
-                abort(503)
-            if identity != getattr(opened, "identity", None):
-                drop_connection()
-                opened.identity = identity
-        db.connect(reuse_if_open=True)
-        g.data_version = begin_read_snapshot(db)
-        g.read_snapshot = True
+                self.drop()
+                raise Unavailable("the database file does not exist")
+            if self._damaged is not None and self.damaged is not None:
+                raise Unavailable("the database file is damaged")
+            if identity != getattr(self._local, "identity", None):
+                self.drop()
+                self._local.identity = identity
+        try:
+            self.db.connect(reuse_if_open=True)
+            return self.revisions.begin(self.db)
+        except (OperationalError, InterfaceError, psycopg2.OperationalError, psycopg2.InterfaceError):
+            if self._path is not None:
+                raise
+            # A server-side connection that was killed fails at its first statement; the
+            # request has read nothing yet, so a new connection can take its place.
+            self.drop()
+            self.db.connect()
+            return self.revisions.begin(self.db)
 
-    @app.teardown_request
-    def close_snapshot(exc):
-        if g.pop("read_snapshot", False):
-            end_read_snapshot(db)
+    def end(self):
+        """End this thread's snapshot; the connection stays open for its next request."""
+        end_read_snapshot(self.db)
 
-    # Peewee's exceptions, and the drivers' own from reads on the raw connection.
-    @app.errorhandler(DatabaseError)
-    @app.errorhandler(InterfaceError)
-    @app.errorhandler(sqlite3.Error)
-    @app.errorhandler(psycopg2.Error)
-    def database_error(error):
-        # One exception class covers "database gone" and "bad SQL": ask the database.
-        g.pop("read_snapshot", None)
-        drop_connection()
-        if is_deadline_error(error):  # the database did not answer in time: no need to ask it again
-            app.logger.error("database did not answer within its deadline: %s", error)
-            return error_body(503), 503
-        problem = current_app.extensions["festival_health"].problem()
-        if problem is None:
-            app.logger.error("database error", exc_info=error)
-            return error_body(500), 500
-        app.logger.error("database unavailable: %s", problem.reason, exc_info=error)
-        return error_body(503), 503
+    def drop(self):
+        """Close this thread's connection (it is broken, or reads an old file)."""
+        if not self.db.is_closed():
+            try:
+                self.db.close()
+            except Exception:  # closing a broken connection may fail too; it is gone either way
+                pass
 
-    return db
+    def failed(self, error):
+        """A request met ``error``: drop the connection; remember a damaged file."""
+        self.drop()
+        if self._path is not None and any(sign in str(error).lower() for sign in DAMAGE_SIGNS):
+            self._damaged = self._fingerprint()

@@ -5,24 +5,21 @@ waits for it longer than ``ANSWER_SECONDS``: a database that hangs (a lock held 
 process, a server that does not answer) is itself the reason for a 503. At most one
 check runs at a time; a request that comes while one runs waits for that one.
 
-On SQLite, damage inside the compiled tables (what requests read) is found by
+On SQLite, damage inside the compiled tables (what requests read) is also looked for by
 :class:`IntegrityProbe`: ``PRAGMA quick_check`` of those tables, in the background, at
 most every few seconds while the file changes and at least once a minute, never per
-request; a request that meets a damaged page marks the node unhealthy at once
-(``mark_damaged``).
+request, so damage that no request has met yet still makes ``/healthz`` a 503.
 """
 import os
 import threading
 import time
 from concurrent.futures import Future, TimeoutError as FutureTimeout
 
-from flask import current_app
-
+from db.compiled.tables import HISTORY_MODELS, READ_MODELS, required_tables
 from db.database import is_postgres, sqlite_path
-from db.health import DAMAGED, DAMAGED_REASON, UNREACHABLE, Problem, compiled_tables, database_problem, \
-    integrity_problem
+from db.health import UNREACHABLE, Problem, database_problem, integrity_problem
 
-from .smorest import error_body
+from .errors import error_body
 
 ANSWER_SECONDS = 0.8
 # How long the check's own connection waits for a lock (SQLite) or a statement (PostgreSQL).
@@ -43,12 +40,18 @@ def file_stamp(path):
     return tuple(stamp)
 
 
+def compiled_tables():
+    """The tables requests read: the compiled read model and its history."""
+    return [model._meta.table_name for model in (*READ_MODELS, *HISTORY_MODELS)]
+
+
 class IntegrityProbe:
     """The last result of ``PRAGMA quick_check`` of the compiled tables of a SQLite file.
 
     ``problem()`` never waits for a check: it returns the last result and starts a new
     check in the background when one is due: ``CHANGED_SECONDS`` after the last if the
-    file was written since, ``STEADY_SECONDS`` after it otherwise.
+    file was written since, ``STEADY_SECONDS`` after it otherwise. What the check found is
+    logged for the operator; ``/healthz`` says only that the file is damaged.
     """
 
     CHANGED_SECONDS = 2.0
@@ -74,18 +77,11 @@ class IntegrityProbe:
                 threading.Thread(target=self._check, name="integrity-probe", daemon=True).start()
             return self._problem
 
-    def mark_damaged(self):
-        """A request met a damaged page: unhealthy now, checked again soon."""
-        with self._lock:
-            self._problem = Problem(DAMAGED, DAMAGED_REASON)
-            self._checked_at = time.monotonic()
-            self._stamp = None
-
     def _check(self):
         stamp = file_stamp(self._path)
         try:
             found = integrity_problem(self._path, compiled_tables(), timeout=LOCK_SECONDS)
-        except Exception:  # anything unexpected: leave the last result
+        except Exception:  # anything unexpected: keep the last result
             found = (self._problem, "") if self._problem else None
         if found and found[1] and self._logger:
             self._logger.error("the database file is damaged: PRAGMA quick_check of the compiled tables found: %s. "
@@ -98,39 +94,40 @@ class IntegrityProbe:
 
 
 class HealthCheck:
-    """``problem()``: None when the database at ``url`` is usable, else a ``Problem``."""
+    """``problem()``: None when the database at ``url`` is usable, else a ``Problem``.
 
-    def __init__(self, url, logger=None):
+    A file that a request found damaged (``ServiceDatabase.damaged``) is a problem until it
+    changes, even when a quick look at it finds nothing wrong.
+    """
+
+    def __init__(self, url, database, logger=None):
         self._url = url
+        self._database = database
         self._lock = threading.Lock()
         self._running = None
         path = sqlite_path(url)
         self.integrity = IntegrityProbe(path, logger) if path not in (None, ":memory:") else None
 
     def problem(self):
+        return (self._checked() or self._database.damaged
+                or (self.integrity.problem() if self.integrity is not None else None))
+
+    def _checked(self):
         with self._lock:
             if self._running is None or self._running.done():
                 self._running = self._start()
             running = self._running
         try:
-            found = running.result(timeout=ANSWER_SECONDS)
+            return running.result(timeout=ANSWER_SECONDS)
         except FutureTimeout:
             return TOO_SLOW
-        if found is None and self.integrity is not None:
-            return self.integrity.problem()
-        return found
-
-    def mark_damaged(self):
-        """Call when a request meets SQLite's "database disk image is malformed"."""
-        if self.integrity is not None:
-            self.integrity.mark_damaged()
 
     def _start(self):
         future = Future()
 
         def run():
             try:
-                future.set_result(database_problem(self._url, timeout=LOCK_SECONDS))
+                future.set_result(database_problem(self._url, required_tables(), timeout=LOCK_SECONDS))
             except Exception:  # anything unexpected still means "not usable"
                 future.set_result(Problem(UNREACHABLE, "The database cannot be checked."))
 
@@ -139,17 +136,14 @@ class HealthCheck:
         return future
 
 
-def healthz():
-    """Is this process able to answer API requests?"""
-    problem = current_app.extensions["festival_health"].problem()
-    if problem is not None:
-        body = {**error_body(503), "message": problem.reason}
-        return body, 503, {"Cache-Control": "no-store"}
-    engine = "postgresql" if is_postgres() else "sqlite"
-    return {"status": "ok", "database": engine}, 200, {"Cache-Control": "no-store"}
+def init_health(app, health):
+    """Serve ``GET /healthz`` from ``health``: no key, not rate limited, outside ``/public-api/v1``."""
 
-
-def init_health(app):
-    """Serve ``/healthz``: no key, not rate limited, outside ``/public-api/v1``."""
-    app.extensions["festival_health"] = HealthCheck(app.config["DATABASE_URL"], app.logger)
-    app.add_url_rule("/healthz", "healthz", healthz, methods=["GET"])
+    @app.get("/healthz")
+    def healthz():
+        """Is this process able to answer API requests?"""
+        problem = health.problem()
+        if problem is not None:
+            return {**error_body(503), "message": problem.reason}, 503, {"Cache-Control": "no-store"}
+        engine = "postgresql" if is_postgres() else "sqlite"
+        return {"status": "ok", "database": engine}, 200, {"Cache-Control": "no-store"}

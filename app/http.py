@@ -1,21 +1,28 @@
-"""HTTP behaviour of every API response: CORS, ETag and 304, compression, cache headers.
+"""The HTTP headers every answer of the API carries, and its compression.
 
-The order of the steps matters, so one ``after_request`` hook runs them in sequence for a
-successful API ``GET``:
+- CORS, decided by flask-cors's own rules (``flask_cors.core``) for the configured origins,
+  so browsers on festival websites may call the API and read ``ETag`` and the rate-limit
+  headers;
+- ``Vary: X-API-Key, Accept-Encoding`` (and ``Origin`` when the allowed origin depends on
+  it), so a shared cache keeps one copy per key, encoding and origin;
+- ``Cache-Control``: ``public, max-age=CACHE_MAX_AGE`` on a successful ``GET``,
+  ``no-store`` on everything else, so no cache ever keeps an error;
+- compression (brotli or gzip, as the client prefers) of bodies from ``COMPRESS_MIN_SIZE``
+  bytes of a compressible type.
 
-1. a weak ETag from the body (weak, because the gzip and the plain body carry the same one);
-2. the response cache keeps the plain body (app/caching.py);
-3. compression (Flask-Compress), once per cached answer and Accept-Encoding;
-4. ``If-None-Match`` turns the answer into a ``304``.
-
-Then flask-cors adds the CORS headers and the last hook sets ``Cache-Control`` and ``Vary``,
-so a shared cache keeps one copy per API key (``Vary: X-API-Key``) and never stores errors.
+The front door (``app/frontdoor.py``) applies them to every answer under the API prefix,
+whoever made it; the ones that depend only on the request's ``Origin`` are worked out once
+per origin.
 """
-from flask import request
-from flask_compress import Compress
-from flask_cors import CORS
+import gzip
+import threading
+from types import SimpleNamespace
 
-from . import caching
+import brotli
+from flask_cors.core import get_cors_headers, get_cors_options
+from werkzeug.datastructures import EnvironHeaders
+from werkzeug.http import parse_accept_header
+
 from .auth import HEADER as KEY_HEADER
 from .limits import RATE_LIMIT_HEADERS
 
@@ -26,69 +33,85 @@ EXPOSED_HEADERS = ("ETag", *RATE_LIMIT_HEADERS)
 # Browsers may reuse a preflight answer this long (they cap it: Chrome at 2 hours).
 PREFLIGHT_MAX_AGE = 86400
 
+METHODS = ("GET", "HEAD", "OPTIONS")
+ALLOW = ("Allow", ", ".join(METHODS))
 
-def _add_vary(response, names):
-    # flask-cors and Flask-Compress may each have added a Vary line; merge them into one.
-    seen, merged = set(), []
-    for line in response.headers.getlist("Vary") + [", ".join(names)]:
-        for name in (part.strip() for part in line.split(",")):
-            if name and name.lower() not in seen:
-                seen.add(name.lower())
-                merged.append(name)
-    response.headers["Vary"] = ", ".join(merged)
+# Encodings offered, in the server's order of preference when the client has none.
+ENCODINGS = ("br", "gzip")
+COMPRESSIBLE = ("application/json", "text/", "application/javascript", "image/svg+xml")
+BROTLI_QUALITY = 4
+GZIP_LEVEL = 6
+
+# Origins whose CORS headers are remembered; more distinct origins are worked out per request.
+MAX_ORIGINS = 256
 
 
-def init_http(app):
-    """CORS, ETags with conditional requests, compression, Cache-Control and Vary."""
-    from . import API_PREFIX
+class ApiHeaders:
+    """CORS, ``Vary`` and ``Cache-Control`` of API answers, and their compression."""
 
-    def is_api():
-        return request.path.startswith(API_PREFIX + "/")
+    def __init__(self, config):
+        origins = config["CORS_ORIGINS"] or ["*"]
+        any_origin = origins == ["*"]
+        # flask-cors would also read CORS_* settings from an app's config: there are none.
+        self._cors = get_cors_options(SimpleNamespace(config={}), {
+            "origins": origins,
+            # With any origin allowed, "*" keeps one shared-cache copy for every site.
+            "send_wildcard": any_origin,
+            "vary_header": not any_origin,
+            "methods": list(METHODS),
+            "expose_headers": list(EXPOSED_HEADERS),
+            "max_age": PREFLIGHT_MAX_AGE,
+        })
+        self._vary = ", ".join([KEY_HEADER, "Accept-Encoding"] + ([] if any_origin else ["Origin"]))
+        max_age = config["CACHE_MAX_AGE"]
+        self._cacheable = ("Cache-Control", f"public, max-age={max_age}" if max_age > 0 else "no-cache")
+        self._min_size = config["COMPRESS_MIN_SIZE"]
+        self._by_origin = {}
+        self._lock = threading.Lock()
 
-    origins = app.config["CORS_ORIGINS"] or ["*"]
-    any_origin = origins == ["*"]
-    max_age = app.config["CACHE_MAX_AGE"]
-    cacheable = f"public, max-age={max_age}" if max_age > 0 else "no-cache"
-    vary = [KEY_HEADER, "Accept-Encoding"] + ([] if any_origin else ["Origin"])
+    def cors(self, environ):
+        """The CORS headers of a non-preflight answer to ``environ``'s ``Origin``."""
+        origin = environ.get("HTTP_ORIGIN")
+        found = self._by_origin.get(origin)
+        if found is None:
+            found = [(name, str(value)) for name, value in
+                     get_cors_headers(self._cors, EnvironHeaders(environ), "GET").items(multi=True)
+                     if name != "Vary"]
+            with self._lock:
+                if len(self._by_origin) < MAX_ORIGINS:
+                    self._by_origin[origin] = found
+        return found
 
-    # after_request hooks run in reverse order of registration: this one runs last.
-    @app.after_request
-    def cache_headers(response):
-        if not is_api():
-            return response
-        _add_vary(response, vary)
-        if request.method == "OPTIONS":
-            return response
-        if request.method in ("GET", "HEAD") and response.status_code in (200, 304):
-            response.headers["Cache-Control"] = cacheable
-        else:
-            response.headers["Cache-Control"] = "no-store"
-        return response
+    def finish(self, environ, status, headers, cacheable):
+        """Add CORS, ``Vary`` and ``Cache-Control`` to ``headers`` of an answer with ``status``."""
+        headers.extend(self.cors(environ))
+        vary = self._vary
+        for name, value in headers:
+            if name == "Vary":  # a view's own Vary joins ours
+                vary = f"{value}, {vary}"
+        headers[:] = [(name, value) for name, value in headers if name not in ("Vary", "Cache-Control")]
+        headers.append(("Vary", vary))
+        headers.append(self._cacheable if cacheable and status in (200, 304) else ("Cache-Control", "no-store"))
+        return headers
 
-    CORS(
-        app,
-        resources={rf"{API_PREFIX}/.*": {}},
-        origins=origins,
-        # With any origin allowed, "*" keeps one shared-cache copy for every site.
-        send_wildcard=any_origin,
-        vary_header=not any_origin,
-        methods=["GET", "HEAD", "OPTIONS"],
-        expose_headers=list(EXPOSED_HEADERS),
-        max_age=PREFLIGHT_MAX_AGE,
-    )
+    def preflight(self, environ):
+        """The answer to an ``OPTIONS`` request: CORS preflight headers when it is one."""
+        cors = get_cors_headers(self._cors, EnvironHeaders(environ), "OPTIONS")
+        headers = [(name, str(value)) for name, value in cors.items(multi=True) if name != "Vary"]
+        return headers + [ALLOW, ("Vary", self._vary), ("Cache-Control", "no-store")]
 
-    app.config.setdefault("COMPRESS_REGISTER", False)  # called from finish_response below
-    compress = Compress(app)
+    def encoding(self, environ):
+        """The content coding ``environ``'s ``Accept-Encoding`` prefers among ours, or None."""
+        accept = environ.get("HTTP_ACCEPT_ENCODING")
+        if not accept:
+            return None
+        return parse_accept_header(accept).best_match(ENCODINGS)
 
-    @app.after_request
-    def finish_response(response):
-        if (not is_api() or request.method not in ("GET", "HEAD")
-                or response.status_code != 200 or not response.is_json):
-            return compress.after_request(response)
-        if response.get_etag()[0] is None:
-            response.add_etag(weak=True)
-        caching.remember(response)
-        response = caching.compress(response, compress.after_request)
-        return response.make_conditional(request)
+    def compressible(self, content_type, body):
+        return len(body) >= self._min_size and content_type.startswith(COMPRESSIBLE)
 
-    return compress
+
+def compress(body, encoding):
+    if encoding == "br":
+        return brotli.compress(body, quality=BROTLI_QUALITY)
+    return gzip.compress(body, GZIP_LEVEL, mtime=0)

@@ -9,8 +9,8 @@ or, behind ``TRUSTED_PROXIES`` reverse proxies, the one they put in ``X-Forwarde
 address.
 
 Counting is done by the ``limits`` library (fixed windows, in memory or in Redis), through
-:class:`RateLimits`, which both the Flask request path and the hit path (``app/hit_path.py``,
-cached answers outside Flask) call: one count per request, whichever path answers it.
+:class:`RateLimits`, which the front door (``app/frontdoor.py``) calls once per request,
+whether the answer comes from the response cache or from a view.
 Counters name the key's id, never the plain key. Requests without a valid key never reach
 the limiter: authentication answers them with a 401 first. Preflight ``OPTIONS``,
 ``/healthz``, the docs and the demo page carry no key and are not limited.
@@ -19,8 +19,6 @@ import math
 import threading
 import time
 
-from flask import g, request
-from flask_smorest import abort
 from limits import parse_many
 from limits.storage import MemoryStorage, storage_from_string
 from limits.strategies import FixedWindowRateLimiter
@@ -144,47 +142,16 @@ class RateLimits:
                       ("X-RateLimit-Reset", str(int(stats.reset_time)))]
 
 
-def trust_proxies(app):
-    """Take the client address from ``X-Forwarded-For`` when ``TRUSTED_PROXIES`` says how many set it."""
-    proxies = app.config["TRUSTED_PROXIES"]
-    if proxies > 0:
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies)
-        return
-
-    warned = []
-
-    @app.before_request
-    def warn_once_about_an_untrusted_proxy():
-        # Behind a proxy that is not trusted, every client has the proxy's address.
-        if not warned and "X-Forwarded-For" in request.headers:
-            warned.append(True)
-            app.logger.warning("requests carry X-Forwarded-For but TRUSTED_PROXIES is 0: rate limits count "
-                               "every client as the proxy's address; set TRUSTED_PROXIES to the number of proxies")
+def make_rate_limits(config, logger=None):
+    """The deployment's :class:`RateLimits`, or None when no budget is set."""
+    limits = RateLimits(config["RATELIMIT_DEFAULT"].strip(), config["RATELIMIT_PER_KEY"].strip(),
+                        config["RATELIMIT_STORAGE_URI"], config["RATELIMIT_KEY_PREFIX"], logger=logger,
+                        timeout_ms=config["RATELIMIT_STORAGE_TIMEOUT_MS"],
+                        retry_seconds=config["RATELIMIT_RETRY_SECONDS"])
+    return limits if limits.enabled else None
 
 
-def init_rate_limits(app):
-    """Count every keyed request; call after the key is resolved. ``trust_proxies`` is
-    installed by the factory, around the hit path, so both paths see the client's address."""
-    limits = RateLimits(app.config["RATELIMIT_DEFAULT"].strip(), app.config["RATELIMIT_PER_KEY"].strip(),
-                        app.config["RATELIMIT_STORAGE_URI"], app.config["RATELIMIT_KEY_PREFIX"],
-                        logger=app.logger, timeout_ms=app.config["RATELIMIT_STORAGE_TIMEOUT_MS"],
-                        retry_seconds=app.config["RATELIMIT_RETRY_SECONDS"])
-    if not limits.enabled:
-        return None
-    app.extensions["festival_limiter"] = limits
-
-    @app.before_request
-    def count_request():
-        if request.method == "OPTIONS" or "api_key_id" not in g:
-            return
-        allowed, g.rate_limit_headers = limits.count(g.api_key_id, request.remote_addr)
-        if not allowed:
-            abort(429)
-
-    @app.after_request
-    def add_headers(response):
-        for name, value in g.get("rate_limit_headers", ()):
-            response.headers[name] = value
-        return response
-
-    return limits
+def trust_proxies(wsgi_app, proxies):
+    """Take the client address from ``X-Forwarded-For`` when ``proxies`` (``TRUSTED_PROXIES``)
+    says how many reverse proxies set it; otherwise the header is ignored."""
+    return ProxyFix(wsgi_app, x_for=proxies) if proxies > 0 else wsgi_app

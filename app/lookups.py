@@ -32,3 +32,19 @@ def sub_fest_ref_or_404(sub_fest_id=None, sub_fest_slug=None):
 def sub_fest_ref_by_slug_or_404(slug):
     from .context import festival_view
     return get_or_404(festival_view().slugs.get(slug), "Sub-fest")
+
+
+def narrowing_sub_fest_or_404(sub_fest_id=None, sub_fest_slug=None):
+    """The sub-fest a lookup by code or chest number is narrowed to, or None when neither is
+    sent; the same 404 and 400 as :func:`sub_fest_ref_or_404`."""
+    if sub_fest_id is None and not sub_fest_slug:
+        return None
+    return sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
+
+
+def the_one(matches, what, selector, sub_fest):
+    """The single match of a selector lookup: 404 for none, 400 when a code is ambiguous."""
+    if len(matches) > 1:
+        hint = "use its id" if sub_fest else "add subFestSlug"
+        abort(400, message=f"{selector} matches {what.lower()}s in more than one place; {hint}.")
+    return get_or_404(matches[0] if matches else None, what)

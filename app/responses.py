@@ -5,7 +5,7 @@ unchanged, and its ``@blp.response`` schema still documents the answer.
 """
 from flask import current_app
 
-from db.templates import dumps
+from db.compiled.templates import dumps
 
 from .context import context_json
 

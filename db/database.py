@@ -133,7 +133,7 @@ def is_postgres(db=None):
     return isinstance(db, PostgresqlDatabase)
 
 
-def begin_read_snapshot(db):
+def begin_read_snapshot(db, then=None):
     """Start a read transaction in which every statement sees the same data.
 
     A request may read more than once (the revision, then its page); in one snapshot it
@@ -142,12 +142,14 @@ def begin_read_snapshot(db):
 
     On SQLite the first read is ``PRAGMA data_version``, which also says whether another
     connection committed anything since this one last looked: it is returned, so that the
-    revisions need to be read again only when it moved (:mod:`db.revisions`). On
-    PostgreSQL the result is None.
+    revisions need to be read again only when it moved (:mod:`db.source.revisions`). On
+    PostgreSQL, ``then`` (a query without parameters) runs in the same round trip as
+    ``BEGIN`` and its rows are returned.
     """
     if isinstance(db, PostgresqlDatabase):
-        db.execute_sql("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        return None
+        cursor = db.cursor()
+        cursor.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" + (f"; {then}" if then else ""))
+        return cursor.fetchall() if then else None
     # The raw connection: two statements of transaction control need none of Peewee's work.
     connection = db.connection()
     connection.execute("BEGIN")
@@ -159,7 +161,12 @@ def end_read_snapshot(db):
     if db.is_closed():
         return
     try:
-        db.execute_sql("ROLLBACK")
+        # On the raw connection, like BEGIN (psycopg2's own rollback() would do nothing in
+        # autocommit mode, where the transaction is not its own).
+        if isinstance(db, PostgresqlDatabase):
+            db.cursor().execute("ROLLBACK")
+        else:
+            db.connection().execute("ROLLBACK")
     except Exception:  # a broken connection is replaced on the next request
         db.close()
 

@@ -14,7 +14,6 @@ from playhouse.db_url import parse as parse_url
 
 from .database import POSTGRES_SCHEMES, sqlite_path
 from .deadlines import deadline_connection
-from .models import ALL_MODELS
 
 # Settings of the connection pool in a postgresql+pool:// URL; libpq does not know them.
 POOL_OPTIONS = ("max_connections", "stale_timeout", "timeout")
@@ -36,14 +35,7 @@ UNREACHABLE = "unreachable"
 DAMAGED = "damaged"
 
 # Said to anyone asking /healthz (no path, no detail of the damage).
-DAMAGED_REASON = "The database file is damaged."
-
-
-def compiled_tables():
-    """The tables requests read: the compiled read model and its history."""
-    from .read_model import HISTORY_MODELS, READ_MODELS
-
-    return [model._meta.table_name for model in (*READ_MODELS, *HISTORY_MODELS)]
+DAMAGED_REASON = "The database file is damaged; restore it from a backup."
 
 
 def integrity_problem(path, tables=None, timeout=1.0):
@@ -77,24 +69,18 @@ def integrity_problem(path, tables=None, timeout=1.0):
     return None
 
 
-def required_tables():
-    """The source tables and the compiled read model's: requests read the latter."""
-    from .read_model import HISTORY_MODELS, READ_MODELS, PublicSecret
-
-    return {model._meta.table_name for model in (*ALL_MODELS, *READ_MODELS, *HISTORY_MODELS, PublicSecret)}
-
-
-def database_problem(url, timeout=1.0):
-    """None when the database at ``url`` opens and holds every table; else a ``Problem``.
+def database_problem(url, tables, timeout=1.0):
+    """None when the database at ``url`` opens and holds every table named in ``tables``
+    (``db.compiled.tables.required_tables()``); else a ``Problem``.
 
     Raises ``ValueError`` for a URL of an unknown scheme.
     """
     path = sqlite_path(url)
     if path is None:
-        return _postgres_problem(url, timeout)
+        return _postgres_problem(url, tables, timeout)
     if path == ":memory:":
         return None
-    return _sqlite_problem(path, timeout)
+    return _sqlite_problem(path, tables, timeout)
 
 
 def file_identity(path):
@@ -110,7 +96,7 @@ def file_identity(path):
     return stat.st_dev, stat.st_ino
 
 
-def _sqlite_problem(path, timeout):
+def _sqlite_problem(path, tables, timeout):
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         return Problem(MISSING_FOLDER, "The database file's folder does not exist.")
@@ -130,16 +116,16 @@ def _sqlite_problem(path, timeout):
         return Problem(NOT_A_DATABASE, "The database file is not a SQLite database, or it is damaged.")
     finally:
         connection.close()
-    return _tables_problem(found)
+    return _tables_problem(tables, found)
 
 
-def _tables_problem(found):
-    if not required_tables() <= set(found):
+def _tables_problem(tables, found):
+    if not set(tables) <= set(found):
         return Problem(NO_TABLES, "The database does not hold the service's tables.")
     return None
 
 
-def _postgres_problem(url, timeout):
+def _postgres_problem(url, tables, timeout):
     scheme = urlparse(url).scheme
     if scheme not in POSTGRES_SCHEMES:
         raise ValueError(f"DATABASE_URL must start with sqlite:/// or postgresql://, not {scheme}://")
@@ -159,10 +145,10 @@ def _postgres_problem(url, timeout):
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT name FROM unnest(%s) AS name WHERE to_regclass(quote_ident(name)) IS NOT NULL",
-                           (sorted(required_tables()),))
+                           (sorted(tables),))
             found = {name for (name,) in cursor.fetchall()}
     except psycopg2.Error:
         return Problem(UNREACHABLE, "The database server does not answer.")
     finally:
         connection.close()
-    return _tables_problem(found)
+    return _tables_problem(tables, found)

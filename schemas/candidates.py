@@ -1,10 +1,8 @@
 """Candidates: query arguments and output. Nothing private is named here."""
 from marshmallow import fields
 
-from db.read.candidates import CANDIDATE_SORTS
-from db.enums import GENDERS
-
-from .common import ContextSchema, OutSchema, QueryArgs, Uuid, list_envelope, sort_args
+from .common import ContextSchema, OutSchema, Uuid, list_envelope, sort_args
+from .enums import GENDERS
 from .fields import Array, Bool, CanonicalUUID, Enum, Text
 from .nested import (
     CandidateIdentitySchema,
@@ -14,12 +12,16 @@ from .nested import (
     SubFestRefSchema,
     TeamRefSchema,
 )
-from .selectors import SubFestSelectorArgs
+from .selectors import CandidateSelectorArgs, SubFestSelectorArgs
+
+# The public sort names; db/read/candidates.py maps each to a compiled column.
+CANDIDATE_SORT_NAMES = ("chestNo", "name")
+
 
 ADM_NO_MAX_VALUES = 5
 
 
-class CandidateQueryArgsSchema(SubFestSelectorArgs, sort_args(tuple(CANDIDATE_SORTS), "chestNo")):
+class CandidateQueryArgsSchema(SubFestSelectorArgs, sort_args(CANDIDATE_SORT_NAMES, "chestNo")):
     search = Array(Text(), split=False, metadata={
         "description": "Words to find in the name or chest number; several terms must all match."})
     category_ids = Array(CanonicalUUID(), metadata={"description": "Any of these categories."})
@@ -40,8 +42,8 @@ class CandidateQueryArgsSchema(SubFestSelectorArgs, sort_args(tuple(CANDIDATE_SO
     section_ids = Array(CanonicalUUID(), metadata={"description": "In any of these sections."})
 
 
-class CandidateDetailQueryArgsSchema(QueryArgs):
-    sub_fest_candidate_id = CanonicalUUID(required=True, metadata={"description": "Candidate id inside a sub-fest."})
+class CandidateDetailQueryArgsSchema(CandidateSelectorArgs):
+    """One candidate, by id or by chest number."""
 
 
 class CandidateSchema(OutSchema):

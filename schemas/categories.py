@@ -1,14 +1,17 @@
 """Categories: query arguments and output."""
 from marshmallow import fields
 
-from db.read.categories import CATEGORY_SORTS
 
 from .common import OutSchema, Uuid, list_envelope, sort_args
 from .fields import Array, Text
 from .selectors import SubFestSelectorArgs
 
 
-class CategoryQueryArgsSchema(SubFestSelectorArgs, sort_args(tuple(CATEGORY_SORTS), "displayOrder")):
+# The public sort names; db/read/categories.py maps each to a compiled column.
+CATEGORY_SORT_NAMES = ("displayOrder", "name")
+
+
+class CategoryQueryArgsSchema(SubFestSelectorArgs, sort_args(CATEGORY_SORT_NAMES, "displayOrder")):
     search = Array(Text(), split=False, metadata={
         "description": "Words to find in the name; several terms must all match."})
 

@@ -1,9 +1,8 @@
 """Changes: query arguments and output."""
 from marshmallow import fields, validate
 
-from db.read.changes import CHANGE_ACTIONS, CHANGE_KINDS
-
 from .common import OutSchema, PageArgs, UtcDateTime, Uuid, list_envelope
+from .enums import CHANGE_ACTIONS, CHANGE_KINDS
 from .fields import Array, Enum, WholeNumber
 
 

@@ -16,10 +16,19 @@ def camelcase(name):
 
 
 class OutSchema(ma.Schema):
-    """Output schema: snake_case attributes, camelCase JSON (the marshmallow recipe)."""
+    """Output schema: snake_case attributes, camelCase JSON (the marshmallow recipe).
+
+    Every field of an answer is always there (``null`` where the field allows none, never
+    left out), so the OpenAPI document lists each as required and a generated client types
+    it without "unset".
+    """
+
+    ALWAYS_PRESENT = True
 
     def on_bind_field(self, field_name, field_obj):
         field_obj.data_key = camelcase(field_obj.data_key or field_name)
+        if self.ALWAYS_PRESENT:
+            field_obj.required = True
 
 
 class UtcDateTime(fields.DateTime):
@@ -45,6 +54,8 @@ class Uuid(fields.UUID):
 class QueryArgs(OutSchema):
     """Base of every query-argument schema: camelCase names in the query string, snake_case
     in Python; unknown parameters are ignored (websites add cache-busters)."""
+
+    ALWAYS_PRESENT = False
 
     class Meta:
         unknown = ma.EXCLUDE
@@ -74,22 +85,30 @@ def sort_args(sort_fields, default, default_order="asc"):
 
 
 class MetaSchema(OutSchema):
-    page = fields.Integer()
-    limit = fields.Integer()
-    total = fields.Integer()
-    total_pages = fields.Integer()
-    has_next_page = fields.Boolean()
-    has_previous_page = fields.Boolean()
+    class Meta:
+        description = ("The paging of a list. A page past the end is an empty `data` with this "
+                       "`meta`, not an error.")
+
+    page = fields.Integer(metadata={"description": "This page's number, from 1."})
+    limit = fields.Integer(metadata={"description": f"Items per page asked for (1 to {MAX_LIMIT})."})
+    total = fields.Integer(metadata={"description": "Items of the whole list, all pages together."})
+    total_pages = fields.Integer(metadata={"description": "Pages of the whole list; 0 when it is empty."})
+    has_next_page = fields.Boolean(metadata={"description": "Whether a page follows this one."})
+    has_previous_page = fields.Boolean(metadata={"description": "Whether a page comes before this one."})
 
 
 class FestivalSummarySchema(OutSchema):
+    class Meta:
+        description = "The festival the API key belongs to."
+
     id = Uuid()
     slug = fields.String()
     name = fields.String()
-    name_local = fields.String(allow_none=True)
+    name_local = fields.String(allow_none=True, metadata={"description": "The name in the local language."})
     short_name = fields.String(allow_none=True)
     location = fields.String(allow_none=True)
-    timezone = fields.String()
+    timezone = fields.String(metadata={
+        "description": "IANA time zone (`Asia/Kolkata`): a date in a query is a day of this zone."})
     start_date = fields.Date(allow_none=True)
     end_date = fields.Date(allow_none=True)
     logo_url = fields.String(allow_none=True)
@@ -98,28 +117,39 @@ class FestivalSummarySchema(OutSchema):
 
 class SubFestSummarySchema(OutSchema):
     id = Uuid()
-    slug = fields.String()
+    slug = fields.String(metadata={"description": "What `subFestSlug` takes."})
     name = fields.String()
-    name_local = fields.String(allow_none=True)
+    name_local = fields.String(allow_none=True, metadata={"description": "The name in the local language."})
 
 
 class FreshnessSchema(OutSchema):
-    revision = fields.Integer()
-    changed_at = UtcDateTime(allow_none=True)
+    class Meta:
+        description = "How fresh the data is."
+
+    revision = fields.Integer(metadata={
+        "description": "The festival's data revision: it grows with every change of its data. "
+                       "Give it to `/changes?sinceRevision=` to learn what changed after it."})
+    changed_at = UtcDateTime(allow_none=True, metadata={"description": "When the revision was made."})
 
 
 class ContextSchema(OutSchema):
-    festival = fields.Nested(FestivalSummarySchema)
-    sub_fest = fields.Nested(SubFestSummarySchema, allow_none=True)
+    class Meta:
+        description = "Which festival (and sub-fest) answered, and how fresh the data is."
+
+    festival = fields.Nested(FestivalSummarySchema, metadata={"description": "The festival the API key belongs to."})
+    sub_fest = fields.Nested(SubFestSummarySchema, allow_none=True, metadata={
+        "description": "The sub-fest the answer is of; null when it is of the whole festival."})
     data = fields.Nested(FreshnessSchema, metadata={"description": "How fresh the data is."})
 
 
 def list_envelope(item_schema, name, **extra):
     """``{"data": [items], "meta": {...}, "context": {...}}`` around ``item_schema``."""
     attrs = {
-        "data": fields.List(fields.Nested(item_schema)),
-        "meta": fields.Nested(MetaSchema),
-        "context": fields.Nested(ContextSchema),
+        "Meta": type("Meta", (), {"description": "A page of a list: the items, the paging, the context."}),
+        "data": fields.List(fields.Nested(item_schema), metadata={"description": "The items of this page."}),
+        "meta": fields.Nested(MetaSchema, metadata={"description": "The paging."}),
+        "context": fields.Nested(ContextSchema, metadata={
+            "description": "Which festival (and sub-fest) answered, and how fresh the data is."}),
         **extra,
     }
     return type(name, (OutSchema,), attrs)

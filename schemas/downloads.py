@@ -1,13 +1,16 @@
 """Downloads: query arguments and output."""
 from marshmallow import fields
 
-from db.read.downloads import DOWNLOAD_SORTS
 
 from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
 from .fields import Array, Bool, Text
 
 
-class DownloadQueryArgsSchema(sort_args(tuple(DOWNLOAD_SORTS), "createdAt", "desc")):
+# The public sort names; db/read/downloads.py maps each to a compiled column.
+DOWNLOAD_SORT_NAMES = ("createdAt", "updatedAt", "title", "category")
+
+
+class DownloadQueryArgsSchema(sort_args(DOWNLOAD_SORT_NAMES, "createdAt", "desc")):
     search = Array(Text(), split=False, metadata={
         "description": "Words to find in the title, description or category; all must match."})
     category = Text(max_length=100, metadata={"description": "Download category label; the case of A-Z is ignored."})

@@ -1,10 +1,9 @@
-"""Query-parameter fields shared by every endpoint (DESIGN.md §3)."""
+"""Query-parameter fields shared by every endpoint (the rules of docs/api-conventions.md,
+"Query parameters")."""
 import datetime
 import re
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import marshmallow as ma
-from flask import g, has_request_context
 from marshmallow import fields, validate
 
 
@@ -103,7 +102,8 @@ class Enum(fields.String):
 
 class Text(fields.String):
     """Free text: trimmed, bounded length, empty means absent. A NUL character is refused:
-    no stored value holds one, and PostgreSQL cannot even take it as a query argument."""
+    no stored value holds one, and PostgreSQL cannot even take it as a query argument (the
+    argument parser refuses every control character before a field sees it)."""
 
     default_error_messages = {"nul": "Must not contain a NUL character."}
 
@@ -116,8 +116,9 @@ class Text(fields.String):
 
     @classmethod
     def pattern(cls, non_blank=False, comma=True):
-        """The OpenAPI ``pattern`` of the text: no NUL; optionally no comma, and not blank."""
-        allowed = "[^\\u0000" + ("" if comma else ",") + "]"
+        """The OpenAPI ``pattern`` of the text: no control character (the argument parser
+        refuses them in every value); optionally no comma, and not blank."""
+        allowed = "[^\\u0000-\\u001f\\u007f" + ("" if comma else ",") + "]"
         if not non_blank:
             return f"^{allowed}*$"
         return f"^{allowed}*{allowed[:-1]}{cls.BLANKS}]{allowed}*$"
@@ -129,21 +130,20 @@ class Text(fields.String):
         return text.strip()
 
 
-def festival_zone():
-    """The resolved festival's time zone (UTC when there is none or it is unknown)."""
-    festival = g.get("festival") if has_request_context() else None
-    try:
-        return ZoneInfo(festival.timezone) if festival and festival.timezone else datetime.timezone.utc
-    except (ZoneInfoNotFoundError, ValueError):
-        return datetime.timezone.utc
+class LocalMoment(datetime.datetime):
+    """A moment on the festival's own clock (naive): a bare date's first or last moment.
+    Only the festival knows its time zone, so the reader makes it an instant
+    (``db.read.schedules.utc_moment``); it compares with naive UTC as if the festival
+    kept UTC."""
 
 
 class Instant(fields.Field):
-    """A date (``2026-02-01``) or a date-time with an offset; returned as naive UTC.
+    """A date (``2026-02-01``) or a date-time with an offset.
 
-    A bare date is a day of the festival, in the festival's own time zone: what a website
-    means by "the schedule of 15 January". ``end_of_day`` makes it mean its last moment,
-    for inclusive upper bounds.
+    A date-time is returned as naive UTC. A bare date is a day of the festival, in the
+    festival's own time zone: what a website means by "the schedule of 15 January"; it is
+    returned as a :class:`LocalMoment`, its first moment (its last with ``end_of_day``, for
+    inclusive upper bounds), for the reader to place in the festival's zone.
     """
 
     default_error_messages = {
@@ -163,15 +163,12 @@ class Instant(fields.Field):
         try:
             if len(value) == 10:
                 day = datetime.date.fromisoformat(value)
-                moment = datetime.datetime.combine(
-                    day, datetime.time.max if self.end_of_day else datetime.time.min,
-                    tzinfo=festival_zone())
-            else:
-                # An unencoded "+" arrives as a space; RFC 3339 allows a lower-case "z".
-                value = value.replace(" ", "+")
-                if value.endswith("z"):
-                    value = value[:-1] + "Z"
-                moment = datetime.datetime.fromisoformat(value)
+                return LocalMoment.combine(day, datetime.time.max if self.end_of_day else datetime.time.min)
+            # An unencoded "+" arrives as a space; RFC 3339 allows a lower-case "z".
+            value = value.replace(" ", "+")
+            if value.endswith("z"):
+                value = value[:-1] + "Z"
+            moment = datetime.datetime.fromisoformat(value)
         except ValueError as exc:
             raise self.make_error("invalid") from exc
         if moment.tzinfo is None:

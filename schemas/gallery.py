@@ -1,14 +1,17 @@
 """Gallery: query arguments and output."""
 from marshmallow import fields
 
-from db.read.gallery import IMAGE_SORTS
 
 from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
 from .fields import CanonicalUUID
 from .nested import CategoryRefSchema
 
 
-class GalleryQueryArgsSchema(sort_args(tuple(IMAGE_SORTS), "createdAt", "desc")):
+# The public sort names; db/read/gallery.py maps each to a compiled column.
+IMAGE_SORT_NAMES = ("createdAt", "updatedAt", "title", "displayOrder")
+
+
+class GalleryQueryArgsSchema(sort_args(IMAGE_SORT_NAMES, "createdAt", "desc")):
     album_id = CanonicalUUID(metadata={"description": "Only images of this album."})
     sub_fest_program_id = CanonicalUUID(metadata={"description": "Only images of this programme."})
     category_id = CanonicalUUID(metadata={"description": "Only images of this category."})

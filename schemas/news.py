@@ -1,23 +1,25 @@
 """News: query arguments and output."""
 from marshmallow import fields
 
-from db.enums import NEWS_STATUSES
-from db.read.news import NEWS_SORTS
-
 from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
+from .enums import NEWS_STATUSES
 from .fields import Array, Bool, Enum, Text
 from .html import SafeHtml
 
 
-class NewsQueryArgsSchema(sort_args(tuple(NEWS_SORTS), "publishedAt", "desc")):
+# The public sort names; db/read/news.py maps each to a compiled column.
+NEWS_SORT_NAMES = ("publishedAt", "createdAt", "updatedAt", "title")
+
+
+class NewsQueryArgsSchema(sort_args(NEWS_SORT_NAMES, "publishedAt", "desc")):
     search = Array(Text(), split=False, metadata={
         "description": "Words to find in the title or summary; several terms must all match."})
     status = Array(Enum(NEWS_STATUSES), metadata={
         "description": "Output stays restricted to published news."})
     is_public = Array(Bool(), metadata={"description": "Output stays restricted to public news."})
     tags = Array(Text(), metadata={"description": "Any of these tags; the case of A-Z is ignored."})
-    has_thumbnail = Array(Bool())
-    has_feature_image = Array(Bool())
+    has_thumbnail = Array(Bool(), metadata={"description": "Has a thumbnail image."})
+    has_feature_image = Array(Bool(), metadata={"description": "Has a feature image."})
 
 
 class NewsSchema(OutSchema):

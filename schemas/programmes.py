@@ -1,10 +1,8 @@
 """Programmes: query arguments and output."""
 from marshmallow import fields, post_load
 
-from db.enums import PROGRAM_TYPES, SUB_FEST_PROGRAMME_STATUSES
-from db.read.programmes import PROGRAMME_SORTS
-
 from .common import ContextSchema, OutSchema, QueryArgs, UtcDateTime, Uuid, list_envelope, sort_args
+from .enums import PROGRAM_TYPES, SUB_FEST_PROGRAMME_STATUSES
 from .fields import Array, Bool, CanonicalUUID, Enum, Text
 from .nested import (
     CategoryRefSchema,
@@ -13,7 +11,11 @@ from .nested import (
     ScheduleRefSchema,
     SubFestRefSchema,
 )
-from .selectors import SubFestSelectorArgs
+from .selectors import ProgrammeSelectorArgs, SubFestSelectorArgs
+
+# The public sort names; db/read/programmes.py maps each to a compiled column.
+PROGRAMME_SORT_NAMES = ("displayOrder", "code", "name", "status", "programType", "publishedAt")
+
 
 WINDOW_RULE = ("Open when opensAt <= now <= closesAt; a missing opensAt means open since ever, "
                "a missing closesAt open until further notice, and a window with neither is closed.")
@@ -74,13 +76,12 @@ class ProgrammeFilterArgsSchema(QueryArgs):
 
 
 class ProgrammeQueryArgsSchema(SubFestSelectorArgs, ProgrammeFilterArgsSchema,
-                               sort_args(tuple(PROGRAMME_SORTS), "displayOrder")):
+                               sort_args(PROGRAMME_SORT_NAMES, "displayOrder")):
     """The programmes of one sub-fest, filtered."""
 
 
-class ProgrammeDetailQueryArgsSchema(QueryArgs):
-    sub_fest_program_id = CanonicalUUID(required=True, metadata={
-        "description": "Programme instance id inside a sub-fest."})
+class ProgrammeDetailQueryArgsSchema(ProgrammeSelectorArgs):
+    """One programme, by id or by code."""
 
 
 class ProgrammeSchema(OutSchema):

@@ -1,16 +1,18 @@
 """Candidate registrations: query arguments and output."""
 from marshmallow import fields
 
-from db.enums import REGISTRATION_TYPES, TOPIC_STATUSES
-from db.read.registrations import REGISTRATION_SORTS
-
 from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
+from .enums import REGISTRATION_TYPES, TOPIC_STATUSES
 from .fields import CanonicalUUID
 from .nested import CandidateIdentitySchema, ProgrammeSummarySchema, TeamRefSchema
 from .results import ResultFieldsSchema
 
 
-class CandidateRegistrationQueryArgsSchema(sort_args(tuple(REGISTRATION_SORTS), "registeredAt")):
+# The public sort names; db/read/registrations.py maps each to a compiled column.
+REGISTRATION_SORT_NAMES = ("registeredAt", "programCode", "programName", "type")
+
+
+class CandidateRegistrationQueryArgsSchema(sort_args(REGISTRATION_SORT_NAMES, "registeredAt")):
     sub_fest_candidate_id = CanonicalUUID(required=True, metadata={"description": "Sub-fest candidate id."})
 
 

@@ -1,10 +1,7 @@
 """Results: query arguments and output of /programme-results, /programme-result and /candidate-result."""
-from marshmallow import fields, validates_schema
+from marshmallow import fields
 
-from db.read.programmes import PROGRAMME_SORTS
-
-from .common import ContextSchema, OutSchema, QueryArgs, UtcDateTime, Uuid, list_envelope, sort_args
-from .fields import CanonicalUUID, Text
+from .common import ContextSchema, OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
 from .nested import (
     CandidateIdentitySchema,
     CategoryRefSchema,
@@ -12,43 +9,20 @@ from .nested import (
     ProgrammeSummarySchema,
     TeamRefSchema,
 )
-from .programmes import ProgrammeFilterArgsSchema, ProgrammeSchema
-from .selectors import SubFestSelectorArgs, require_one_of
-
-SELECTOR_RULE = ("When both are sent they must name the same record (else 404); "
-                 "`subFestSlug` narrows the lookup to one sub-fest.")
-
+from .programmes import PROGRAMME_SORT_NAMES, ProgrammeFilterArgsSchema, ProgrammeSchema
+from .selectors import CandidateSelectorArgs, ProgrammeSelectorArgs, SubFestSelectorArgs
 
 class ProgrammeResultsQueryArgsSchema(SubFestSelectorArgs, ProgrammeFilterArgsSchema,
-                                      sort_args(tuple(PROGRAMME_SORTS), "displayOrder")):
+                                      sort_args(PROGRAMME_SORT_NAMES, "displayOrder")):
     """The programmes of one sub-fest with their results, filtered."""
 
 
-class ProgrammeResultQueryArgsSchema(QueryArgs):
-    sub_fest_program_id = CanonicalUUID(metadata={
-        "description": f"Programme instance id; required unless `programCode` is sent. {SELECTOR_RULE}"})
-    program_code = Text(max_length=40, metadata={
-        "description": "Public programme code in its sub-fest (e.g. `HS-C01`, case-insensitive); "
-                       "required unless `subFestProgramId` is sent. A code used in several "
-                       "sub-fests needs `subFestSlug`."})
-    sub_fest_slug = Text(max_length=80, metadata={"description": "Look the code up in this sub-fest only."})
-
-    @validates_schema
-    def one_selector(self, data, **kwargs):
-        require_one_of(data, {"subFestProgramId": "sub_fest_program_id", "programCode": "program_code"})
+class ProgrammeResultQueryArgsSchema(ProgrammeSelectorArgs):
+    """One programme with its results, by id or by code."""
 
 
-class CandidateResultQueryArgsSchema(QueryArgs):
-    sub_fest_candidate_id = CanonicalUUID(metadata={
-        "description": f"Sub-fest candidate id; required unless `chestNo` is sent. {SELECTOR_RULE}"})
-    chest_no = Text(max_length=20, metadata={
-        "description": "Chest number (case-insensitive); required unless `subFestCandidateId` is "
-                       "sent. A chest number used in several sub-fests needs `subFestSlug`."})
-    sub_fest_slug = Text(max_length=80, metadata={"description": "Look the chest number up in this sub-fest only."})
-
-    @validates_schema
-    def one_selector(self, data, **kwargs):
-        require_one_of(data, {"subFestCandidateId": "sub_fest_candidate_id", "chestNo": "chest_no"})
+class CandidateResultQueryArgsSchema(CandidateSelectorArgs):
+    """One candidate with their results, by id or by chest number."""
 
 
 class ResultFieldsSchema(OutSchema):
@@ -66,8 +40,9 @@ class ResultFieldsSchema(OutSchema):
 class EntryResultSchema(ResultFieldsSchema):
     """A result with its entry: who took part and for which team."""
 
-    participant_name = fields.String(allow_none=True, metadata={
-        "description": "The candidate's name, or the group's name."})
+    participant_name = fields.String(metadata={
+        "description": "The candidate's name; for a group, its name, else its team's public name, "
+                       "else its public members' names (a group shown has at least one)."})
     participant_type = fields.String(metadata={"enum": ["individual", "group"]})
     topic = fields.String(allow_none=True)
     team = fields.Nested(TeamRefSchema, attribute="team_ref", allow_none=True, metadata={

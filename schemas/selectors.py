@@ -30,3 +30,47 @@ class SubFestSelectorArgs(QueryArgs):
     @validates_schema
     def one_sub_fest_selector(self, data, **kwargs):
         require_one_of(data, SUB_FEST_SELECTORS)
+
+
+SELECTOR_RULE = ("When both are sent they must name the same record (else 404); "
+                 "`subFestSlug` or `subFestId` narrows the lookup to one sub-fest.")
+NARROWING_RULE = "When both `subFestId` and `subFestSlug` are sent they must name the same sub-fest (else 400)."
+
+
+class NarrowingSubFestArgs(QueryArgs):
+    """The optional sub-fest a lookup by code or chest number is narrowed to."""
+
+    sub_fest_id = CanonicalUUID(metadata={
+        "description": f"Look the code or chest number up in this sub-fest only. {NARROWING_RULE}"})
+    sub_fest_slug = Text(max_length=80, metadata={
+        "description": f"Look the code or chest number up in this sub-fest only, by its slug. {NARROWING_RULE}"})
+
+
+class ProgrammeSelectorArgs(NarrowingSubFestArgs):
+    """One programme, by id or by its code in a sub-fest (``/programme-detail``, ``/programme-result``)."""
+
+    sub_fest_program_id = CanonicalUUID(metadata={
+        "description": f"Programme instance id; required unless `programCode` is sent. {SELECTOR_RULE}"})
+    program_code = Text(max_length=40, metadata={
+        "description": "Public programme code in its sub-fest (e.g. `HS-C01`, case-insensitive); "
+                       "required unless `subFestProgramId` is sent. A code used in several "
+                       "sub-fests needs `subFestSlug` or `subFestId` (else 400)."})
+
+    @validates_schema
+    def one_selector(self, data, **kwargs):
+        require_one_of(data, {"subFestProgramId": "sub_fest_program_id", "programCode": "program_code"})
+
+
+class CandidateSelectorArgs(NarrowingSubFestArgs):
+    """One candidate, by id or by chest number (``/candidate-detail``, ``/candidate-result``)."""
+
+    sub_fest_candidate_id = CanonicalUUID(metadata={
+        "description": f"Sub-fest candidate id; required unless `chestNo` is sent. {SELECTOR_RULE}"})
+    chest_no = Text(max_length=20, metadata={
+        "description": "Chest number (case-insensitive); required unless `subFestCandidateId` is "
+                       "sent. A chest number used in several sub-fests needs `subFestSlug` or "
+                       "`subFestId` (else 400)."})
+
+    @validates_schema
+    def one_selector(self, data, **kwargs):
+        require_one_of(data, {"subFestCandidateId": "sub_fest_candidate_id", "chestNo": "chest_no"})

@@ -1,13 +1,16 @@
 """Sub-fests: query arguments and output."""
 from marshmallow import fields
 
-from db.read.subfests import SUB_FEST_SORTS
 
 from .common import OutSchema, Uuid, list_envelope, sort_args
 from .fields import Array, Text
 
 
-class SubFestQueryArgsSchema(sort_args(tuple(SUB_FEST_SORTS), "displayOrder")):
+# The public sort names; db/read/subfests.py maps each to a compiled column.
+SUB_FEST_SORT_NAMES = ("displayOrder", "name", "startDate")
+
+
+class SubFestQueryArgsSchema(sort_args(SUB_FEST_SORT_NAMES, "displayOrder")):
     search = Array(Text(), split=False, metadata={"description": "Words to find in the name or slug."})
 
 

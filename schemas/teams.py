@@ -1,7 +1,6 @@
 """Teams: query arguments and output."""
 from marshmallow import fields
 
-from db.read.teams import TEAM_SORTS
 
 from .common import OutSchema, Uuid, list_envelope, sort_args
 from .fields import Array, Bool, Text
@@ -9,7 +8,11 @@ from .nested import TeamRefSchema
 from .selectors import SubFestSelectorArgs
 
 
-class TeamQueryArgsSchema(SubFestSelectorArgs, sort_args(tuple(TEAM_SORTS), "displayOrder")):
+# The public sort names; db/read/teams.py maps each to a compiled column.
+TEAM_SORT_NAMES = ("displayOrder", "name", "publicName", "level")
+
+
+class TeamQueryArgsSchema(SubFestSelectorArgs, sort_args(TEAM_SORT_NAMES, "displayOrder")):
     search = Array(Text(), split=False, metadata={
         "description": "Words to find in the name, display name or public name; all must match."})
     color_code = Array(Text(max_length=16), metadata={

@@ -1,10 +1,8 @@
 """Toppers: query arguments and output of /topper-placeholders, /toppers and /page-toppers."""
 from marshmallow import fields, validates_schema
 
-from db.enums import RANKING_BASES, TOPPER_ENTITY_TYPES, TOPPER_SCOPE_TYPES
-from db.read.toppers import ENTRY_SORTS, PLACEHOLDER_SORTS
-
 from .common import ContextSchema, MetaSchema, OutSchema, QueryArgs, UtcDateTime, Uuid, list_envelope, sort_args
+from .enums import RANKING_BASES, TOPPER_ENTITY_TYPES, TOPPER_SCOPE_TYPES
 from .fields import Bool, CanonicalUUID, Enum, Text
 from .nested import (
     CandidateIdentitySchema,
@@ -17,13 +15,18 @@ from .nested import (
 from .selectors import SubFestSelectorArgs, require_one_of
 
 
-class TopperPlaceholderQueryArgsSchema(SubFestSelectorArgs, sort_args(tuple(PLACEHOLDER_SORTS), "displayOrder")):
+# The public sort names; db/read/toppers.py maps each to a compiled column.
+PLACEHOLDER_SORT_NAMES = ("displayOrder", "label", "scopeType", "entityType", "lastComputedAt")
+ENTRY_SORT_NAMES = ("rank", "points", "name", "programmeCount", "lastResultAt")
+
+
+class TopperPlaceholderQueryArgsSchema(SubFestSelectorArgs, sort_args(PLACEHOLDER_SORT_NAMES, "displayOrder")):
     is_published = Bool(metadata={"description": "Output stays restricted to published placeholders."})
     entity_type = Enum(TOPPER_ENTITY_TYPES, metadata={"description": "Who is ranked."})
     scope_type = Enum(TOPPER_SCOPE_TYPES, metadata={"description": "Over which programmes or people."})
 
 
-class TopperQueryArgsSchema(sort_args(tuple(ENTRY_SORTS), "rank")):
+class TopperQueryArgsSchema(sort_args(ENTRY_SORT_NAMES, "rank")):
     topper_placeholder_id = CanonicalUUID(required=True, metadata={"description": "Published placeholder id."})
 
 
@@ -41,7 +44,7 @@ class PageTopperQueryArgsSchema(QueryArgs):
 
 class ScopeKeysSchema(OutSchema):
     """The section and collection keys of a placeholder's scope: every output of a
-    placeholder shows them through this schema, masked (``db.topper_lists.mask_hidden_keys``)."""
+    placeholder shows them through this schema, masked (``db.source.topper_lists.mask_hidden_keys``)."""
 
     section_key = fields.String(attribute="public_section_key", allow_none=True, metadata={
         "description": "The section of a `section` scope, when public."})

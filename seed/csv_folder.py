@@ -78,6 +78,7 @@ def _read_rows(name, key, text, source, problems):
     header = next(reader, None) or []
     header = [column.strip() for column in header]
     source.rows[f"$.{key}"] = (name, 1)
+    source.headers[key] = header
     for column in header:
         if column and column not in props:
             problems.append((f"$.{key}", f"unknown column {column!r}"))
@@ -103,7 +104,8 @@ def _read_rows(name, key, text, source, problems):
 
 
 def read_files(name, files):
-    """``files``: ``[(file name, bytes)]``. Return a :class:`Source`; raise FixtureError."""
+    """``files``: ``[(file name, bytes)]``. Return a :class:`Source` whose ``problems`` are the
+    cells that do not parse; raise FixtureError when there is no festival row to go on with."""
     source = Source(name, {"formatVersion": FORMAT_VERSION})
     problems = []
     for file_name, content in sorted(files):
@@ -127,8 +129,9 @@ def read_files(name, files):
             source.data[key] = rows
     if "festival" not in source.data:
         problems.append(("$", "festival.csv is missing: it names the festival (slug, name, ...)"))
-    if problems:
+    if not source.data.get("festival"):
         raise FixtureError(problems, source)
+    source.problems = problems
     return source
 
 

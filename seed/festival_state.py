@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from peewee import DateField, DateTimeField, ForeignKeyField, UUIDField
 
-from db import models as m
+from db.source import models as m
 
 from .fixture_format import SECTIONS, fixture_fields
 

@@ -23,8 +23,8 @@ from peewee import (
     UUIDField,
 )
 
-from db import models as m
-from db.enums import COLUMN_ENUMS
+from db.source import models as m
+from schemas.enums import COLUMN_ENUMS
 
 FORMAT_VERSION = 1
 
@@ -135,6 +135,12 @@ INLINE_ALIASES = {
 # Rows without a sub_fest column may name the sub-fest their references are looked up in.
 SCOPE_ALIAS = "sub_fest_slug"
 SCOPED_SECTIONS = ("schedules", "registrations", "results", "websitePages", "galleryImages")
+# A team's own entry (no candidate) is named by its team in a result row.
+RESULT_TEAM_ALIAS = "team_name"
+# A sub-fest programme may name its master programme by name (made from it if none has it).
+PROGRAMME_NAME_ALIAS = "programme_name"
+# Key columns a row may leave out, and what stands in for them.
+OPTIONAL_KEYS = {"programmes": ("code",)}  # the name is the code
 # Explicit removal in a row: a withdrawn entry stays but is hidden; deleted content goes.
 WITHDRAWABLE = {"registrations": ("is_active", False), "results": ("is_published", False)}
 DELETABLE = ("news", "downloads", "galleryAlbums", "galleryImages")
@@ -216,7 +222,8 @@ def _row_schema(model, section=None, partial=False):
     fields = fixture_fields(model, section)
     props = {f.name: _field_schema(model, f) for f in fields}
     # id and references may be replaced by natural keys; the importer checks those.
-    required = [f.name for f in required_fields(model, section) if not isinstance(f, ForeignKeyField)]
+    required = [f.name for f in required_fields(model, section) if not isinstance(f, ForeignKeyField)
+                and f.name not in OPTIONAL_KEYS.get(section.key if section else None, ())]
     for f, alias in references(model, section):
         if alias:
             props[alias] = _key_schema(f)
@@ -225,6 +232,10 @@ def _row_schema(model, section=None, partial=False):
         props[name] = {"type": "array", "items": _field_schema(inline.model, value)}
         if isinstance(value, ForeignKeyField):
             props[INLINE_ALIASES[name]] = {"type": "array", "items": _key_schema(value)}
+    if section and section.key == "results":
+        props[RESULT_TEAM_ALIAS] = _key_schema(m.Registration.team)
+    if section and section.key == "subFestProgrammes":
+        props[PROGRAMME_NAME_ALIAS] = {"type": "string", "minLength": 1, "maxLength": m.Programme.name.max_length}
     if section and section.key in SCOPED_SECTIONS:
         props[SCOPE_ALIAS] = {"type": "string", "minLength": 1, "maxLength": 80}
     if section and section.key in WITHDRAWABLE:
@@ -247,6 +258,9 @@ def json_schema(partial=False):
     festival = _row_schema(m.Festival, partial=partial)
     if partial:
         festival["required"] = ["slug"]
+    else:
+        # Times without an offset are read in it: a festival says its timezone (none is assumed).
+        festival["required"] = sorted(set(festival["required"]) | {"timezone"})
     props = {
         "formatVersion": {"const": FORMAT_VERSION},
         "festival": festival,

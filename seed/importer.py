@@ -5,19 +5,21 @@ from dataclasses import dataclass
 import jsonschema
 from peewee import ForeignKeyField
 
-from db import models as m
 from db.compiler import publish
+from db.source import models as m
 
 from .locking import write_transaction
 from .changes import ChangeSummary, diff
 from .festival_state import state_from_database, state_from_document
 from .fixture_format import SECTIONS, json_schema
+from .local_times import festival_zone, localise_times
 from .natural_keys import Expander, KeyIndex, festival_id
 from .points import check_results
 from .problems import FixtureError
 from .sources import load_source
 from .validation import (
     check_festival_slug,
+    check_shape,
     check_foreign_ids,
     check_one_entry_per_candidate,
     check_references,
@@ -48,9 +50,8 @@ def check_rows(state, problems, where="in this file", only=None):
     """The checks every import makes on the festival's rows once they are complete."""
     check_references(state, problems, where, only)
     check_unique(state, problems)
-    if not problems:
-        check_results(state, problems)
-        check_one_entry_per_candidate(state, problems)
+    check_results(state, problems)
+    check_one_entry_per_candidate(state, problems)
 
 
 def drop_rows(state, ids):
@@ -62,27 +63,34 @@ def drop_rows(state, ids):
             state.given.pop(row_id, None)
 
 
-def validate(data):
-    """Return the festival's rows (a ``FestivalState``) or raise :class:`FixtureError`."""
-    problems = schema_problems(data)
-    if problems:
-        raise FixtureError(problems)
+def _festival_row(data):
+    festival = data.get("festival") if isinstance(data, dict) else None
+    return festival if isinstance(festival, dict) else {}
+
+
+def validate(data, problems=()):
+    """Return the festival's rows (a ``FestivalState``) or raise :class:`FixtureError`.
+
+    Every check runs before anything stops, so one run lists every problem of the file;
+    ``problems`` are those found while reading it (cells that do not parse).
+    """
+    problems = list(problems)
+    # Before the shape check, whose "required" message this one replaces.
+    zone = festival_zone(_festival_row(data).get("timezone"), problems)
+    data = check_shape(data, _validator, problems)
     raw = data["festival"]
+    data = localise_times(data, zone, problems)
     existing = m.Festival.get_or_none(m.Festival.slug == raw["slug"])
-    raw = {**raw, "id": raw.get("id") or festival_id(raw["slug"], existing and str(existing.id))}
-    expander = Expander(raw["slug"], KeyIndex())
+    raw = {**data["festival"], "id": raw.get("id") or festival_id(raw["slug"], existing and str(existing.id))}
+    expander = Expander(raw["slug"], KeyIndex(), problems=problems)
     doc = expander.expand({**data, "festival": raw})
-    problems = expander.problems
-    state = state_from_document(doc, problems) if not problems else None
-    if problems:
-        raise FixtureError(problems)
+    state = state_from_document(doc, problems)
     # A full import leaves deleted rows out: that is what deleting them means here.
     drop_rows(state, {uuid.UUID(i) for i in expander.deleted if i})
     check_rows(state, problems)
-    if problems:
-        raise FixtureError(problems)
-    check_festival_slug(state.festival, problems)
-    check_foreign_ids(state, state.festival["id"], problems)
+    if state.festival.get("id") is not None:
+        check_festival_slug(state.festival, problems)
+        check_foreign_ids(state, state.festival["id"], problems)
     if problems:
         raise FixtureError(problems)
     return state
@@ -182,9 +190,9 @@ def apply(state, progress=None, recompute=True, dry_run=False):
     return result
 
 
-def import_fixture(data, progress=None, dry_run=False):
+def import_fixture(data, progress=None, dry_run=False, problems=()):
     """Validate ``data`` fully, then apply it. Nothing is written when it is invalid."""
-    state = validate(data)
+    state = validate(data, problems)
     return apply(state, progress=progress, dry_run=dry_run)
 
 
@@ -192,7 +200,7 @@ def import_file(path, progress=None, dry_run=False):
     """Import a JSON file, a folder of CSV files or a .zip of them; problems name the file."""
     source = load_source(path)
     try:
-        return import_fixture(source.data, progress=progress, dry_run=dry_run)
+        return import_fixture(source.data, progress=progress, dry_run=dry_run, problems=source.problems)
     except FixtureError as exc:
         exc.source = source
         raise

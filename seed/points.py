@@ -21,6 +21,25 @@ def _same(a, b):
     return abs(float(a or 0) - float(b or 0)) < 1e-9
 
 
+def _number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _points_problem(points):
+    if not isinstance(points, dict) or not all(_number(v) for v in points.values()):
+        return 'points must map each position to its points, e.g. {"1": 5, "2": 3, "3": 1}'
+    return None
+
+
+def _bands_problem(bands):
+    if not isinstance(bands, list) or not all(
+            isinstance(b, dict) and isinstance(b.get("grade"), str) and _number(b.get("minScore", 0))
+            and _number(b.get("points", 0)) for b in bands):
+        return ('bands must be a list of grades, e.g. [{"grade": "A", "minScore": 80, "points": 5}, '
+                '{"grade": "B", "minScore": 60, "points": 3}]')
+    return None
+
+
 class ResultRules:
     def __init__(self, state, problems):
         self.state = state
@@ -28,8 +47,19 @@ class ResultRules:
         rows = state.rows
         self.programmes = rows["subFestProgrammes"]
         self.registrations = rows["registrations"]
-        self.position_criteria = rows["positionCriteria"]
-        self.grade_criteria = rows["gradeCriteria"]
+        self.position_criteria = self._valid(rows["positionCriteria"], "positionCriteria", "points", _points_problem)
+        self.grade_criteria = self._valid(rows["gradeCriteria"], "gradeCriteria", "bands", _bands_problem)
+
+    def _valid(self, criteria, section_key, name, problem_of):
+        """The criteria whose ``name`` has the shape the rules need; the others are problems."""
+        valid = {}
+        for criteria_id, row in criteria.items():
+            problem = problem_of(row.get(name) or ({} if name == "points" else []))
+            if problem is None:
+                valid[criteria_id] = row
+            elif criteria_id in self.state.paths:
+                self.problems.append((f"{self.state.paths[criteria_id]}.{name}", problem))
+        return valid
 
     def apply(self):
         """Check and complete every result the input gave."""
@@ -47,6 +77,10 @@ class ResultRules:
         programme = self.programmes.get(result.get("sub_fest_programme"))
         if programme is None:
             return  # the reference check reports it
+        if any(programme.get(name) is not None and programme[name] not in criteria
+               for name, criteria in (("position_criteria", self.position_criteria),
+                                      ("grade_criteria", self.grade_criteria))):
+            return  # criteria that are not valid: reported once, with the criteria
         position = self.position_criteria.get(programme.get("position_criteria"))
         grades = self.grade_criteria.get(programme.get("grade_criteria"))
         expected = {}

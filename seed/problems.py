@@ -1,6 +1,21 @@
 """Import problems: each names where it is (a JSON path) and what is wrong."""
+import re
 
 MAX_PROBLEMS = 50
+# A row's JSON path inside a message, e.g. "(also $.results[7])".
+_PATH_IN_MESSAGE = re.compile(r"\$\.\w+(?:\[\d+\])?(?:\.\w+)?")
+_ROW = re.compile(r"^\$\.(?P<section>\w+)(?:\[(?P<index>\d+)\])?")
+
+
+def path_order(path, sections=()):
+    """A sort key putting JSON paths in the order of the file: the festival, then each
+    section (in ``sections`` order) row by row."""
+    match = _ROW.match(path)
+    if not match:
+        return ("", -2, 0)
+    section = match["section"]
+    rank = -1 if section == "festival" else (sections.index(section) if section in sections else len(sections))
+    return ("", rank, int(match["index"] or -1))
 
 
 class FixtureError(Exception):
@@ -11,10 +26,19 @@ class FixtureError(Exception):
     """
 
     def __init__(self, problems, source=None):
-        self.total = len(problems)
-        self.problems = list(problems[:MAX_PROBLEMS])
+        self.all = list(problems)
+        self.total = len(self.all)
         self.source = source
         super().__init__(self.total)
+
+    @property
+    def problems(self):
+        """The first ``MAX_PROBLEMS`` problems, in the order of the file's rows."""
+        from .fixture_format import SECTIONS
+
+        keys = [s.key for s in SECTIONS]
+        order = self.source.order if self.source is not None else (lambda path: path_order(path, keys))
+        return sorted(self.all, key=lambda problem: order(problem[0]))[:MAX_PROBLEMS]
 
     def __str__(self):
         return "\n".join(self.lines())
@@ -23,10 +47,14 @@ class FixtureError(Exception):
         """``[(location, message)]``: the file, the row and the column of each problem."""
         if self.source is None:
             return list(self.problems)
-        return [(self.source.locate(path), message) for path, message in self.problems]
+        out = []
+        for path, message in self.problems:
+            message = _PATH_IN_MESSAGE.sub(lambda match, here=path: self.source.refer(match[0], here), message)
+            out.append((self.source.locate(path), message))
+        return out
 
     def lines(self):
         lines = [f"{where}: {message}" for where, message in self.located()]
-        if self.total > len(self.problems):
-            lines.append(f"… and {self.total - len(self.problems)} more problem(s)")
+        if self.total > MAX_PROBLEMS:
+            lines.append(f"… and {self.total - MAX_PROBLEMS} more problem(s)")
         return lines

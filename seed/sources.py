@@ -9,9 +9,21 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .problems import FixtureError
+from .fixture_format import INLINE_ALIASES, SECTION_BY_KEY, SECTIONS, references
+from .problems import FixtureError, path_order
 
 _ROW_PATH = re.compile(r"^\$\.(?P<section>\w+)(?:\[(?P<index>\d+)\])?(?:\.(?P<column>\w+))?")
+_SECTION_KEYS = [s.key for s in SECTIONS]
+
+
+def _aliases(section_key):
+    """``{field: the column that names it}``, e.g. ``registration`` -> ``chest_no``."""
+    section = SECTION_BY_KEY.get(section_key)
+    if section is None:
+        return {}
+    out = {f.name: alias for f, alias in references(section.model, section)}
+    out.update({name: INLINE_ALIASES[name] for name in section.inline if name in INLINE_ALIASES})
+    return out
 
 
 @dataclass
@@ -20,23 +32,58 @@ class Source:
     data: dict
     # "$.section[i]" (or "$.section" for its header) -> (file name, line number)
     rows: dict = field(default_factory=dict)
+    # section key -> the columns its file's header names
+    headers: dict = field(default_factory=dict)
+    # problems found while reading (cells that do not parse), before any other check
+    problems: list = field(default_factory=list)
+
+    def _row(self, path):
+        """``(section, row key, column)`` of a JSON path, or None."""
+        match = _ROW_PATH.match(path)
+        if not match:
+            return None
+        section, index, column = match["section"], match["index"], match["column"]
+        key = f"$.{section}" if index is None or section == "festival" else f"$.{section}[{index}]"
+        return section, key, column
+
+    def _column(self, section, column):
+        """The column of the file that holds ``column``: itself, the alias that names it, or None."""
+        header = self.headers.get(section)
+        if column is None or header is None or column in header:
+            return column
+        alias = _aliases(section).get(column)
+        return alias if alias in header else None
 
     def locate(self, path):
         """``file line N, column C`` for a CSV cell; ``file $.json.path`` for JSON."""
-        if not self.rows:
+        found = self._row(path) if self.rows else None
+        if found is None or found[1] not in self.rows:
             return f"{self.name} {path}"
-        match = _ROW_PATH.match(path)
-        if not match:
-            return f"{self.name} {path}"
-        section, index, column = match["section"], match["index"], match["column"]
-        key = f"$.{section}" if index is None else f"$.{section}[{index}]"
-        if section == "festival":
-            key, column = "$.festival", column
-        if key not in self.rows:
-            return f"{self.name} {path}"
+        section, key, column = found
         file_name, line = self.rows[key]
         where = f"{file_name} line {line}"
+        column = self._column(section, column)
         return f"{where}, column {column}" if column else where
+
+    def refer(self, path, here):
+        """How a problem at ``here`` names the row at ``path``: ``line N`` in the same file."""
+        found, at = (self._row(path), self._row(here)) if self.rows else (None, None)
+        if found is None or found[1] not in self.rows:
+            return path
+        file_name, line = self.rows[found[1]]
+        if at is not None and at[1] in self.rows and self.rows[at[1]][0] == file_name:
+            return f"line {line}"
+        return f"{file_name} line {line}"
+
+    def order(self, path):
+        """A sort key putting problems in the order of the files and their rows."""
+        found = self._row(path)
+        if found is not None and self.rows:
+            if found[1] in self.rows:
+                file_name, line = self.rows[found[1]]
+                return (file_name, line, 0)
+            return ("", -1, 0)
+        return path_order(path, _SECTION_KEYS)
 
 
 def load_json(path):
@@ -49,7 +96,11 @@ def load_json(path):
 
 
 def load_source(path):
-    """The festival document at ``path``: a ``.json`` file, a folder or a ``.zip`` of CSV files."""
+    """The festival document at ``path``: a ``.json`` file, a folder or a ``.zip`` of CSV files.
+
+    Cells that do not parse are in ``Source.problems`` (and left out of the rows), so the
+    import can report them with every other problem of the file.
+    """
     from .csv_folder import read_folder, read_zip
 
     path = Path(path)

@@ -12,17 +12,18 @@ from dataclasses import dataclass
 import jsonschema
 from peewee import ForeignKeyField
 
-from db import models as m
+from db.source import models as m
 
 from .changes import ChangeSummary, diff
 from .festival_state import FestivalState, state_from_database, state_from_document
 from .fixture_format import SECTIONS, fixture_fields, json_schema
 from .locking import write_transaction
 from .importer import DryRun, _insert, after_write, check_rows, link_rows, schema_problems, stored_row
+from .local_times import festival_zone, localise_times
 from .natural_keys import Expander, KeyIndex
 from .problems import FixtureError
 from .sources import load_source
-from .validation import check_festival_slug, check_foreign_ids
+from .validation import check_festival_slug, check_foreign_ids, check_shape
 
 _partial_validator = jsonschema.Draft202012Validator(json_schema(partial=True))
 
@@ -91,34 +92,33 @@ def _check_deletions(state, deleted, paths, problems):
                                      f"delete or change that row too"))
 
 
-def plan_update(data):
-    """Check an update document against the stored festival; return what it would do."""
-    problems = schema_problems(data, _partial_validator)
-    if problems:
-        raise FixtureError(problems)
+def plan_update(data, problems=()):
+    """Check an update document against the stored festival; return what it would do.
+
+    Every check runs before anything stops; ``problems`` are those found while reading the
+    file (cells that do not parse).
+    """
+    problems = list(problems)
+    data = check_shape(data, _partial_validator, problems)
     festival = _stored_festival(data["festival"])
     if festival is None:
         raise FixtureError([("$.festival", f"no festival {data['festival'].get('slug')!r} in the database: "
                                            "import the whole festival first")])
+    given_zone = data["festival"].get("timezone")
+    zone = festival_zone(given_zone if given_zone is not None else festival.timezone, problems)
+    data = localise_times(data, zone, problems)
     old = state_from_database(festival)
     existing_ids = {str(i) for section in SECTIONS for i in old.rows[section.key]}
-    expander = Expander(festival.slug, _index(old), existing_ids, update=True)
+    expander = Expander(festival.slug, _index(old), existing_ids, update=True, problems=problems)
     doc = expander.expand({**data, "festival": {**data["festival"], "id": str(festival.id)}})
-    problems = expander.problems
-    changes = state_from_document(doc, problems) if not problems else None
-    if problems:
-        raise FixtureError(problems)
+    changes = state_from_document(doc, problems)
     deleted = {uuid.UUID(i) for i in expander.deleted if i}
     missing = [changes.paths[i] for i in deleted if str(i) not in existing_ids]
     problems += [(f"{path}.deleted", "there is no such row to delete") for path in missing]
     new = _merge(old, changes, deleted)
     _check_deletions(new, deleted, changes.paths, problems)
-    if problems:
-        raise FixtureError(problems)
     # Stored rows were checked when they were written; deletions were checked above.
     check_rows(new, problems, where="in the file or the festival", only=set(changes.paths))
-    if problems:
-        raise FixtureError(problems)
     check_festival_slug(new.festival, problems)
     check_foreign_ids(new, festival.id, problems)
     if problems:
@@ -165,7 +165,7 @@ def apply_update(plan, dry_run=False):
             _write(plan, changes)
             festival_changed = any(plan.old.festival.get(k) != v for k, v in plan.new.festival.items())
             if changes.empty and not festival_changed:
-                from db.revisions import current_revision
+                from db.source.revisions import current_revision
                 revision = current_revision(plan.festival.id)[0]
                 festival = plan.festival
             else:
@@ -178,15 +178,15 @@ def apply_update(plan, dry_run=False):
     return result
 
 
-def update_fixture(data, dry_run=False):
+def update_fixture(data, dry_run=False, problems=()):
     """Apply an update document (its rows only) to the stored festival; see :class:`UpdateSummary`."""
-    return apply_update(plan_update(data), dry_run=dry_run)
+    return apply_update(plan_update(data, problems), dry_run=dry_run)
 
 
 def update_file(path, dry_run=False):
     source = load_source(path)
     try:
-        return update_fixture(source.data, dry_run=dry_run)
+        return update_fixture(source.data, dry_run=dry_run, problems=source.problems)
     except FixtureError as exc:
         exc.source = source
         raise

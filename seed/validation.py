@@ -1,10 +1,14 @@
-"""Checks over a festival's rows as a whole: references, uniqueness, other festivals' ids."""
+"""Checks over a festival's rows as a whole: shape, references, uniqueness, other festivals' ids."""
+import copy
+import re
+
 from peewee import ForeignKeyField
 
-from db import models as m
+from db.source import models as m
 
 from .festival_state import festival_column, owned_by
-from .fixture_format import SECTION_BY_MODEL, SECTIONS, fixture_fields
+from .fixture_format import SECTION_BY_KEY, SECTION_BY_MODEL, SECTIONS, fixture_fields
+from .problems import FixtureError
 
 
 def check_references(state, problems, where="in this file", only=None):
@@ -100,3 +104,60 @@ def check_foreign_ids(state, festival_id, problems):
                 slug = m.Festival.get_by_id(owner_id).slug
                 problems.append((f"{state.paths[row_id]}.id",
                                  f"{model._meta.table_name} id {row_id} belongs to another festival ({slug!r})"))
+
+
+_REQUIRED = re.compile(r"^'(?P<name>[^']+)' is a required property$")
+
+
+def check_shape(data, validator, problems):
+    """Add the shape (JSON Schema) problems of ``data`` to ``problems``; return ``data``
+    without the values they name, so the other checks can still look at every row.
+
+    Raise :class:`FixtureError` when there is no festival to go on with.
+    """
+    found = list(problems)
+    errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
+    if errors and isinstance(data, dict):
+        data = copy.deepcopy(data)  # the caller's document stays as it was given
+    for error in errors:
+        where = list(error.absolute_path)
+        match = _REQUIRED.match(error.message) if error.validator == "required" else None
+        if match and any(p.startswith(f"{error.json_path}.{match['name']}") for p, _ in found):
+            continue  # the cell that would have given it is already reported
+        problems.append((error.json_path, error.message))
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            known = error.schema.get("properties", {})
+            for name in [name for name in error.instance if name not in known]:
+                _drop(data, where + [name])  # e.g. ``withdrawn`` on a row that cannot be withdrawn
+        else:
+            _drop(data, where)
+    festival = data.get("festival") if isinstance(data, dict) else None
+    if not isinstance(festival, dict) or not isinstance(festival.get("slug"), str) or not festival["slug"]:
+        raise FixtureError(problems)
+    return data
+
+
+def _drop(data, where):
+    """Leave out the value at ``where`` (a field of a row, a row, a section) that is not valid."""
+    if not where or not isinstance(data, dict):
+        return
+    section = where[0]
+    if len(where) == 1 and section not in SECTION_BY_KEY and section != "festival":
+        data.pop(section, None)
+        return
+    if section == "festival":
+        if len(where) > 1 and isinstance(data.get("festival"), dict):
+            data["festival"].pop(where[1], None)
+        return
+    if section not in data:
+        return
+    if len(where) == 1:
+        data[section] = []
+        return
+    rows, index = data[section], where[1]
+    if not isinstance(rows, list) or not isinstance(index, int) or index >= len(rows):
+        return
+    if not isinstance(rows[index], dict):
+        rows[index] = {}
+    elif len(where) > 2:
+        rows[index].pop(where[2], None)

@@ -16,9 +16,10 @@ import pytest
 from playhouse.test_utils import count_queries
 
 from app import create_app
-from db import models as m
+from db.compiled.tables import create_tables
 from db.database import bind_database, database
-from db.keys import create_key, revoke_key
+from db.source import models as m
+from db.source.keys import create_key, revoke_key
 from seed import bundled_fixtures
 from seed.importer import import_file
 
@@ -26,9 +27,6 @@ import pg_scratch
 
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "").strip() or None
 ON_POSTGRES = pg_scratch.is_postgres_url(TEST_DATABASE_URL)
-# Query counts: SQLite reads a festival's revision only after a commit (PRAGMA data_version);
-# PostgreSQL reads it in every request's snapshot.
-REVISION_READS = 1 if ON_POSTGRES else 0
 if TEST_DATABASE_URL and not ON_POSTGRES:
     raise pytest.UsageError("TEST_DATABASE_URL must be a postgresql:// URL of an empty scratch database")
 
@@ -61,7 +59,7 @@ def scaled_kalolsavam():
 def _build_database(url):
     db = bind_database(url)
     db.connect(reuse_if_open=True)
-    m.create_tables()
+    create_tables()
     for path in bundled_fixtures():
         import_file(path)
     keys = {}
@@ -96,7 +94,7 @@ def _seeded_postgres(url):
         yield url, _build_database(url)
     finally:
         _close_bound_database()
-        from db.read_model import HISTORY_MODELS, READ_MODELS, PublicSecret
+        from db.compiled.tables import HISTORY_MODELS, READ_MODELS, PublicSecret
 
         compiled = [*READ_MODELS, *HISTORY_MODELS, PublicSecret]
         pg_scratch.drop_tables(url, [model._meta.table_name for model in (*m.ALL_MODELS, *compiled)])

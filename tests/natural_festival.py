@@ -10,7 +10,7 @@ SLUG = "natural-fest"
 
 _FESTIVAL = {
     "formatVersion": 1,
-    "festival": {"slug": SLUG, "name": "Natural Fest", "name_local": "നാച്ചുറൽ ഫെസ്റ്റ്"},
+    "festival": {"slug": SLUG, "name": "Natural Fest", "name_local": "നാച്ചുറൽ ഫെസ്റ്റ്", "timezone": "Asia/Kolkata"},
     "subFests": [{"slug": "main", "name": "Main"}, {"slug": "junior", "name": "Junior"}],
     "categories": [{"sub_fest_slug": "main", "name": "Senior"}, {"sub_fest_slug": "junior", "name": "Senior"}],
     "teams": [

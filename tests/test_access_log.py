@@ -8,7 +8,7 @@ import pytest
 
 from app.access_log import ACCESS_LOGGER, JsonFormatter
 from conftest import API, BIG
-from db.keys import find_active_key
+from db.source.keys import find_active_key
 
 
 @pytest.fixture

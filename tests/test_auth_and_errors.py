@@ -1,8 +1,9 @@
-"""API keys resolve the festival (DESIGN §1) and every error has one JSON shape (§4)."""
+"""API keys resolve the festival and every error has one JSON shape (docs/api-conventions.md:
+"Authentication and the resolved festival", "Errors")."""
 import pytest
 
 from conftest import API, BIG, SMALL, writable
-from db.keys import create_key, revoke_key
+from db.source.keys import create_key, revoke_key
 
 
 def assert_error(response, status):
@@ -50,7 +51,7 @@ def test_options_needs_no_key(client):
 
 def test_revocation_takes_effect(fresh_app):
     app, url = fresh_app
-    from db.models import Festival
+    from db.source.models import Festival
 
     with writable(url):
         key, plain = create_key(Festival.get(Festival.slug == SMALL), label="to revoke")

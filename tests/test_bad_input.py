@@ -1,5 +1,5 @@
 """Odd parameter values never cause a 500: every endpoint answers 200, 400 or 404, and every
-error has the one JSON shape (DESIGN.md §3, §4).
+error has the one JSON shape (docs/api-conventions.md: "Query parameters", "Errors").
 
 The endpoints and their query parameters come from the OpenAPI document; each parameter
 of each endpoint is tried with every value of ``ODD_VALUES`` (sent raw, so percent-escapes

@@ -13,9 +13,9 @@ import app.cli as cli_module
 import pg_scratch
 from app import create_app
 from conftest import API, BIG, ON_POSTGRES, SMALL, TEST_DATABASE_URL, TEST_SETTINGS, writable
-from db import models as m
 from db.database import database
-from db.keys import find_active_key
+from db.source import models as m
+from db.source.keys import find_active_key
 from seed import FIXTURE_DIR
 
 KEY_LINE = re.compile(r"^fds_[A-Za-z0-9_-]{20,}$")

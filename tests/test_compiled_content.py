@@ -6,7 +6,7 @@ import uuid
 import pytest
 
 from conftest import BIG, SMALL, writable
-from db.read_model import (
+from db.compiled.tables import (
     PublicDocument,
     PublicDownload,
     PublicImage,

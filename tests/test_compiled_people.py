@@ -4,9 +4,9 @@ import hashlib
 import hmac
 
 from conftest import API, BIG, SMALL, writable
-from db import models as m
+from db.compiled.tables import PublicCandidate, PublicSecret
 from db.compiler import compile_festival
-from db.read_model import PublicCandidate, PublicSecret
+from db.source import models as m
 
 
 def hash_key(slug):

@@ -9,8 +9,8 @@ from click.testing import CliRunner
 
 from app.cli import main as cli
 from conftest import API, writable
-from db import models as m
-from db.keys import create_key
+from db.source import models as m
+from db.source.keys import create_key
 from seed.csv_folder import read_folder
 from seed.importer import FixtureError, import_file
 
@@ -80,7 +80,7 @@ def import_problems(url, folder):
 
 
 MINIMAL = {
-    "festival.csv": "slug,name,name_local\nmini-fest,Mini Fest,മിനി ഫെസ്റ്റ്\n",
+    "festival.csv": "slug,name,name_local,timezone\nmini-fest,Mini Fest,മിനി ഫെസ്റ്റ്,Asia/Kolkata\n",
     "subFests.csv": "slug,name,name_local,is_public\nmain,Main,പ്രധാനം,yes\n",
     "news.csv": "title,status,published_at,tags\nഫലങ്ങൾ,published,2026-01-01T00:00:00Z,results;day-1\n",
 }

@@ -144,3 +144,38 @@ def test_a_running_server_answers_health_within_a_second_under_a_lock(copy, keys
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+# Lists that read every compiled table, whole: damage in the middle of the file meets one of them.
+WHOLE_LISTS = ["/candidates", "/programme-results", "/programmes", "/teams", "/schedules", "/news",
+               "/gallery", "/downloads", "/categories", "/topper-placeholders", "/changes"]
+
+
+def test_damage_inside_the_file_is_a_503_that_every_request_and_health_see_until_the_file_changes(
+        app_with, copy, keys):
+    path, _ = copy
+    client = app_with(database_url=f"sqlite:///{path}", RESPONSE_CACHE_SECONDS=60).test_client()
+    headers = {"X-API-Key": keys[BIG]}
+    assert client.get(f"{API}/subfests", headers=headers).status_code == 200  # now in the response cache
+    good = path.read_bytes()
+    with open(path, "r+b") as fh:  # 512 KB of garbage in the middle, page 1 intact
+        fh.seek(len(good) // 2)
+        fh.write(os.urandom(512 * 1024))
+
+    statuses = []
+    for list_path in WHOLE_LISTS:
+        for sub_fest in ("general", "hss"):
+            query = {"limit": 500, "subFestSlug": sub_fest, "sinceRevision": 0}
+            statuses.append(client.get(f"{API}{list_path}", headers=headers, query_string=query).status_code)
+            if statuses[-1] == 503:
+                break
+        if statuses[-1] == 503:
+            break
+    assert 500 not in statuses
+    assert statuses[-1] == 503, statuses
+    assert_unavailable(client.get("/healthz"), "damaged")
+    assert_unavailable(client.get(f"{API}/subfests", headers=headers))  # a cache hit is refused too
+
+    path.write_bytes(good)  # restored from a backup
+    assert client.get("/healthz").status_code == 200
+    assert client.get(f"{API}/subfests", headers=headers).status_code == 200

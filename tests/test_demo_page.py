@@ -1,5 +1,6 @@
 """The demo results page: `festival-api demo` serves it, and in a real headless Chromium it shows
-the festival's sub-fests, latest results and a leaderboard read from the API."""
+the festival's sub-fests, latest results and a leaderboard read from the API, at a phone's width
+and a laptop's, and keeps them fresh by polling /changes."""
 import datetime
 import json
 import os
@@ -17,6 +18,9 @@ from custom_apps import app_with  # noqa: F401  (fixture)
 from fixture_rules import flag, private_values, visible_programme_ids, visible_sub_fests
 
 CHROMIUM = "/usr/bin/chromium"
+# The festival the page opens on: the first key `festival-api demo` prints, the README's.
+SHOWN = BIG
+WIDTHS = (390, 1280)
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -72,7 +76,7 @@ def demo_server(tmp_path_factory):
                 if time.monotonic() > deadline or process.poll() is not None:
                     raise RuntimeError("festival-api demo did not start")
                 time.sleep(0.1)
-        yield base, printed
+        yield base, printed, env["DATABASE_URL"]
     finally:
         process.terminate()
         process.wait(timeout=10)
@@ -85,7 +89,7 @@ def page_text(request, tmp_path_factory):
         pytest.skip(f"needs Debian's chromium package at {CHROMIUM}")
     from playwright.sync_api import sync_playwright
 
-    base, _ = request.getfixturevalue("demo_server")
+    base, _, _ = request.getfixturevalue("demo_server")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
@@ -114,7 +118,7 @@ def first_sub_fest(data):
 
 
 def test_demo_page_shows_the_festival_and_its_sub_fests(page_text, fixture_data):
-    data = fixture_data[SMALL]
+    data = fixture_data[SHOWN]
     assert page_text["errors"] == []
     assert page_text["festival"] == data["festival"]["name"]
     assert page_text["sub_fests"] == [s["name"] for s in sorted(visible_sub_fests(data), key=lambda s: s["display_order"])]
@@ -122,7 +126,7 @@ def test_demo_page_shows_the_festival_and_its_sub_fests(page_text, fixture_data)
 
 
 def test_demo_page_shows_published_results_of_the_sub_fest(page_text, fixture_data):
-    data = fixture_data[SMALL]
+    data = fixture_data[SHOWN]
     sub_fest = first_sub_fest(data)
     names = {p["id"]: p["name"] for p in data["programmes"]}
     visible = visible_programme_ids(data)
@@ -133,15 +137,15 @@ def test_demo_page_shows_published_results_of_the_sub_fest(page_text, fixture_da
                 for r in data["results"])
     }
     assert page_text["programmes"] and set(page_text["programmes"]) <= with_results
-    people = {c["name"] for c in data["candidates"]} | {t["name"] for t in data["teams"]} | {
-        t.get("public_name") for t in data["teams"]}
+    people = ({c["name"] for c in data["candidates"]} | {t["name"] for t in data["teams"]}
+              | {r["group_name"] for r in data["registrations"] if r.get("group_name")})
     assert any(name in people for name in page_text["participants"])
 
 
 def test_demo_page_shows_a_leaderboard_from_the_api(page_text, demo_server, fixture_data):
-    data = fixture_data[SMALL]
-    base, printed = demo_server
-    key = printed[SMALL]
+    data = fixture_data[SHOWN]
+    base, printed, _ = demo_server
+    key = printed[SHOWN]
 
     def api(path):
         request = urllib.request.Request(f"{base}/public-api/v1{path}", headers={"X-API-Key": key})
@@ -153,14 +157,14 @@ def test_demo_page_shows_a_leaderboard_from_the_api(page_text, demo_server, fixt
     entries = api(f"/toppers?topperPlaceholderId={first['id']}&limit=10")["data"]
     assert page_text["toppers"] and len(page_text["toppers"]) == len(entries)
     known = ({c["name"] for c in data["candidates"]} | {t["name"] for t in data["teams"]}
-             | {t.get("public_name") for t in data["teams"]} | {s["name"] for s in data["sections"]})
+             | {s["name"] for s in data["sections"]})
     assert page_text["toppers"][0].strip() in known
 
 
 def test_demo_page_shows_nothing_hidden_or_private(page_text, fixture_data):
     text = page_text["body"]
     assert "HIDDEN" not in text
-    assert not [value for value in private_values(fixture_data[SMALL]) if value in text]
+    assert not [value for value in private_values(fixture_data[SHOWN]) if value in text]
 
 
 @pytest.fixture
@@ -170,7 +174,7 @@ def browser_page(demo_server):
         pytest.skip(f"needs Debian's chromium package at {CHROMIUM}")
     from playwright.sync_api import sync_playwright
 
-    base, _ = demo_server
+    base, _, _ = demo_server
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
@@ -205,7 +209,7 @@ WIDEST = """() => {
 
 
 def test_at_phone_width_no_element_is_wider_than_the_page(browser_page, demo_server, fixture_data):
-    _, printed = demo_server
+    _, printed, _ = demo_server
     page = browser_page(390, f"?key={printed[BIG]}")  # the big festival: long names, many results
     page.wait_for_selector("#results-list .programme", timeout=20_000)
     assert page.inner_text("#festival-name") == fixture_data[BIG]["festival"]["name"]
@@ -237,7 +241,7 @@ def test_coming_up_is_of_the_chosen_sub_fest_with_its_year_and_time_zone(browser
 
     page = browser_page(1280, before=lambda page: page.route("**/public-api/v1/schedules?*", schedules))
     page.wait_for_function("document.querySelectorAll('#schedule-list time').length > 0")
-    sub_fest = first_sub_fest(fixture_data[SMALL])
+    sub_fest = first_sub_fest(fixture_data[SHOWN])
     assert len(asked) == 2
     assert all(f"subFestSlug={sub_fest['slug']}" in url for url in asked), asked
     assert page.text_content("#schedule-title") == "Coming up"
@@ -245,3 +249,196 @@ def test_coming_up_is_of_the_chosen_sub_fest_with_its_year_and_time_zone(browser
     assert str(datetime.date.today().year + 4) in shown  # another year: shown
     assert "GMT+5:30" in shown  # the festival's zone (Asia/Kolkata), labelled
     assert "10:00" in shown  # 04:30 UTC in that zone
+
+
+# --- the page at a phone's width and a laptop's, for each bundled festival -------------------
+
+# What a reader sees of each card: whether anything sticks out of a card or the page, the
+# places shown per programme, and the text of the result and leaderboard cards.
+MEASURE = """() => {
+  const width = document.documentElement.clientWidth;
+  const outside = (box, outer) => box.width > 0 && (box.right > outer.right + 0.5 || box.left < outer.left - 0.5);
+  const clipped = [];
+  for (const card of document.querySelectorAll(".card")) {
+    const inner = card.getBoundingClientRect();
+    for (const node of card.querySelectorAll("*")) {
+      const box = node.getBoundingClientRect();
+      if (outside(box, inner) || box.right > width) clipped.push(`${card.id}: ${node.tagName.toLowerCase()}#${node.id}`);
+    }
+  }
+  const places = [...document.querySelectorAll("#results-list .programme")].map((card) => [
+    card.querySelector(".code").textContent,
+    [...card.querySelectorAll(".place")].map((n) => parseInt(n.textContent, 10)).filter((n) => n > 0)]);
+  return {
+    width, clipped, places, scrollWidth: document.documentElement.scrollWidth,
+    festival: document.getElementById("festival-name").textContent,
+    firstFestival: document.querySelector("#festival-picker option").textContent,
+    cards: [...document.querySelectorAll("#results-list, #leaderboard-list")].map((n) => n.innerText).join("\\n"),
+    pickerWidth: document.getElementById("leaderboard-picker").getBoundingClientRect().width,
+  };
+}"""
+MALAYALAM = re.compile("[\u0d00-\u0d7f]")
+
+
+@pytest.fixture(scope="module")
+def screens(request, demo_server):
+    """{(width, festival slug): what MEASURE saw}, each page opened anew; the first key printed
+    is the default, the other festival is opened by its key in the address."""
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"needs Debian's chromium package at {CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    base, printed, _ = demo_server
+    seen = {}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            for width in WIDTHS:
+                for slug in printed:
+                    page = browser.new_page(viewport={"width": width, "height": 844})
+                    page.goto(f"{base}/" + ("" if slug == next(iter(printed)) else f"?key={printed[slug]}"))
+                    page.wait_for_selector("body[data-loaded=true]", timeout=20_000)
+                    page.wait_for_selector("#leaderboard-list .entry", timeout=20_000)
+                    seen[width, slug] = page.evaluate(MEASURE)
+                    page.close()
+        finally:
+            browser.close()
+    return seen
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("slug", [BIG, SMALL])
+def test_no_card_clips_its_content(screens, width, slug):
+    """The leaderboard's "Ranking" select (a long label) stays inside its card."""
+    seen = screens[width, slug]
+    assert seen["width"] == width and seen["scrollWidth"] <= width
+    assert seen["clipped"] == [], seen["clipped"]
+    assert seen["pickerWidth"] > 100
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_page_opens_on_the_festival_of_the_first_key_printed(screens, demo_server, fixture_data, width):
+    _, printed, _ = demo_server
+    assert list(printed)[0] == BIG  # the README's festival, whose key the `Try:` line uses
+    seen = screens[width, BIG]
+    assert seen["firstFestival"] == BIG and seen["festival"] == fixture_data[BIG]["festival"]["name"]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("slug", [BIG, SMALL])
+def test_places_shown_start_at_first(screens, width, slug):
+    seen = screens[width, slug]
+    assert seen["places"]
+    for code, places in seen["places"]:
+        assert all(place <= ahead + 1 for ahead, place in enumerate(sorted(places))), (code, places)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("slug", [BIG, SMALL])
+def test_group_and_individual_cards_name_teams_in_one_language(screens, fixture_data, width, slug):
+    """Teams appear by their (English) name on every card: a group's and a school's alike."""
+    text = screens[width, slug]["cards"]
+    assert not MALAYALAM.search(text), MALAYALAM.findall(text)[:10]
+    teams = {t["name"] for t in fixture_data[slug]["teams"]}
+    assert any(team in text for team in teams)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_docs_page_has_an_icon_and_explains_the_key_envelope_and_errors(demo_server, width):
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"needs Debian's chromium package at {CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    base, _, _ = demo_server
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": width, "height": 844})
+            failed = []
+            page.on("response", lambda response: response.status >= 400 and failed.append(response.url))
+            page.goto(f"{base}/public-api/v1/docs")
+            page.wait_for_selector("text=The envelope.", timeout=20_000)
+            icon = page.get_attribute('link[rel="icon"]', "href")
+            assert page.request.get(f"{base}{icon}").status == 200
+            info = page.inner_text(".information-container")
+            assert failed == []
+            assert all(words in info for words in ("X-API-Key", '"data"', '"meta"', '"context"', '"message"', "401"))
+            assert page.evaluate("document.documentElement.scrollWidth") <= width
+        finally:
+            browser.close()
+
+
+# --- result day: a published result appears without a reload --------------------------------
+
+def unpublished_programme(data):
+    """A visible programme of the page's first sub-fest whose results are all still unpublished."""
+    sub_fest = first_sub_fest(data)
+    visible = visible_programme_ids(data)
+    results = {}
+    for result in data["results"]:
+        results.setdefault(result["sub_fest_programme"], []).append(result)
+    return next((p, results[p["id"]]) for p in data["subFestProgrammes"]
+                if p["id"] in visible and p["sub_fest"] == sub_fest["id"] and p["status"] == "completed"
+                and results.get(p["id"]) and not any(flag(r, "is_published") for r in results[p["id"]]))
+
+
+def test_a_published_result_appears_without_a_reload(browser_page, demo_server, fixture_data, tmp_path):
+    """The page polls /changes (nothing else while nothing changes); `import --update`
+    publishes a programme's results, and the page shows them, the page never reloaded."""
+    _, _, database_url = demo_server
+    programme, results = unpublished_programme(fixture_data[SHOWN])
+    page = browser_page(1280, "?poll=1")
+    page.evaluate("window.notReloaded = true")
+    asked = []
+    page.on("request", lambda request: "/public-api/v1/" in request.url and asked.append(request.url))
+    page.wait_for_timeout(2500)
+    polled = [url.split("/public-api/v1")[1].split("?")[0] for url in asked]
+    assert polled and set(polled) == {"/changes"}, polled
+    assert programme["code"] not in page.inner_text("#results-list")
+
+    now = (datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(minutes=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    update = tmp_path / "publish.json"
+    update.write_text(json.dumps({
+        "formatVersion": 1, "festival": {"slug": SHOWN},
+        "subFestProgrammes": [{"id": programme["id"], "status": "result_published", "published_at": now}],
+        "results": [{"id": r["id"], "is_published": True, "published_at": now} for r in results],
+    }), encoding="utf-8")
+    asked.clear()
+    imported = subprocess.run([sys.executable, "-m", "app.cli", "import", "--update", str(update)],
+                              env={**os.environ, "DATABASE_URL": database_url}, capture_output=True, text=True,
+                              timeout=120)
+    assert imported.returncode == 0, imported.stderr
+    from playwright.sync_api import expect
+
+    # Waiting by selector, not by a script: the page's Content-Security-Policy forbids eval.
+    expect(page.locator("#results-list .programme .code").first).to_have_text(programme["code"], timeout=20_000)
+    assert page.evaluate("window.notReloaded") is True
+    fetched = {url.split("/public-api/v1")[1].split("?")[0] for url in asked}
+    assert "/programme-results" in fetched and "/subfests" not in fetched, fetched
+    first = page.locator("#results-list .programme").first
+    assert first.locator(".place").first.inner_text() == "1st"
+
+
+def test_a_revision_ahead_of_the_festival_makes_the_page_start_over(browser_page):
+    """/changes answering 409 (the festival's data was loaded anew, so the revision shown is
+    ahead of it): the page loads its parts again, without a reload, and polls on."""
+    answered = []
+
+    def conflict(route):
+        if not answered:
+            answered.append(route.request.url)
+            route.fulfill(status=409, content_type="application/json", body=json.dumps({
+                "code": 409, "status": "Conflict", "message": "sinceRevision is ahead of the festival's revision."}))
+        else:
+            route.continue_()
+
+    page = browser_page(1280, "?poll=1")
+    page.evaluate("window.notReloaded = true")
+    asked = []
+    page.on("request", lambda request: "/public-api/v1/" in request.url and asked.append(request.url))
+    page.route("**/public-api/v1/changes?*", conflict)
+    page.wait_for_timeout(3500)
+    paths = [url.split("/public-api/v1")[1].split("?")[0] for url in asked]
+    assert answered and "/subfests" in paths and "/programme-results" in paths, paths
+    assert paths.count("/changes") >= 2  # polling goes on after starting over
+    assert page.evaluate("window.notReloaded") is True

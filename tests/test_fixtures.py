@@ -14,8 +14,8 @@ import jsonschema
 import pytest
 
 from conftest import BIG, SCALED, SMALL, writable
-from db import models as m
-from db.enums import SUB_FEST_PROGRAMME_STATUSES
+from db.source import models as m
+from schemas.enums import SUB_FEST_PROGRAMME_STATUSES
 from seed import bundled_fixtures
 from seed.fixture_format import json_schema
 from seed.generator import SCHEMA_PATH, schema_text, write_fixtures
@@ -139,7 +139,7 @@ def test_fixture_has_a_hidden_record_of_each_kind(data, kind):
 
 
 def _visible(ix, key, row):
-    """Whether the public may see ``row``, by the rules of DESIGN.md section 5."""
+    """Whether the public may see ``row``, by the rules of docs/api-conventions.md, "What is public"."""
     parent = ix.by_id.get
     if key == "subFests":
         return row["is_active"] and row["is_public"]

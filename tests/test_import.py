@@ -8,8 +8,8 @@ from click.testing import CliRunner
 
 from app.cli import main as cli
 from conftest import API, SMALL, writable
-from db import models as m
-from db.revisions import current_revision
+from db.source import models as m
+from db.source.revisions import current_revision
 from seed.importer import FixtureError, import_fixture, validate
 
 

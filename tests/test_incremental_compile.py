@@ -3,9 +3,9 @@ compile gives: the compiled view never depends on how it was reached."""
 import pytest
 
 from conftest import writable
-from db import models as m
+from db.compiled.tables import READ_MODELS
 from db.compiler import Scope, compile_festival
-from db.read_model import READ_MODELS
+from db.source import models as m
 from natural_festival import SLUG, natural_festival
 from seed.importer import import_fixture
 from seed.update import update_fixture
@@ -51,7 +51,7 @@ def test_an_update_compiles_the_same_rows_as_a_full_compile(natural, name):
 
 def test_a_scope_compiles_only_its_records(natural):
     festival_id = natural
-    from db.read_model import PublicCandidate, PublicProgramme
+    from db.compiled.tables import PublicCandidate, PublicProgramme
 
     programmes = PublicProgramme.select().where(PublicProgramme.festival == festival_id).count()
     candidates = PublicCandidate.select().where(PublicCandidate.festival == festival_id).count()

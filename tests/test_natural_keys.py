@@ -4,7 +4,7 @@ import uuid
 import pytest
 
 from conftest import SMALL, writable
-from db import models as m
+from db.source import models as m
 from natural_festival import SLUG, natural_festival
 from seed.importer import FixtureError, import_fixture, validate
 from seed.natural_keys import derive_id
@@ -102,13 +102,14 @@ def test_bad_natural_keys_name_the_row_and_the_key(fresh_app, mutate, path, word
     assert all(word in messages[0] for word in words), messages
 
 
-def test_a_key_used_twice_is_an_id_used_twice(fresh_app):
+def test_a_key_used_twice_names_the_key_and_the_other_row(fresh_app):
     _, url = fresh_app
     data = natural_festival()
     data["venues"].append({"name": "Hall", "location": "elsewhere"})
     with writable(url):
         problems = problems_of(data)
-    assert [p for p, _ in problems] == ["$.venues[1].id"]
+    # the rows have no id: the problem names the key they share, not an id
+    assert problems == [("$.venues[1].name", "name 'Hall' is given twice (also $.venues[0]): keep one of the two rows")]
 
 
 def test_an_id_of_another_festival_names_the_row_and_that_festival(fresh_app, fixture_data):

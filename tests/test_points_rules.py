@@ -5,7 +5,8 @@ import uuid
 import pytest
 
 from conftest import BIG, SMALL, writable
-from db import models as m
+from db.compiled.tables import create_tables
+from db.source import models as m
 from natural_festival import SLUG, natural_festival
 from seed.importer import FixtureError, import_fixture, validate
 
@@ -120,9 +121,9 @@ def test_an_older_database_gets_the_points_override_column(tmp_path):
     db = bind_database(url)
     try:
         db.connect()
-        m.create_tables()
+        create_tables()
         db.execute_sql("ALTER TABLE result DROP COLUMN points_override")
-        m.create_tables()
+        create_tables()
         assert "points_override" in {c.name for c in db.get_columns("result")}
     finally:
         db.close()

@@ -13,10 +13,10 @@ import pytest
 
 from app import create_app
 from conftest import API, ON_POSTGRES, SMALL, TEST_DATABASE_URL, TEST_SETTINGS, database_copy, writable
-from db import models as m
 from db.compiler import compile_festival
 from db.database import PooledPostgresDatabase, PostgresDatabase, bind_database, database, make_database
 from db.query import matches_pattern, search_terms
+from db.source import models as m
 
 # Mixed case, accented Latin, Malayalam, LIKE metacharacters, a duplicate title (tie on
 # text, broken by id) and missing categories (NULLs sort last both ways).

@@ -7,8 +7,8 @@ import pytest
 
 from conftest import API, BIG, SMALL, writable
 from custom_apps import app_with  # noqa: F401  (fixture)
-from db import models as m
-from db.keys import create_key, find_active_key
+from db.source import models as m
+from db.source.keys import create_key, find_active_key
 
 REDIS = ("127.0.0.1", 6379)
 
@@ -122,7 +122,7 @@ def test_answers_from_the_response_cache_count_too(app_with, keys):
 def test_the_counter_is_keyed_by_key_id_never_by_the_key(app_with, keys):
     app = app_with(RATELIMIT_DEFAULT="5 per minute")
     get(app.test_client(), keys[BIG])
-    stored = list(app.extensions["festival_limiter"].storage.storage)
+    stored = list(app.extensions["front_door"].limits.storage.storage)
     key_id, _ = find_active_key(keys[BIG])
     assert len(stored) == 1 and str(key_id) in stored[0]
     assert keys[BIG] not in stored[0] and keys[BIG][4:] not in stored[0]

@@ -9,7 +9,7 @@ import datetime
 import pytest
 
 from conftest import BIG, SMALL, writable
-from db.read_model import HISTORY_MODELS, READ_MODELS
+from db.compiled.tables import HISTORY_MODELS, READ_MODELS
 from fixture_rules import PRIVATE_FIELD_NAMES, flag, private_values
 from test_privacy import hidden_ids
 

@@ -9,8 +9,8 @@ import pytest
 from app.caching import ResponseCache
 from conftest import API, BIG, SMALL, writable
 from custom_apps import app_with  # noqa: F401  (fixture)
-from db import models as m
-from db.keys import create_key
+from db.source import models as m
+from db.source.keys import create_key
 from seed.importer import import_fixture
 
 
@@ -98,13 +98,13 @@ def test_errors_are_never_cached(cached_client, keys, query):
     assert get(client, keys[BIG], query).status_code == 400
     assert get(client, keys[BIG], query).status_code == 400
     assert client.get(f"{API}/news").status_code == 401
-    assert len(app.extensions["response_cache"]) == 0
+    assert len(app.extensions["front_door"].cache) == 0
 
 
 def test_an_entry_lives_at_most_the_configured_seconds(cached_client, keys, news_queries):
     app, client = cached_client
     now = [1000.0]
-    app.extensions["response_cache"] = ResponseCache(5, 100, timer=lambda: now[0])
+    app.extensions["front_door"].cache = ResponseCache(5, 100, timer=lambda: now[0])
     get(client, keys[BIG])
     now[0] += 4.9
     get(client, keys[BIG])
@@ -185,7 +185,7 @@ def test_identical_misses_wait_for_the_one_making_the_answer(cached_client, keys
     app, _ = cached_client
     view = GatedView(news_view.list_news, fail_first)
     monkeypatch.setattr(news_view, "list_news", view)
-    cache = app.extensions["response_cache"]
+    cache = app.extensions["front_door"].cache
     arrived, real_make_or_wait = [], cache.make_or_wait
 
     def make_or_wait(key):

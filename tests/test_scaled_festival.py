@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 
 from conftest import BIG, SCALED, writable
-from db import models as m
+from db.source import models as m
 from seed import FIXTURE_DIR
 from seed.generate import main
 from seed.generator import build_kalolsavam, dump

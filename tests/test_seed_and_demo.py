@@ -5,8 +5,8 @@ from click.testing import CliRunner
 
 import app.cli as cli_module
 from conftest import BIG, SMALL, writable
-from db import models as m
-from db.keys import create_key, find_active_key, list_keys
+from db.source import models as m
+from db.source.keys import create_key, find_active_key, list_keys
 
 
 def snapshot():
@@ -45,6 +45,9 @@ def test_demo_loads_prints_working_keys_and_serves(tmp_path, monkeypatch):
     assert set(printed) == {BIG, SMALL}
     assert re.search(r'curl -H "X-API-Key: fds_\S+" "http://127\.0\.0\.1:8123/public-api/v1/news"',
                      result.output)
+    # The README's examples need the big festival's key: it is printed first and used to try.
+    assert list(printed)[0] == BIG and config["DEMO_API_KEYS"][0][0] == BIG
+    assert f'X-API-Key: {printed[BIG]}"' in result.output.split("Try:")[1]
     with writable(url):
         for slug, plain in printed.items():
             _, festival = find_active_key(plain)

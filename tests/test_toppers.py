@@ -1,4 +1,4 @@
-"""Leaderboard computation (db/toppers.py) against hand-computed tables, and its CLI command."""
+"""Leaderboard computation (db/source/toppers.py) against hand-computed tables, and its CLI command."""
 import copy
 import datetime
 import uuid
@@ -8,9 +8,9 @@ from click.testing import CliRunner
 
 from app.cli import main as cli
 from conftest import BIG, SMALL, writable
-from db import models as m
-from db.revisions import current_revision
-from db.toppers import Total, rank, recompute_toppers
+from db.source import models as m
+from db.source.revisions import current_revision
+from db.source.toppers import Total, rank, recompute_toppers
 from seed.importer import import_fixture
 from tiny_festival import day, tiny_copy, tiny_festival
 

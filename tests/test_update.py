@@ -6,9 +6,9 @@ from click.testing import CliRunner
 
 from app.cli import main as cli
 from conftest import API, writable
-from db import models as m
-from db.keys import create_key
-from db.revisions import current_revision
+from db.source import models as m
+from db.source.keys import create_key
+from db.source.revisions import current_revision
 from natural_festival import SLUG, natural_festival
 from seed.importer import FixtureError, import_fixture
 from seed.update import update_fixture

@@ -11,9 +11,9 @@ import uuid
 import pytest
 
 from conftest import TEST_SETTINGS, ApiClient, database_copy, writable
-from db import models as m
 from db.database import database
-from db.keys import create_key
+from db.source import models as m
+from db.source.keys import create_key
 from seed.importer import import_fixture
 
 NAMESPACE = uuid.UUID("5b0c1a52-95f1-4c8e-9d55-7a3f7f0c2b11")

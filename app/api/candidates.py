@@ -1,8 +1,7 @@
 """GET /candidates and /candidate-detail."""
-from flask import g
 
-from db.read.candidates import get_candidate_detail, list_candidates
-from db.templates import render
+from db.compiled.templates import render
+from db.read.candidates import DETAIL_COLUMNS, find_candidates, list_candidates
 from schemas.candidates import (
     CandidateDetailQueryArgsSchema,
     CandidateDetailSchema,
@@ -10,28 +9,34 @@ from schemas.candidates import (
     CandidateQueryArgsSchema,
 )
 
-from ..context import context_json, festival_view
-from ..lookups import get_or_404, sub_fest_ref_or_404
+from ..context import context_json, festival_id, festival_view
+from ..lookups import narrowing_sub_fest_or_404, sub_fest_ref_or_404, the_one
 from ..responses import json_text, list_json
-from ..smorest import Blueprint
+from ..smorest import FESTIVAL_STRUCTURE, SCHEDULES_AND_RESULTS, Blueprint
 
-blp = Blueprint("candidates", __name__, description="Active public candidates of a sub-fest; no private fields.")
+blp = Blueprint("candidates", __name__, group=FESTIVAL_STRUCTURE,
+                description="Active public candidates of a sub-fest; no private fields.")
 
 
 @blp.get("/candidates")
+@blp.doc(operationId="listCandidates")
 @blp.arguments(CandidateQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, CandidateListSchema)
 def candidates(sub_fest_id=None, sub_fest_slug=None, **args):
     """List active public candidates of a sub-fest"""
     sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
-    page = list_candidates(g.festival.id, sub_fest.id, **args)
+    page = list_candidates(festival_id(), sub_fest.id, **args)
     return list_json(page, [body for body, in page.items], sub_fest)
 
 
-@blp.get("/candidate-detail")
+@blp.get("/candidate-detail", tags=[SCHEDULES_AND_RESULTS])  # the contract's group of details
+@blp.doc(operationId="getCandidateDetail")
 @blp.arguments(CandidateDetailQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, CandidateDetailSchema)
-def candidate_detail(sub_fest_candidate_id):
+def candidate_detail(sub_fest_candidate_id=None, chest_no=None, sub_fest_id=None, sub_fest_slug=None):
     """Show one candidate with team, sections and points summary"""
-    sub_fest_id, detail = get_or_404(get_candidate_detail(g.festival.id, sub_fest_candidate_id), "Candidate")
-    return json_text(render(detail, {"context": context_json(festival_view().sub_fests[sub_fest_id])}))
+    sub_fest = narrowing_sub_fest_or_404(sub_fest_id, sub_fest_slug)
+    matches = find_candidates(festival_id(), sub_fest_candidate_id, chest_no, sub_fest and sub_fest.id,
+                              columns=DETAIL_COLUMNS)
+    found_in, detail = the_one(matches, "Candidate", "chestNo", sub_fest)
+    return json_text(render(detail, {"context": context_json(festival_view().sub_fests[found_in])}))

@@ -1,31 +1,32 @@
 """GET /changes."""
-from flask import g
 from flask_smorest import abort
 
-from db import scopes
+from db.compiled.templates import dumps
 from db.read.changes import ahead_of_revision, list_changes
-from db.templates import dumps
+from db.source import scopes
 from schemas.changes import ChangeListSchema, ChangeQueryArgsSchema, ChangeSchema
 
-from ..context import data_revision
+from ..context import current, festival_id
 from ..responses import list_json
-from ..smorest import Blueprint
+from ..smorest import SCHEDULES_AND_RESULTS, Blueprint
 
-blp = Blueprint("changes", __name__, description="What changed in the festival's public data.")
+blp = Blueprint("changes", __name__, group=SCHEDULES_AND_RESULTS,
+                description="What changed in the festival's public data.")
 
 _change = ChangeSchema()
 
 
 @blp.get("/changes")
+@blp.doc(operationId="listChanges")
 @blp.arguments(ChangeQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ChangeListSchema)
 @blp.alt_response(409, response="CONFLICT", description="sinceRevision is ahead of the festival's revision")
 def changes(since_revision, page, limit, kinds=None):
     """List what changed in the public data after a revision, newest first"""
-    ahead = ahead_of_revision(since_revision, data_revision()[0])
+    ahead = ahead_of_revision(since_revision, current().revision)
     if ahead:
         abort(409, message=ahead)
-    found = list_changes(g.festival.id, since_revision, page, limit, scopes.utcnow(), kinds)
+    found = list_changes(festival_id(), since_revision, page, limit, scopes.utcnow(), kinds)
     items = [dumps(_change.dump({"revision": revision, "changed_at": visible_at, "kind": kind, "id": item,
                                  "action": action, "sub_fest_id": sub_fest}))
              for revision, visible_at, kind, item, action, sub_fest in found.items]

@@ -1,19 +1,21 @@
 """GET /downloads."""
-from flask import g
 
 from db.read.downloads import list_downloads
 from schemas.downloads import DownloadListSchema, DownloadQueryArgsSchema
 
+from ..context import festival_id
 from ..responses import list_json
-from ..smorest import Blueprint
+from ..smorest import PUBLIC_CONTENT, Blueprint
 
-blp = Blueprint("downloads", __name__, description="Public downloads of the festival.")
+blp = Blueprint("downloads", __name__, group=PUBLIC_CONTENT,
+                description="Public downloads of the festival.")
 
 
 @blp.get("/downloads")
+@blp.doc(operationId="listDownloads")
 @blp.arguments(DownloadQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, DownloadListSchema)
 def downloads(**args):
     """List public downloads"""
-    page = list_downloads(g.festival.id, **args)
+    page = list_downloads(festival_id(), **args)
     return list_json(page, [body for (body,) in page.items])

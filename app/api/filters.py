@@ -1,22 +1,23 @@
 """GET /filters."""
-from flask import g
 
 from db.read.filters import filter_options_json
 from schemas.filters import FilterOptionsSchema, FilterQueryArgsSchema
 
-from ..context import context_json
+from ..context import context_json, festival_id
 from ..lookups import sub_fest_ref_by_slug_or_404
 from ..responses import json_text
-from ..smorest import Blueprint
+from ..smorest import FESTIVAL_STRUCTURE, Blueprint
 
-blp = Blueprint("filters", __name__, description="Public filter options of the festival.")
+blp = Blueprint("filters", __name__, group=FESTIVAL_STRUCTURE,
+                description="Public filter options of the festival.")
 
 
 @blp.get("/filters")
+@blp.doc(operationId="getFilterOptions")
 @blp.arguments(FilterQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, FilterOptionsSchema)
 def filters(sub_fest_slug=None):
     """List the public filter options of the festival or of one sub-fest"""
     sub_fest = sub_fest_ref_by_slug_or_404(sub_fest_slug) if sub_fest_slug else None
-    return json_text(filter_options_json(g.festival.id, sub_fest.slug if sub_fest else "",
+    return json_text(filter_options_json(festival_id(), sub_fest.slug if sub_fest else "",
                                          context_json(sub_fest)))

@@ -1,21 +1,23 @@
 """GET /gallery."""
-from flask import g
 
 from db.read.gallery import album_summaries, list_images
 from schemas.gallery import GalleryListSchema, GalleryQueryArgsSchema
 
+from ..context import festival_id
 from ..responses import list_json
-from ..smorest import Blueprint
+from ..smorest import PUBLIC_CONTENT, Blueprint
 
-blp = Blueprint("gallery", __name__, description="Public gallery images and albums.")
+blp = Blueprint("gallery", __name__, group=PUBLIC_CONTENT,
+                description="Public gallery images and albums.")
 
 
 @blp.get("/gallery")
+@blp.doc(operationId="listGallery")
 @blp.arguments(GalleryQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, GalleryListSchema)
 def gallery(**args):
     """List public gallery images with the public albums"""
-    page = list_images(g.festival.id, **args)
+    page = list_images(festival_id(), **args)
     images = [body for (body,) in page.items]
-    return list_json(page, images, galleryAlbums=album_summaries(g.festival.id),
+    return list_json(page, images, galleryAlbums=album_summaries(festival_id()),
                      galleryImages=f"[{','.join(images)}]")

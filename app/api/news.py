@@ -1,20 +1,22 @@
 """GET /news."""
-from flask import g
 
-from db import scopes
 from db.read.news import list_news
+from db.source import scopes
 from schemas.news import NewsListSchema, NewsQueryArgsSchema
 
+from ..context import festival_id
 from ..responses import list_json
-from ..smorest import Blueprint
+from ..smorest import PUBLIC_CONTENT, Blueprint
 
-blp = Blueprint("news", __name__, description="Published public news of the festival.")
+blp = Blueprint("news", __name__, group=PUBLIC_CONTENT,
+                description="Published public news of the festival.")
 
 
 @blp.get("/news")
+@blp.doc(operationId="listNews")
 @blp.arguments(NewsQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, NewsListSchema)
 def news(**args):
     """List published public news"""
-    page = list_news(g.festival.id, now=scopes.utcnow(), **args)
+    page = list_news(festival_id(), now=scopes.utcnow(), **args)
     return list_json(page, [body for (body,) in page.items])

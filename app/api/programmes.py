@@ -1,8 +1,7 @@
 """GET /programmes and /programme-detail."""
-from flask import g
 
-from db import scopes
-from db.read.programmes import get_programme_detail, list_programmes, render_detail, render_item
+from db.read.programmes import DETAIL_COLUMNS, find_programmes, list_programmes, render_detail, render_item
+from db.source import scopes
 from schemas.programmes import (
     ProgrammeDetailQueryArgsSchema,
     ProgrammeDetailSchema,
@@ -10,30 +9,35 @@ from schemas.programmes import (
     ProgrammeQueryArgsSchema,
 )
 
-from ..context import context_json, festival_view
-from ..lookups import get_or_404, sub_fest_ref_or_404
+from ..context import context_json, festival_id, festival_view
+from ..lookups import narrowing_sub_fest_or_404, sub_fest_ref_or_404, the_one
 from ..responses import json_text, list_json
-from ..smorest import Blueprint
+from ..smorest import FESTIVAL_STRUCTURE, SCHEDULES_AND_RESULTS, Blueprint
 
-blp = Blueprint("programmes", __name__, description="Active public programmes of a sub-fest.")
+blp = Blueprint("programmes", __name__, group=FESTIVAL_STRUCTURE,
+                description="Active public programmes of a sub-fest.")
 
 
 @blp.get("/programmes")
+@blp.doc(operationId="listProgrammes")
 @blp.arguments(ProgrammeQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ProgrammeListSchema)
 def programmes(sub_fest_id=None, sub_fest_slug=None, **args):
     """List active public programmes of a sub-fest"""
     sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
     now = scopes.utcnow()
-    page = list_programmes(g.festival.id, sub_fest.id, now=now, **args)
+    page = list_programmes(festival_id(), sub_fest.id, now=now, **args)
     return list_json(page, [render_item(body, schedules, now) for body, schedules in page.items], sub_fest)
 
 
-@blp.get("/programme-detail")
+@blp.get("/programme-detail", tags=[SCHEDULES_AND_RESULTS])  # the contract's group of details
+@blp.doc(operationId="getProgrammeDetail")
 @blp.arguments(ProgrammeDetailQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ProgrammeDetailSchema)
-def programme_detail(sub_fest_program_id):
+def programme_detail(sub_fest_program_id=None, program_code=None, sub_fest_id=None, sub_fest_slug=None):
     """Show one programme with its schedules, collections and registration windows"""
-    row = get_or_404(get_programme_detail(g.festival.id, sub_fest_program_id), "Programme")
-    sub_fest = festival_view().sub_fests[row[0]]
-    return json_text(render_detail(row, context_json(sub_fest), scopes.utcnow()))
+    sub_fest = narrowing_sub_fest_or_404(sub_fest_id, sub_fest_slug)
+    matches = find_programmes(festival_id(), sub_fest_program_id, program_code, sub_fest and sub_fest.id,
+                              columns=DETAIL_COLUMNS)
+    row = the_one(matches, "Programme", "programCode", sub_fest)
+    return json_text(render_detail(row, context_json(festival_view().sub_fests[row[0]]), scopes.utcnow()))

@@ -1,10 +1,7 @@
 """GET /programme-results, /programme-result and /candidate-result."""
-from flask import g
-from flask_smorest import abort
-
-from db import scopes
 from db.read.candidates import find_candidates
 from db.read.programmes import find_programmes, list_programme_results, render_item
+from db.source import scopes
 from schemas.results import (
     CandidateResultQueryArgsSchema,
     CandidateResultSchema,
@@ -14,54 +11,50 @@ from schemas.results import (
     ProgrammeResultsQueryArgsSchema,
 )
 
-from ..context import context_json, festival_view
-from ..lookups import get_or_404, sub_fest_ref_by_slug_or_404, sub_fest_ref_or_404
+from ..context import context_json, festival_id, festival_view
+from ..lookups import narrowing_sub_fest_or_404, sub_fest_ref_or_404, the_one
 from ..responses import list_json, object_json
-from ..smorest import Blueprint
+from ..smorest import SCHEDULES_AND_RESULTS, Blueprint
 
-blp = Blueprint("results", __name__, description="Published public results of programmes and candidates.")
-
-
-def the_one(matches, what, selector, sub_fest):
-    """The single match of a selector lookup: 404 for none, 400 when a code is ambiguous."""
-    if len(matches) > 1:
-        hint = "use its id" if sub_fest else "add subFestSlug"
-        abort(400, message=f"{selector} matches {what.lower()}s in more than one place; {hint}.")
-    return get_or_404(matches[0] if matches else None, what)
+blp = Blueprint("results", __name__, group=SCHEDULES_AND_RESULTS,
+                description="Published public results of programmes and candidates.")
 
 
 @blp.get("/programme-results")
+@blp.doc(operationId="listProgrammeResults")
 @blp.arguments(ProgrammeResultsQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ProgrammeResultsListSchema)
 def programme_results_list(sub_fest_id=None, sub_fest_slug=None, **args):
     """List public programmes of a sub-fest with their published results"""
     sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
     now = scopes.utcnow()
-    page = list_programme_results(g.festival.id, sub_fest.id, now=now, **args)
+    page = list_programme_results(festival_id(), sub_fest.id, now=now, **args)
     items = [f'{{"programme":{render_item(body, schedules, now)},"results":{results}}}'
              for body, schedules, results in page.items]
     return list_json(page, items, sub_fest)
 
 
 @blp.get("/programme-result")
+@blp.doc(operationId="getProgrammeResult")
 @blp.arguments(ProgrammeResultQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ProgrammeResultSchema)
-def programme_result(sub_fest_program_id=None, program_code=None, sub_fest_slug=None):
+def programme_result(sub_fest_program_id=None, program_code=None, sub_fest_id=None, sub_fest_slug=None):
     """Show one public programme with its published results"""
-    sub_fest = sub_fest_ref_by_slug_or_404(sub_fest_slug) if sub_fest_slug else None
-    matches = find_programmes(g.festival.id, sub_fest_program_id, program_code, sub_fest and sub_fest.id)
+    sub_fest = narrowing_sub_fest_or_404(sub_fest_id, sub_fest_slug)
+    matches = find_programmes(festival_id(), sub_fest_program_id, program_code, sub_fest and sub_fest.id)
     sub_fest_id, body, schedules, results = the_one(matches, "Programme", "programCode", sub_fest)
     return object_json(context=context_json(festival_view().sub_fests[sub_fest_id]),
                        programme=render_item(body, schedules, scopes.utcnow()), results=results)
 
 
 @blp.get("/candidate-result")
+@blp.doc(operationId="getCandidateResult")
 @blp.arguments(CandidateResultQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, CandidateResultSchema)
-def candidate_result(sub_fest_candidate_id=None, chest_no=None, sub_fest_slug=None):
+def candidate_result(sub_fest_candidate_id=None, chest_no=None, sub_fest_id=None, sub_fest_slug=None):
     """Show one public candidate with the published results of their entries"""
-    sub_fest = sub_fest_ref_by_slug_or_404(sub_fest_slug) if sub_fest_slug else None
-    matches = find_candidates(g.festival.id, sub_fest_candidate_id, chest_no, sub_fest and sub_fest.id)
+    sub_fest = narrowing_sub_fest_or_404(sub_fest_id, sub_fest_slug)
+    matches = find_candidates(festival_id(), sub_fest_candidate_id, chest_no, sub_fest and sub_fest.id)
     sub_fest_id, summary, results = the_one(matches, "Candidate", "chestNo", sub_fest)
     return object_json(context=context_json(festival_view().sub_fests[sub_fest_id]),
                        candidate=summary, results=results)

@@ -1,21 +1,28 @@
 """GET /schedules."""
-from flask import g
+from flask_smorest import abort
 
-from db.read.schedules import list_schedules
+from db.read.schedules import ReversedRange, list_schedules
 from schemas.schedules import ScheduleListSchema, ScheduleQueryArgsSchema
 
+from ..context import current
 from ..lookups import sub_fest_ref_by_slug_or_404
 from ..responses import list_json
-from ..smorest import Blueprint
+from ..smorest import SCHEDULES_AND_RESULTS, Blueprint
 
-blp = Blueprint("schedules", __name__, description="When and where the public programmes run.")
+blp = Blueprint("schedules", __name__, group=SCHEDULES_AND_RESULTS,
+                description="When and where the public programmes run.")
 
 
 @blp.get("/schedules")
+@blp.doc(operationId="listSchedules")
 @blp.arguments(ScheduleQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ScheduleListSchema)
 def schedules(sub_fest_slug=None, **args):
     """List schedules of public programmes"""
     sub_fest = sub_fest_ref_by_slug_or_404(sub_fest_slug) if sub_fest_slug else None
-    page = list_schedules(g.festival.id, sub_fest_id=sub_fest and sub_fest.id, **args)
+    try:
+        festival = current().festival
+        page = list_schedules(festival.id, festival.timezone, sub_fest_id=sub_fest and sub_fest.id, **args)
+    except ReversedRange as exc:
+        abort(400, errors={"query": {"scheduledAtFrom": [str(exc)]}})
     return list_json(page, [body for (body,) in page.items], sub_fest)

@@ -1,19 +1,21 @@
 """GET /subfests."""
-from flask import g
 
 from db.read.subfests import list_sub_fests
 from schemas.subfests import SubFestListSchema, SubFestQueryArgsSchema
 
+from ..context import festival_id
 from ..responses import list_json
-from ..smorest import Blueprint
+from ..smorest import FESTIVAL_STRUCTURE, Blueprint
 
-blp = Blueprint("subfests", __name__, description="Active public sub-fests of the festival.")
+blp = Blueprint("subfests", __name__, group=FESTIVAL_STRUCTURE,
+                description="Active public sub-fests of the festival.")
 
 
 @blp.get("/subfests")
+@blp.doc(operationId="listSubFests")
 @blp.arguments(SubFestQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, SubFestListSchema)
 def subfests(**args):
     """List active public sub-fests"""
-    page = list_sub_fests(g.festival.id, **args)
+    page = list_sub_fests(festival_id(), **args)
     return list_json(page, [body for (body,) in page.items])

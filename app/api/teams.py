@@ -1,21 +1,23 @@
 """GET /teams."""
-from flask import g
 
 from db.read.teams import list_teams
 from schemas.teams import TeamListSchema, TeamQueryArgsSchema
 
+from ..context import festival_id
 from ..lookups import sub_fest_ref_or_404
 from ..responses import list_json
-from ..smorest import Blueprint
+from ..smorest import FESTIVAL_STRUCTURE, Blueprint
 
-blp = Blueprint("teams", __name__, description="Active public teams of a sub-fest.")
+blp = Blueprint("teams", __name__, group=FESTIVAL_STRUCTURE,
+                description="Active public teams of a sub-fest.")
 
 
 @blp.get("/teams")
+@blp.doc(operationId="listTeams")
 @blp.arguments(TeamQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, TeamListSchema)
 def teams(sub_fest_id=None, sub_fest_slug=None, **args):
     """List active public teams of a sub-fest"""
     sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
-    page = list_teams(g.festival.id, sub_fest.id, **args)
+    page = list_teams(festival_id(), sub_fest.id, **args)
     return list_json(page, [body for body, in page.items], sub_fest)

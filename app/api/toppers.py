@@ -1,5 +1,4 @@
 """GET /topper-placeholders, /toppers and /page-toppers."""
-from flask import g
 
 from db.read.toppers import (
     find_page,
@@ -17,38 +16,42 @@ from schemas.toppers import (
     ToppersSchema,
 )
 
-from ..context import context_json, festival_view
+from ..context import context_json, festival_id, festival_view
 from ..lookups import get_or_404, sub_fest_ref_or_404
 from ..responses import list_json, meta_json, object_json
-from ..smorest import Blueprint
+from ..smorest import SCHEDULES_AND_RESULTS, Blueprint
 
-blp = Blueprint("toppers", __name__, description="Published leaderboards (toppers).")
+blp = Blueprint("toppers", __name__, group=SCHEDULES_AND_RESULTS,
+                description="Published leaderboards (toppers).")
 
 NOT_FOUND = "Topper placeholder"
 
 
 @blp.get("/topper-placeholders")
+@blp.doc(operationId="listTopperPlaceholders")
 @blp.arguments(TopperPlaceholderQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, TopperPlaceholderListSchema)
 def topper_placeholders(sub_fest_id=None, sub_fest_slug=None, **args):
     """List the published topper placeholders of a sub-fest"""
     sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
-    page = list_placeholders(g.festival.id, sub_fest.id, **args)
+    page = list_placeholders(festival_id(), sub_fest.id, **args)
     return list_json(page, [body for (body,) in page.items], sub_fest)
 
 
 @blp.get("/toppers")
+@blp.doc(operationId="listToppers")
 @blp.arguments(TopperQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ToppersSchema)
 def toppers(topper_placeholder_id, **args):
     """List the ranked entries of one published topper placeholder"""
-    sub_fest_id, placeholder = get_or_404(get_placeholder(g.festival.id, topper_placeholder_id), NOT_FOUND)
-    page = list_entries(g.festival.id, topper_placeholder_id, **args)
+    sub_fest_id, placeholder = get_or_404(get_placeholder(festival_id(), topper_placeholder_id), NOT_FOUND)
+    page = list_entries(festival_id(), topper_placeholder_id, **args)
     return object_json(context=context_json(festival_view().sub_fests[sub_fest_id]), placeholder=placeholder,
                        data=f"[{','.join(body for (body,) in page.items)}]", meta=meta_json(page))
 
 
 @blp.get("/page-toppers")
+@blp.doc(operationId="getPageToppers")
 @blp.arguments(PageTopperQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, PageToppersSchema)
 def page_toppers(page_slug=None, page_id=None, placeholder_id=None):
@@ -56,10 +59,10 @@ def page_toppers(page_slug=None, page_id=None, placeholder_id=None):
     if page_slug is None and page_id is None:
         page, shown = "null", [str(placeholder_id)]
     else:
-        page, shown = get_or_404(find_page(g.festival.id, page_id, page_slug), "Page")
+        page, shown = get_or_404(find_page(festival_id(), page_id, page_slug), "Page")
         if placeholder_id is not None:
             shown = [i for i in shown if i == str(placeholder_id)]
-    toppers = placeholders_with_entries(g.festival.id, shown)
+    toppers = placeholders_with_entries(festival_id(), shown)
     if placeholder_id is not None:
         get_or_404(toppers or None, NOT_FOUND)
     return object_json(context=context_json(), page=page, toppers=f"[{','.join(toppers)}]")

@@ -1,18 +1,19 @@
 """The compile step: the public view of a festival, worked out when its data changes.
 
 ``compile_festival`` runs in the transaction of every import, seed and toppers recompute.
-It is the only code that reads the source tables (``db/models.py``) for the public, and it
-reads them through the rules of ``db/scopes.py``: a record those rules hide gets no
+It is the only code that reads the source tables (``db/source/models.py``) for the public, and it
+reads them through the rules of ``db/source/scopes.py``: a record those rules hide gets no
 compiled row and is counted nowhere. It clears the festival's compiled rows
-(``db/read_model.py``) and writes them anew, each entity's public JSON made by its output
+(``db/compiled/tables.py``) and writes them anew, each entity's public JSON made by its output
 schema. Readers see the previous compiled view or the next one, never half: the whole step
 is part of the writer's transaction, and the revision moves with it.
 """
 from dataclasses import dataclass, field
 
-from .. import models as m
+from ..compiled import kinds
+from ..compiled.tables import READ_MODELS, PublicCandidate, PublicProgramme, PublicRegistration, PublicTag
 from ..database import database
-from ..read_model import READ_MODELS, PublicCandidate, PublicProgramme, PublicRegistration, PublicTag
+from ..source import models as m
 from .writer import Writer
 
 
@@ -88,11 +89,12 @@ def _per_record_steps():
     return ((programmes.compile_programmes, "programme_ids"), (people.compile_candidates, "candidate_ids"))
 
 
-# Rows the per-record steps write, with the id column that names their record.
+# Rows the per-record steps write, with the id column that names their record (and the
+# kinds of tag they write).
 _PER_RECORD_ROWS = {
-    "programme_ids": ((PublicProgramme, PublicProgramme.id), (PublicTag, PublicTag.item, "programme-")),
+    "programme_ids": ((PublicProgramme, PublicProgramme.id), (PublicTag, PublicTag.item, kinds.PROGRAMME_TAGS)),
     "candidate_ids": ((PublicCandidate, PublicCandidate.id), (PublicRegistration, PublicRegistration.candidate),
-                      (PublicTag, PublicTag.item, "candidate-")),
+                      (PublicTag, PublicTag.item, kinds.CANDIDATE_TAGS)),
 }
 
 
@@ -106,16 +108,15 @@ def clear_festival(festival_id, scope=None):
     if scope is None:
         return
     PublicTag.delete().where((PublicTag.festival == festival_id)
-                             & ~PublicTag.kind.startswith("programme-")
-                             & ~PublicTag.kind.startswith("candidate-")).execute()
+                             & PublicTag.kind.not_in(kinds.PROGRAMME_TAGS + kinds.CANDIDATE_TAGS)).execute()
     for name, rows in _PER_RECORD_ROWS.items():
         ids = list(getattr(scope, name))
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
-            for model, column, *prefix in rows:
+            for model, column, *tags in rows:
                 condition = (model.festival == festival_id) & column.in_(chunk)
-                if prefix:
-                    condition &= model.kind.startswith(prefix[0])
+                if tags:
+                    condition &= model.kind.in_(tags[0])
                 model.delete().where(condition).execute()
 
 
@@ -139,9 +140,9 @@ def publish(festival, now=None, recompute=True, changes=None):
     """After a change to a festival's data, inside the writer's transaction: recompute its
     leaderboards, compile its public view, bump its revision and record what changed in
     public terms. Returns ``(revision, number of public changes)``."""
-    from ..models import utcnow
-    from ..revisions import bump_revision
-    from ..toppers import recompute_toppers
+    from ..source.models import utcnow
+    from ..source.revisions import bump_revision
+    from ..source.toppers import recompute_toppers
     from .changes import differences, record, snapshot
 
     now = now or utcnow()

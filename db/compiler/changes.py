@@ -6,7 +6,8 @@ being public is listed once as ``removed`` (its id was public until then).
 """
 import hashlib
 
-from ..read_model import (
+from ..compiled import kinds
+from ..compiled.tables import (
     PublicChange,
     PublicDownload,
     PublicImage,
@@ -35,14 +36,14 @@ def snapshot(festival_id):
     """
     p, n = PublicProgramme, PublicNews
     found = {
-        "programme": {row[0]: (_digest(row[1]), _digest(row[2]), row[3], None) for row in
+        kinds.CHANGE_PROGRAMME: {row[0]: (_digest(row[1]), _digest(row[2]), row[3], None) for row in
                       p.select(p.id, p.body, p.results, p.sub_fest).where(p.festival == festival_id).tuples()},
-        "news": {row[0]: (_digest(row[1], row[2]), None, None, row[2]) for row in
+        kinds.CHANGE_NEWS: {row[0]: (_digest(row[1], row[2]), None, None, row[2]) for row in
                  n.select(n.id, n.body, n.published_at).where(n.festival == festival_id).tuples()},
-        "download": {row[0]: (_digest(row[1]), None, None, None) for row in
+        kinds.CHANGE_DOWNLOAD: {row[0]: (_digest(row[1]), None, None, None) for row in
                      PublicDownload.select(PublicDownload.id, PublicDownload.body)
                      .where(PublicDownload.festival == festival_id).tuples()},
-        "gallery-image": {row[0]: (_digest(row[1]), None, None, None) for row in
+        kinds.CHANGE_GALLERY_IMAGE: {row[0]: (_digest(row[1]), None, None, None) for row in
                           PublicImage.select(PublicImage.id, PublicImage.body)
                           .where(PublicImage.festival == festival_id).tuples()},
     }
@@ -54,7 +55,7 @@ def snapshot(festival_id):
                               .order_by(e.placeholder, e.rank, e.entity_id).tuples()):
         if placeholder in boards:
             boards[placeholder][0] += body
-    found["leaderboard"] = {pid: (_digest(text), None, sub_fest, None) for pid, (text, sub_fest) in boards.items()}
+    found[kinds.CHANGE_LEADERBOARD] = {pid: (_digest(text), None, sub_fest, None) for pid, (text, sub_fest) in boards.items()}
     return found
 
 
@@ -66,17 +67,17 @@ def differences(before, after, now):
         for item, (digest, detail, sub_fest, visible_at) in new.items():
             previous = old.get(item)
             if previous is None:
-                action = "added"
+                action = kinds.ADDED
             elif previous[0] == digest and previous[1] == detail:
                 continue
-            elif kind == "programme" and previous[1] != detail:
-                action = "results"
+            elif kind == kinds.CHANGE_PROGRAMME and previous[1] != detail:
+                action = kinds.RESULTS
             else:
-                action = "changed"
+                action = kinds.CHANGED
             changes.append((kind, item, action, sub_fest, max(now, visible_at or now)))
         for item, (_, _, sub_fest, _) in old.items():
             if item not in new:
-                changes.append((kind, item, "removed", sub_fest, now))
+                changes.append((kind, item, kinds.REMOVED, sub_fest, now))
     return changes
 
 

@@ -1,14 +1,12 @@
 """Compile the festival's content: news, downloads, gallery images and albums, schedules."""
-from .. import scopes
-from ..gallery import list_album_summaries, list_images
-from ..news import attach_tags
+from ..compiled import kinds
+from ..compiled.tables import PublicDocument, PublicDownload, PublicImage, PublicNews, PublicSchedule
+from ..compiled.templates import dumps
 from ..query import ascii_lower, search_text, text_sort_key
-from ..read_model import PublicDocument, PublicDownload, PublicImage, PublicNews, PublicSchedule
-from ..schedules import list_schedules
-from ..templates import dumps
-
-# The source readers page; the compiler takes every row at once.
-EVERYTHING = {"page": 1, "limit": 10**9, "sort_order": "asc"}
+from ..source import scopes
+from ..source.gallery import list_album_summaries, load_images
+from ..source.news import attach_tags
+from ..source.schedules import load_schedules
 
 
 def compile_content(festival_id, writer):
@@ -33,7 +31,7 @@ def compile_news(festival_id, writer):
             has_thumbnail=bool(news.thumbnail_url), has_feature_image=bool(news.feature_image_url),
             created_at=news.created_at, updated_at=news.updated_at, title_key=text_sort_key(news.title),
             body=dumps(schema.dump(news)))
-        writer.tag("news-tag", news.id, [ascii_lower(tag) for tag in news.tags])
+        writer.tag(kinds.TAG_NEWS, news.id, [ascii_lower(tag) for tag in news.tags])
 
 
 def compile_downloads(festival_id, writer):
@@ -57,7 +55,7 @@ def compile_gallery(festival_id, writer):
     from schemas.gallery import GalleryAlbumSchema, GalleryImageSchema
 
     schema = GalleryImageSchema()
-    for image in list_images(festival_id, sort_by="createdAt", **EVERYTHING).items:
+    for image in load_images(festival_id):
         writer.add(
             PublicImage, id=image.id, album=image.album_id,
             sub_fest_programme=image.sub_fest_programme_id if image.programme_ref else None,
@@ -65,7 +63,7 @@ def compile_gallery(festival_id, writer):
             created_at=image.created_at, updated_at=image.updated_at, title_key=text_sort_key(image.title),
             display_order=image.display_order, body=dumps(schema.dump(image)))
     albums = GalleryAlbumSchema(many=True).dump(list_album_summaries(festival_id))
-    writer.add(PublicDocument, kind="gallery-albums", key="", body=dumps(albums))
+    writer.add(PublicDocument, kind=kinds.DOCUMENT_GALLERY_ALBUMS, key="", body=dumps(albums))
 
 
 def compile_schedules(festival_id, writer):
@@ -73,7 +71,7 @@ def compile_schedules(festival_id, writer):
     from schemas.schedules import ScheduleSchema
 
     schema = ScheduleSchema()
-    for schedule in list_schedules(festival_id, sort_by="scheduledAt", **EVERYTHING).items:
+    for schedule in load_schedules(festival_id):
         programme = schedule.sub_fest_programme
         venue = schedule.venue_ref if getattr(schedule.venue_ref, "id", None) else None
         writer.add(

@@ -1,19 +1,20 @@
 """Compile the filter options (``/filters``): one document for the whole festival (key
 ``""``) and one per public sub-fest (key: its slug), each with a ``context`` slot."""
-from .. import scopes
-from ..filters import filter_options
-from ..read_model import PublicDocument
-from ..templates import make_template
+from ..compiled import kinds
+from ..compiled.tables import PublicDocument
+from ..compiled.templates import make_template
+from ..source import scopes
+from ..source.filters import filter_options
 
 
 def compile_filters(festival_id, writer):
     from schemas.filters import FilterOptionsSchema
 
     schema = FilterOptionsSchema()
-    writer.add(PublicDocument, kind="filters", key="", body=_document(schema, filter_options(festival_id)))
+    writer.add(PublicDocument, kind=kinds.DOCUMENT_FILTERS, key="", body=_document(schema, filter_options(festival_id)))
     for sub_fest in scopes.public_sub_fests(festival_id):
         options = filter_options(festival_id, sub_fest.id)
-        writer.add(PublicDocument, kind="filters", key=sub_fest.slug, body=_document(schema, options))
+        writer.add(PublicDocument, kind=kinds.DOCUMENT_FILTERS, key=sub_fest.slug, body=_document(schema, options))
 
 
 def _document(schema, options):

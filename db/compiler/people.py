@@ -1,23 +1,24 @@
 """Compile candidates: list items, details, their published results and their entries.
 
 Who took part in an entry: the candidate of an individual entry, each visible member of a
-group entry (the source readers of ``db/results.py`` work that out). Each of them gets
+group entry (the source readers of ``db/source/results.py`` work that out). Each of them gets
 the entry in ``PublicRegistration`` and the entry's published result in their
 ``PublicCandidate.results``.
 """
 import secrets
 import uuid
 
-from .. import models as m
-from .. import scopes
-from ..candidates import attach_candidate_fields, public_candidate_rows
-from ..programmes import attach_categories
+from ..compiled import kinds
+from ..compiled.tables import PublicCandidate, PublicRegistration, PublicSecret, adm_no_digest
+from ..compiled.templates import dumps, make_template
 from ..query import ascii_lower, search_text, text_sort_key
-from ..read_model import PublicCandidate, PublicRegistration, PublicSecret, adm_no_digest
-from ..registrations import attach_results
-from ..results import CANDIDATE_RESULT_ORDER, _with_entries, attach_entries
-from ..teams import team_tree
-from ..templates import dumps, make_template
+from ..source import models as m
+from ..source import scopes
+from ..source.candidates import attach_candidate_fields, public_candidate_rows
+from ..source.programmes import attach_categories
+from ..source.registrations import attach_results
+from ..source.results import CANDIDATE_RESULT_ORDER, _with_entries, attach_entries
+from ..source.teams import team_tree
 
 # Read in batches: every source query of a batch takes the batch's ids as parameters.
 BATCH = 500
@@ -54,7 +55,7 @@ def _adm_no_digests(festival_id):
 
 def _team_chains(festival_id):
     """``{team id: [the team and every visible team above it]}`` for every visible team,
-    climbing through visible teams only (the tree of ``db/teams.py``)."""
+    climbing through visible teams only (the tree of ``db/source/teams.py``)."""
     sub_fest_ids = m.SubFest.select(m.SubFest.id).where(m.SubFest.festival == festival_id)
     tree = team_tree(m.Team.sub_fest.in_(sub_fest_ids))
     chains = {}
@@ -133,8 +134,8 @@ def _compile_one(writer, c, digest, team_chain, results, item_schema, detail_sch
         summary=dumps(summary_schema.dump(summary)),
         results=f"[{','.join(results)}]",
     )
-    writer.tag("candidate-team", c.id, team_chain)
-    writer.tag("candidate-section", c.id, [section["id"] for section in c.section_list])
+    writer.tag(kinds.TAG_CANDIDATE_TEAM, c.id, team_chain)
+    writer.tag(kinds.TAG_CANDIDATE_SECTION, c.id, [section["id"] for section in c.section_list])
 
 
 def compile_registrations(festival_id, writer, candidate_ids=None):

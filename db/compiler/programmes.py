@@ -1,11 +1,12 @@
 """Compile programmes: list items, details, published results and their filter columns."""
-from .. import models as m
-from .. import scopes
-from ..programmes import attach_collections, attach_programme_fields, attach_schedules, public_programme_list
+from ..compiled import kinds
+from ..compiled.tables import PublicProgramme
+from ..compiled.templates import dumps, make_template
 from ..query import ascii_lower, search_text, text_sort_key
-from ..read_model import PublicProgramme
-from ..results import results_of_programmes
-from ..templates import dumps, make_template
+from ..source import models as m
+from ..source import scopes
+from ..source.programmes import attach_collections, attach_programme_fields, attach_schedules, public_programme_list
+from ..source.results import results_of_programmes
 
 # Read in batches: every source query of a batch takes the batch's ids as parameters.
 BATCH = 500
@@ -26,12 +27,11 @@ def _active_judges(programme_ids):
 def _visible_programmes(festival_id, sub_fest_id, programme_ids=None):
     """The visible programmes of a sub-fest (of ``programme_ids`` among them, when given)
     with their list fields, read by the source readers."""
-    now = scopes.utcnow()
-    query = public_programme_list(festival_id, sub_fest_id, now).order_by(m.SubFestProgramme.id)
+    query = public_programme_list(festival_id, sub_fest_id).order_by(m.SubFestProgramme.id)
     if programme_ids is not None:
         query = query.where(m.SubFestProgramme.id.in_(list(programme_ids)))
     programmes = list(query)
-    attach_programme_fields(festival_id, programmes, now)
+    attach_programme_fields(festival_id, programmes)
     return programmes
 
 
@@ -62,8 +62,9 @@ def _compile_one(writer, p, judge_ids, results, item_schema, detail_schema, sche
                  result_schema):
     master = p.programme
     schedules = [[s["scheduled_at"].isoformat(), dumps(schedule_schema.dump(s))] for s in p.schedule_list]
-    p.next_schedule = None
-    p.context = None
+    # Slots of the stored JSON, filled per request (db/compiled/templates.py); the schemas
+    # dump these placeholders, which make_template then replaces.
+    p.next_schedule = p.context = None
     p.candidate_registration_open = p.topic_registration_open = False
     writer.add(
         PublicProgramme,
@@ -88,6 +89,6 @@ def _compile_one(writer, p, judge_ids, results, item_schema, detail_schema, sche
             "nextSchedule", "context", "candidateRegistrationOpen", "topicRegistrationOpen")),
         results=dumps(result_schema.dump(results)),
     )
-    writer.tag("programme-venue", p.id, [s["venue"]["id"] for s in p.schedule_list if s["venue"]])
-    writer.tag("programme-collection", p.id, [c["id"] for c in p.collection_list])
-    writer.tag("programme-judge", p.id, judge_ids)
+    writer.tag(kinds.TAG_PROGRAMME_VENUE, p.id, [s["venue"]["id"] for s in p.schedule_list if s["venue"]])
+    writer.tag(kinds.TAG_PROGRAMME_COLLECTION, p.id, [c["id"] for c in p.collection_list])
+    writer.tag(kinds.TAG_PROGRAMME_JUDGE, p.id, judge_ids)

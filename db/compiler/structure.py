@@ -1,11 +1,10 @@
 """Compile the festival's structure: sub-fests, teams and categories."""
-from .. import scopes
-from ..categories import attach_counts
+from ..compiled.tables import PublicCategory, PublicSubFest, PublicTeam, color_key
+from ..compiled.templates import dumps
 from ..query import search_text, text_sort_key
-from ..read.teams import color_key
-from ..read_model import PublicCategory, PublicSubFest, PublicTeam
-from ..teams import attach_candidate_counts, attach_parents
-from ..templates import dumps
+from ..source import scopes
+from ..source.categories import attach_counts
+from ..source.teams import attach_candidate_counts, attach_parents
 
 # Read in batches: every source query of a batch takes the batch's ids as parameters.
 BATCH = 500

@@ -1,13 +1,13 @@
 """Compile the published leaderboards: placeholders, their entries, and the website pages
-that show them. The entries themselves are computed by :mod:`db.toppers`; here they are
-only stored, with the placeholders the rules of :mod:`db.topper_lists` let the public see
+that show them. The entries themselves are computed by :mod:`db.source.toppers`; here they are
+only stored, with the placeholders the rules of :mod:`db.source.topper_lists` let the public see
 (scope keys of hidden sections and collections masked)."""
-from .. import models as m
-from .. import scopes
+from ..compiled.tables import PublicPage, PublicPlaceholder, PublicTopperEntry
+from ..compiled.templates import dumps
 from ..query import text_sort_key
-from ..read_model import PublicPage, PublicPlaceholder, PublicTopperEntry
-from ..templates import dumps
-from ..topper_lists import attach_categories, attach_entry_lists, page_placeholders, visible_placeholders
+from ..source import models as m
+from ..source import scopes
+from ..source.topper_lists import attach_categories, attach_entry_lists, page_placeholders, visible_placeholders
 
 
 def compile_toppers(festival_id, writer):

@@ -1,5 +1,5 @@
 """Buffered inserts of compiled rows."""
-from ..read_model import PublicTag
+from ..compiled.tables import PublicTag
 
 CHUNK = 200
 

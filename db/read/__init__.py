@@ -1,5 +1,5 @@
 """Request-time readers: each answers one request from the compiled tables
-(``db/read_model.py``) with one indexed query, and returns stored public JSON."""
+(``db/compiled/tables.py``) with one indexed query, and returns stored public JSON."""
 from .sql import Select, column, equals
 
 

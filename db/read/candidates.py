@@ -2,11 +2,12 @@
 ``/candidate-result``.
 
 ``admNoPattern`` is an exact match on a keyed hash: each given number is hashed with the
-festival's key (:class:`db.read_model.PublicSecret`) and compared with ``adm_no_digest``.
+festival's key (:class:`db.compiled.tables.PublicSecret`) and compared with ``adm_no_digest``.
 """
+from ..compiled import kinds
+from ..compiled.tables import PublicCandidate as C
+from ..compiled.tables import PublicSecret, adm_no_digest
 from ..query import ascii_lower
-from ..read_model import PublicCandidate as C
-from ..read_model import PublicSecret, adm_no_digest
 from . import find_by_selectors
 from .sql import Select, any_bool, contains_all, equals, one_of, pattern_any, tagged
 
@@ -36,7 +37,7 @@ def candidate_filters(festival_id):
     return {
         "search": lambda terms: contains_all(C.search, terms),
         "category_ids": lambda ids: one_of(C.category, ids),
-        "team_ids": lambda ids: tagged(C, "candidate-team", festival_id, ids),
+        "team_ids": lambda ids: tagged(C, kinds.TAG_CANDIDATE_TEAM, festival_id, ids),
         "gender": lambda values: one_of(C.gender, values),
         # Every listed candidate is active: isActive=false alone lists nothing.
         "is_active": lambda values: EVERYTHING if True in values else NOTHING,
@@ -45,7 +46,7 @@ def candidate_filters(festival_id):
         "adm_no_pattern": lambda numbers: _adm_no_pattern(festival_id, numbers),
         "has_avatar": lambda values: any_bool(C.has_avatar, values),
         "has_registration": lambda values: any_bool(C.has_registration, values),
-        "section_ids": lambda ids: tagged(C, "candidate-section", festival_id, ids),
+        "section_ids": lambda ids: tagged(C, kinds.TAG_CANDIDATE_SECTION, festival_id, ids),
     }
 
 
@@ -59,17 +60,14 @@ def list_candidates(festival_id, sub_fest_id, page, limit, sort_by, sort_order, 
             .page(page, limit, C.body))
 
 
-def get_candidate_detail(festival_id, sub_fest_candidate_id):
-    """``(sub_fest, detail)`` of one candidate, or None."""
-    return (Select(C)
-            .where(*equals(C.festival, festival_id))
-            .where(*equals(C.id, sub_fest_candidate_id))
-            .first(C.sub_fest, C.detail))
+DETAIL_COLUMNS = (C.sub_fest, C.detail)
 
 
-def find_candidates(festival_id, candidate_id=None, chest_no=None, sub_fest_id=None):
-    """``(sub_fest, summary, results)`` of the candidates matching every selector given
-    (see :func:`find_by_selectors`). Chest numbers compare A-Z case-insensitively."""
-    return find_by_selectors(C, (C.sub_fest, C.summary, C.results), festival_id, (
+def find_candidates(festival_id, candidate_id=None, chest_no=None, sub_fest_id=None,
+                    columns=(C.sub_fest, C.summary, C.results)):
+    """``columns`` of the candidates matching every selector given (see
+    :func:`find_by_selectors`); by default ``(sub_fest, summary, results)``, and
+    ``DETAIL_COLUMNS`` for a detail. Chest numbers compare A-Z case-insensitively."""
+    return find_by_selectors(C, columns, festival_id, (
         (C.id, candidate_id), (C.chest_no, None if chest_no is None else ascii_lower(chest_no)),
         (C.sub_fest, sub_fest_id)))

@@ -1,5 +1,5 @@
 """Categories from the compiled tables: ``/categories``."""
-from ..read_model import PublicCategory as K
+from ..compiled.tables import PublicCategory as K
 from .sql import Select, contains_all, equals
 
 CATEGORY_SORTS = {

@@ -1,10 +1,7 @@
 """``/changes``: what became different in a festival's public data after a revision."""
-from ..read_model import PublicChange as C
-from ..read_model import PublicRevision as R
+from ..compiled.tables import PublicChange as C
+from ..compiled.tables import PublicRevision as R
 from .sql import Select, column, equals, one_of
-
-CHANGE_KINDS = ("programme", "leaderboard", "news", "download", "gallery-image")
-CHANGE_ACTIONS = ("added", "changed", "results", "removed")
 
 COLUMNS = (C.revision, C.visible_at, C.kind, C.item, C.action, C.sub_fest)
 

@@ -1,6 +1,6 @@
 """Compiled documents (``PublicDocument``): the public parts of answers that have no list
 of their own, such as the filter options and the gallery's album summaries."""
-from ..read_model import PublicDocument as D
+from ..compiled.tables import PublicDocument as D
 from .sql import Select, equals
 
 

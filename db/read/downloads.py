@@ -1,6 +1,6 @@
 """Downloads from the compiled tables: ``/downloads``."""
+from ..compiled.tables import PublicDownload as D
 from ..query import ascii_lower
-from ..read_model import PublicDownload as D
 from .sql import Select, contains_all, equals
 
 DOWNLOAD_SORTS = {

@@ -3,7 +3,8 @@
 An image's programme and category are compiled only when they are public, so filtering by
 a hidden programme's or category's id matches nothing and reveals nothing.
 """
-from ..read_model import PublicImage as I
+from ..compiled import kinds
+from ..compiled.tables import PublicImage as I
 from .documents import stored_document
 from .sql import Select, equals
 
@@ -32,4 +33,4 @@ def list_images(festival_id, page, limit, sort_by, sort_order, **filters):
 
 def album_summaries(festival_id):
     """The JSON array of every public album with its count of public images."""
-    return stored_document(festival_id, "gallery-albums") or "[]"
+    return stored_document(festival_id, kinds.DOCUMENT_GALLERY_ALBUMS) or "[]"

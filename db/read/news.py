@@ -4,8 +4,9 @@ Only news that is published, public and not deleted is compiled, with its ``publ
 a request keeps the items whose ``publishedAt`` is not after its ``now``, so an item
 appears the moment its time comes.
 """
+from ..compiled import kinds
+from ..compiled.tables import PublicNews as N
 from ..query import ascii_lower
-from ..read_model import PublicNews as N
 from .sql import Select, any_bool, compare, contains_all, equals, one_of, tagged
 
 NEWS_SORTS = {
@@ -23,7 +24,7 @@ def news_filters(festival_id):
         "search": lambda terms: contains_all(N.search, terms),
         "status": lambda values: one_of(N.status, values),
         "is_public": lambda values: any_bool(N.is_public, values),
-        "tags": lambda tags: tagged(N, "news-tag", festival_id, [ascii_lower(tag) for tag in tags]),
+        "tags": lambda tags: tagged(N, kinds.TAG_NEWS, festival_id, [ascii_lower(tag) for tag in tags]),
         "has_thumbnail": lambda wanted: any_bool(N.has_thumbnail, wanted),
         "has_feature_image": lambda wanted: any_bool(N.has_feature_image, wanted),
     }

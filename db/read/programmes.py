@@ -8,9 +8,10 @@ not configured, so it is closed. ``nextSchedule`` is the earliest schedule at or
 """
 import orjson
 
+from ..compiled import kinds
+from ..compiled.tables import PublicProgramme as P
+from ..compiled.templates import render
 from ..query import ascii_lower
-from ..read_model import PublicProgramme as P
-from ..templates import render
 from . import find_by_selectors
 from .sql import Select, column, contains_all, equals, negate, one_of, pattern_any, tagged
 
@@ -47,12 +48,12 @@ def programme_filters(festival_id, now):
     return {
         "search": lambda text: contains_all(P.search, [text]),
         "category_ids": lambda ids: one_of(P.category, ids),
-        "venues": lambda ids: tagged(P, "programme-venue", festival_id, ids),
+        "venues": lambda ids: tagged(P, kinds.TAG_PROGRAMME_VENUE, festival_id, ids),
         "statuses": lambda values: one_of(P.status, values),
         "program_type": lambda value: equals(P.program_type, value),
         "program_code_pattern": lambda pattern: pattern_any((P.code, P.master_code), [pattern]),
-        "collection_ids": lambda ids: tagged(P, "programme-collection", festival_id, ids),
-        "judges": lambda ids: tagged(P, "programme-judge", festival_id, ids),
+        "collection_ids": lambda ids: tagged(P, kinds.TAG_PROGRAMME_COLLECTION, festival_id, ids),
+        "judges": lambda ids: tagged(P, kinds.TAG_PROGRAMME_JUDGE, festival_id, ids),
         "position_criteria_id": lambda criteria_id: equals(P.position_criteria, criteria_id),
         "grade_criteria_id": lambda criteria_id: equals(P.grade_criteria, criteria_id),
         "requires_topic_registration": lambda value: equals(P.requires_topic_registration, value),
@@ -101,18 +102,12 @@ DETAIL_COLUMNS = (P.sub_fest, P.detail, P.schedules, P.candidate_registration_op
                   P.topic_registration_closes_at)
 
 
-def get_programme_detail(festival_id, sub_fest_programme_id):
-    """``DETAIL_COLUMNS`` of one programme, or None."""
-    return (Select(P)
-            .where(*equals(P.festival, festival_id))
-            .where(*equals(P.id, sub_fest_programme_id))
-            .first(*DETAIL_COLUMNS))
-
-
-def find_programmes(festival_id, programme_id=None, code=None, sub_fest_id=None):
-    """``(sub_fest, body, schedules, results)`` of the programmes matching every selector
-    given (see :func:`find_by_selectors`). Codes compare A-Z case-insensitively."""
-    return find_by_selectors(P, (P.sub_fest, P.body, P.schedules, P.results), festival_id, (
+def find_programmes(festival_id, programme_id=None, code=None, sub_fest_id=None,
+                    columns=(P.sub_fest, P.body, P.schedules, P.results)):
+    """``columns`` of the programmes matching every selector given (see
+    :func:`find_by_selectors`); by default ``(sub_fest, body, schedules, results)``, and
+    ``DETAIL_COLUMNS`` for a detail. Codes compare A-Z case-insensitively."""
+    return find_by_selectors(P, columns, festival_id, (
         (P.id, programme_id), (P.code, None if code is None else ascii_lower(code)), (P.sub_fest, sub_fest_id)))
 
 

@@ -1,7 +1,7 @@
 """A candidate's entries from the compiled tables: ``/candidate-registrations``."""
+from ..compiled.tables import PublicCandidate as C
+from ..compiled.tables import PublicRegistration as R
 from ..query import Page
-from ..read_model import PublicCandidate as C
-from ..read_model import PublicRegistration as R
 from .sql import column, run
 
 REGISTRATION_SORTS = {

@@ -2,8 +2,15 @@
 
 A schedule's venue is compiled only when it is public: ``venueId`` matches public venues
 only, and sorting by ``venueName`` puts the schedules without a public venue last.
+
+``scheduledAtFrom``/``scheduledAtTo`` given as bare dates are days of the festival: they
+arrive as moments on the festival's clock (naive, a ``datetime`` subclass) and are placed in
+the festival's time zone here, the one place that knows it.
 """
-from ..read_model import PublicSchedule as S
+import datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from ..compiled.tables import PublicSchedule as S
 from .sql import Select, compare, equals
 
 SCHEDULE_SORTS = {
@@ -23,8 +30,40 @@ SCHEDULE_FILTERS = {
 }
 
 
-def list_schedules(festival_id, page, limit, sort_by, sort_order, **filters):
-    """One page of schedules of visible programmes: ``(body,)`` rows."""
+class ReversedRange(ValueError):
+    """``scheduledAtFrom`` is after ``scheduledAtTo``."""
+
+
+def festival_zone(name):
+    """The festival's time zone (UTC when it has none or it is unknown)."""
+    try:
+        return ZoneInfo(name) if name else datetime.timezone.utc
+    except (ZoneInfoNotFoundError, ValueError):
+        return datetime.timezone.utc
+
+
+def utc_moment(moment, zone):
+    """``moment`` as naive UTC: a naive UTC instant stays; a moment on the festival's clock
+    (any other ``datetime`` subclass) is placed in ``zone``. A day past either end of the
+    calendar once in UTC is its end: no schedule lies beyond it."""
+    if moment is None or type(moment) is datetime.datetime:
+        return moment
+    local = datetime.datetime.combine(moment.date(), moment.time(), tzinfo=zone)
+    try:
+        return local.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    except OverflowError:
+        return datetime.datetime.min if moment.year == datetime.MINYEAR else datetime.datetime.max
+
+
+def list_schedules(festival_id, time_zone, page, limit, sort_by, sort_order, **filters):
+    """One page of schedules of visible programmes: ``(body,)`` rows. Raises
+    :class:`ReversedRange` when the range's start, placed in the festival's ``time_zone``,
+    is after its end."""
+    zone = festival_zone(time_zone)
+    start = filters["scheduled_at_from"] = utc_moment(filters.get("scheduled_at_from"), zone)
+    end = filters["scheduled_at_to"] = utc_moment(filters.get("scheduled_at_to"), zone)
+    if start is not None and end is not None and start > end:
+        raise ReversedRange("scheduledAtFrom must not be after scheduledAtTo.")
     return (Select(S)
             .where(*equals(S.festival, festival_id))
             .filter(SCHEDULE_FILTERS, filters)

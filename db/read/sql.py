@@ -82,7 +82,7 @@ def pattern_any(model_fields, patterns):
 
 def tagged(model, kind, festival_id, values):
     """Rows of ``model`` that have any of ``values`` in ``PublicTag`` list ``kind``."""
-    from ..read_model import PublicTag as T
+    from ..compiled.tables import PublicTag as T
 
     values = [str(v) for v in values]
     return (f'{column(model.id)} IN (SELECT "item" FROM "{T._meta.table_name}" '

@@ -1,5 +1,5 @@
 """Sub-fests from the compiled tables."""
-from ..read_model import PublicSubFest as S
+from ..compiled.tables import PublicSubFest as S
 from .sql import Select, contains_all, equals
 
 SUB_FEST_SORTS = {

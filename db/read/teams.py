@@ -1,10 +1,10 @@
 """Teams from the compiled tables: ``/teams``.
 
 ``candidateCount`` counts the active public candidates of the team and of the public teams
-below it (worked out by the compiler, see ``db/teams.py``).
+below it (worked out by the compiler, see ``db/source/teams.py``).
 """
-from ..query import ascii_lower
-from ..read_model import PublicTeam as T
+from ..compiled.tables import PublicTeam as T
+from ..compiled.tables import color_key
 from .sql import Select, any_bool, contains_all, equals, one_of
 
 TEAM_SORTS = {
@@ -13,12 +13,6 @@ TEAM_SORTS = {
     "publicName": T.public_name_key,
     "level": T.level,
 }
-
-
-def color_key(code):
-    """A colour code as ``colorCode`` compares it: A-Z folded, leading ``#`` characters left
-    out (the label rule of docs/api-conventions.md)."""
-    return ascii_lower(code).lstrip("#")
 
 
 TEAM_FILTERS = {

@@ -1,11 +1,11 @@
 """Leaderboards from the compiled tables: ``/topper-placeholders``, ``/toppers`` and
 ``/page-toppers``. Only published placeholders of public sub-fests are compiled, with the
-entries :mod:`db.toppers` computed for them and the pages that show them."""
+entries :mod:`db.source.toppers` computed for them and the pages that show them."""
 import orjson
 
-from ..read_model import PublicPage as W
-from ..read_model import PublicPlaceholder as P
-from ..read_model import PublicTopperEntry as E
+from ..compiled.tables import PublicPage as W
+from ..compiled.tables import PublicPlaceholder as P
+from ..compiled.tables import PublicTopperEntry as E
 from .sql import Select, equals, one_of
 
 PLACEHOLDER_SORTS = {

@@ -18,7 +18,10 @@ def add_results(fx, shared, ctx, regs, hidden_entries):
             entrants = entrants[:len(entrants) // 2]
         scores = [rng.randint(90, 98) if r["sub_fest_candidate"] in hidden_entries else rng.randint(42, 96)
                   for r in entrants]
-        order = sorted(range(len(scores)), key=lambda i: -scores[i])
+        # A hidden entry scores high, so that a leak would show at the top, but takes no place:
+        # the public would see a 2nd place with no 1st.
+        placed = [r["sub_fest_candidate"] not in hidden_entries for r in entrants]
+        order = sorted((i for i in range(len(scores)) if placed[i]), key=lambda i: -scores[i])
         if status == "result_published" and len(order) >= 3 and rng.random() < 0.35:
             first, second, third = order[:3]
             if rng.random() < 0.5:
@@ -29,9 +32,9 @@ def add_results(fx, shared, ctx, regs, hidden_entries):
         published = status == "result_published"
         published_at = row["published_at"] if published else None
         rows = []
-        for reg, score in zip(entrants, scores):
-            rank = 1 + sum(other > score for other in scores)
-            position = rank if rank <= 3 else None
+        for reg, score, takes_place in zip(entrants, scores, placed):
+            rank = 1 + sum(other > score for other, counts in zip(scores, placed) if counts)
+            position = rank if takes_place and rank <= 3 else None
             grade, grade_points = grade_for(score)
             pos_points = position_points.get(str(position), 0) if position else 0
             rows.append(fx.add(

@@ -1,6 +1,6 @@
 """Festival-wide structure (venues, judges, collections, criteria) and each sub-fest's
 categories, teams, sections and programmes."""
-from db.enums import SUB_FEST_PROGRAMME_STATUSES
+from schemas.enums import SUB_FEST_PROGRAMME_STATUSES
 
 from .fixture import hide
 from .specs import Shared

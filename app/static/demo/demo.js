@@ -3,17 +3,24 @@
 //
 // Configuration: window.FESTIVAL_DEMO = {apiBase: ".../public-api/v1", festivals: [{slug, key}]}
 // (served as demo-config.js by `festival-api demo`), or ?key=fds_... in the address bar.
+//
+// Keeping fresh (the result-day recipe of docs/clients.md): the page loads each part once,
+// then every POLL_SECONDS asks /changes?sinceRevision=N what changed after the revision it
+// shows, and fetches again only the parts a change names. Every request revalidates the
+// browser's cached copy (If-None-Match), so an unchanged answer is a bodyless 304.
 "use strict";
 
 (function () {
-  const REFRESH_SECONDS = 30;
+  const params = new URLSearchParams(window.location.search);
+  const POLL_SECONDS = Math.max(1, Number(params.get("poll")) || 30);
   const config = window.FESTIVAL_DEMO || {};
   const apiBase = config.apiBase || "/public-api/v1";
   const festivals = (config.festivals || []).slice();
-  const keyInAddress = new URLSearchParams(window.location.search).get("key");
+  const keyInAddress = params.get("key");
   if (keyInAddress) festivals.unshift({ slug: "key from the address bar", key: keyInAddress });
 
-  const state = { key: null, timezone: undefined, subFest: null, placeholderId: null, timer: null };
+  // revision: the data revision the page shows (context.data.revision of its answers).
+  const state = { key: null, timezone: undefined, subFest: null, placeholderId: null, timer: null, revision: null };
 
   // --- talking to the API ----------------------------------------------------------------
 
@@ -22,7 +29,8 @@
     for (const [name, value] of Object.entries(query || {})) {
       if (value !== undefined && value !== null && value !== "") url.searchParams.set(name, value);
     }
-    const response = await fetch(url, { headers: { "X-API-Key": state.key } });
+    // "no-cache": use the browser's copy only after the server said, by a 304, it is current.
+    const response = await fetch(url, { headers: { "X-API-Key": state.key }, cache: "no-cache" });
     let body = null;
     try { body = await response.json(); } catch (ignored) { /* not JSON */ }
     if (!response.ok) {
@@ -68,7 +76,13 @@
 
   function nameOf(thing) {
     if (!thing) return "";
-    return thing.publicName || thing.displayName || thing.name || thing.label || thing.title || "";
+    return thing.displayName || thing.name || thing.label || thing.title || "";
+  }
+
+  // A team by its name, in the page's one language: a team's publicName may be in another
+  // script (a house's Malayalam name), and a page that mixed the two would read unevenly.
+  function teamName(team) {
+    return team ? team.name || "" : "";
   }
 
   function programmeName(programme) {
@@ -79,13 +93,12 @@
 
   function participantName(result) {
     const members = (result.members || []).map(nameOf).filter(Boolean).join(", ");
-    return result.participantName || result.participantDisplayName || result.displayName
-      || nameOf(result.candidate) || members || nameOf(result.team) || "—";
+    return result.participantName || nameOf(result.candidate) || members || teamName(result.team) || "—";
   }
 
   function entrantName(entry) {
-    return nameOf(entry.candidate) || nameOf(entry.team) || nameOf(entry.section) || nameOf(entry.group)
-      || entry.groupName || nameOf(entry) || "—";
+    return nameOf(entry.candidate) || teamName(entry.team) || nameOf(entry.section) || nameOf(entry.group)
+      || nameOf(entry) || "—";
   }
 
   function ordinal(n) {
@@ -139,6 +152,7 @@
     const dates = [festival.startDate, festival.endDate].filter(Boolean).join(" to ");
     document.getElementById("festival-meta").textContent = [festival.location, dates].filter(Boolean).join(" · ");
     if (context.data) {
+      state.revision = context.data.revision;
       const changed = context.data.changedAt ? " (updated " + formatTime(context.data.changedAt, true) + ")" : "";
       document.getElementById("freshness").textContent = "Data revision " + context.data.revision + changed;
     }
@@ -193,7 +207,7 @@
   function resultRow(result) {
     const place = result.position ? ordinal(result.position) : "";
     const details = [result.grade ? "Grade " + result.grade : "",
-      nameOf(result.team), result.points ? result.points + " pts" : ""].filter(Boolean).join(" · ");
+      teamName(result.team), result.points ? result.points + " pts" : ""].filter(Boolean).join(" · ");
     return el("li", "result" + (result.position && result.position <= 3 ? " podium p" + result.position : ""),
       el("span", "place", place), el("span", "who", participantName(result)), el("span", "muted", details));
   }
@@ -247,7 +261,7 @@
       show("leaderboard-list", (body.data || []).map((entry) => el("li", "entry",
         el("span", "rank", (entry.tied ? "=" : "") + entry.rank),
         el("span", "who", entrantName(entry),
-          entry.candidate && entry.team ? el("small", "muted", " " + nameOf(entry.team)) : null),
+          entry.candidate && entry.team ? el("small", "muted", " " + teamName(entry.team)) : null),
         el("span", "points", entry.points + " pts"),
       )), "No points yet.");
     } catch (error) {
@@ -261,16 +275,55 @@
       button.classList.toggle("active", button.dataset.slug === subFest.slug);
     }
     history.replaceState(null, "", "#" + subFest.slug);
-    refresh();
+    loadAll();
   }
 
-  function refresh() {
+  // Every part of the page, once (a new festival or sub-fest, or starting over).
+  function loadAll() {
     clearTimeout(state.timer);
     if (state.subFest) {
       Promise.all([loadSchedule(state.subFest), loadResults(state.subFest), loadLeaderboard(state.subFest)])
         .finally(() => { document.body.dataset.loaded = "true"; });
     }
-    state.timer = setTimeout(refresh, REFRESH_SECONDS * 1000);
+    state.timer = setTimeout(poll, POLL_SECONDS * 1000);
+  }
+
+  // Ask what changed after the revision shown; fetch again only the parts a change names.
+  async function poll() {
+    const subFest = state.subFest;
+    try {
+      if (!subFest || state.revision === null) return;
+      let body;
+      try {
+        body = await api("/changes", { sinceRevision: state.revision, limit: 100 });
+      } catch (error) {
+        // 409: the revision shown is ahead of the festival's (its data was loaded anew):
+        // start over from what the festival has now.
+        if (error.status === 409) { state.revision = null; loadSubFests(); return; }
+        throw error;
+      }
+      const changes = body.data || [];
+      const mine = changes.filter((c) => !c.subFestId || c.subFestId === subFest.id);
+      const work = [];
+      if (body.meta && body.meta.hasNextPage) {
+        work.push(loadSchedule(subFest), loadResults(subFest), loadLeaderboard(subFest));  // too many to sort out
+      } else {
+        if (mine.some((c) => c.kind === "programme")) work.push(loadResults(subFest));
+        if (mine.some((c) => c.kind === "programme" && c.action !== "results")) work.push(loadSchedule(subFest));
+        const boards = mine.filter((c) => c.kind === "leaderboard");
+        if (boards.some((c) => c.action !== "changed")) work.push(loadLeaderboard(subFest));
+        else if (boards.some((c) => c.id === state.placeholderId)) work.push(loadToppers());
+      }
+      await Promise.all(work);
+      renderContext(body.context);
+    } catch (error) {
+      document.getElementById("freshness").textContent = "Could not check for changes: " + error.message;
+    } finally {
+      if (state.subFest === subFest) {
+        clearTimeout(state.timer);
+        state.timer = setTimeout(poll, POLL_SECONDS * 1000);
+      }
+    }
   }
 
   function notice(text) {
@@ -283,10 +336,12 @@
     state.key = festivals[index].key;
     state.subFest = null;
     state.placeholderId = null;
+    state.revision = null;
     loadSubFests().catch((error) => notice("The API did not answer: " + error.message));
   }
 
   function start() {
+    document.getElementById("poll-seconds").textContent = String(POLL_SECONDS);
     if (!festivals.length) {
       notice("No API key. Open this page as /?key=fds_… or set window.FESTIVAL_DEMO (see the page source).");
       return;

@@ -1,6 +1,6 @@
 """Published public results: of a programme, of a page of programmes, of one candidate.
 
-Only what :func:`db.scopes.public_entry_results` lets through is shown: published public
+Only what :func:`db.source.scopes.public_entry_results` lets through is shown: published public
 results of visible programmes whose entry is visible. Every result carries its entry:
 who took part (the candidate of an individual entry, the visible members of a group),
 the entry's team when it is public, and how its points add up.

@@ -1,7 +1,7 @@
 """Per-festival data revision: every write bumps it, caches and ETags key on it."""
 import threading
 
-from .database import database
+from ..database import begin_read_snapshot, database, is_postgres
 from .models import FestivalRevision, utcnow
 
 
@@ -29,21 +29,32 @@ def current_revision(festival_id):
 
 
 class RevisionCache:
-    """The revisions a connection has read, kept until anything is committed to the database.
+    """A request's read snapshot, and the revisions of the festivals in it, read as seldom as
+    the engine allows.
 
-    SQLite's ``PRAGMA data_version`` (read at the start of every request's snapshot, see
+    SQLite's ``PRAGMA data_version`` (the snapshot's first read, see
     :func:`db.database.begin_read_snapshot`) changes when another connection commits; until
     then the revisions this connection read are still the database's. So a request reads
-    the ``festival_revision`` row only after a commit, not every time. On PostgreSQL
-    (``data_version`` None) every request reads it: one indexed row.
+    the ``festival_revision`` row only after a commit, not every time. On PostgreSQL the
+    snapshot begins with every festival's revision, in the same round trip as ``BEGIN``
+    (a deployment holds a few festivals).
     """
 
     def __init__(self):
         self._local = threading.local()
 
-    def revision(self, festival_id, data_version):
-        if data_version is None:
-            return current_revision(festival_id)
+    def begin(self, db):
+        """Begin ``db``'s read snapshot; return ``revision_of(festival_id)`` -> ``(revision,
+        changed_at)`` in it, ``(0, None)`` before any data."""
+        if is_postgres(db):
+            table = FestivalRevision._meta.table_name
+            rows = begin_read_snapshot(db, then=f"SELECT festival_id, revision, changed_at FROM {table}")
+            found = {str(festival_id): (revision, changed_at) for festival_id, revision, changed_at in rows}
+            return lambda festival_id: found.get(str(festival_id), (0, None))
+        data_version = begin_read_snapshot(db)
+        return lambda festival_id: self._sqlite_revision(festival_id, data_version)
+
+    def _sqlite_revision(self, festival_id, data_version):
         local = self._local
         connection = database.obj.connection()
         if getattr(local, "data_version", None) != data_version or getattr(local, "connection", None) is not connection:

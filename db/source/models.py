@@ -1,6 +1,6 @@
 """Peewee models for the whole festival domain.
 
-Every visibility flag the public rules need is a real column; ``db/scopes.py`` is the
+Every visibility flag the public rules need is a real column; ``db/source/scopes.py`` is the
 one place that reads them. Private candidate fields live on :class:`Candidate` and are
 never named by any output schema, search or sort.
 """
@@ -21,7 +21,7 @@ from peewee import (
     UUIDField,
 )
 
-from .database import database
+from ..database import database
 
 
 def utcnow():
@@ -427,16 +427,15 @@ ALL_MODELS = [
 ]
 
 
-# Columns added after the first release: ``create_tables`` adds them to older databases.
+# Columns added after the first release: ``create_source_tables`` adds them to older databases.
 ADDED_COLUMNS = [Result.points_override]
 
 
-def create_tables(db=None):
-    """Create the source tables and the compiled read model's (safe to repeat)."""
-    from .read_model import HISTORY_MODELS, READ_MODELS, PublicSecret
-
+def create_source_tables(db=None):
+    """Create the source tables (safe to repeat); ``db.compiled.tables.create_tables`` makes
+    every table."""
     db = db or database
-    db.create_tables([*ALL_MODELS, *READ_MODELS, *HISTORY_MODELS, PublicSecret], safe=True)
+    db.create_tables(ALL_MODELS, safe=True)
     for f in ADDED_COLUMNS:
         table = f.model._meta.table_name
         if f.column_name not in {c.name for c in db.get_columns(table)}:

@@ -1,8 +1,8 @@
 """The compiled public read model: what the HTTP service reads.
 
-``db/compiler`` fills these tables from the source tables (``db/models.py``) in the same
+``db/compiler`` fills these tables from the source tables (``db/source/models.py``) in the same
 transaction as an import, seed or toppers recompute; requests read only these (and API
-keys and revisions). Every row is public: a record the rules of ``db/scopes.py`` hide has
+keys and revisions). Every row is public: a record the rules of ``db/source/scopes.py`` hide has
 no row here, and nothing it hides is counted in a row that is here.
 
 Each row carries:
@@ -11,7 +11,7 @@ Each row carries:
   :func:`db.query.text_sort_key` bytes: the same order as sorting on the text itself);
 - ``body``: the entity's public JSON, made by its output schema (``schemas/``), ready to
   send. Values that change with the clock alone are slots in the body, filled at request
-  time from instants stored beside it (see :mod:`db.templates`).
+  time from instants stored beside it (see :mod:`db.compiled.templates`).
 
 No private column exists in any of these tables: no email, phone, date of birth,
 admission number or admission details. ``admNoPattern`` (an exact match) compares
@@ -34,8 +34,9 @@ from peewee import (
     UUIDField,
 )
 
-from .database import database
-from .query import ascii_lower
+from ..database import database
+from ..query import ascii_lower
+from ..source.models import ALL_MODELS, create_source_tables
 
 
 class Compiled(Model):
@@ -62,6 +63,12 @@ class PublicSecret(Model):
 def adm_no_digest(hash_key, admission_number):
     """The keyed hash ``adm_no_digest`` holds: HMAC-SHA256 of the A-Z folded number."""
     return hmac.new(bytes.fromhex(hash_key), ascii_lower(admission_number).encode(), hashlib.sha256).hexdigest()
+
+
+def color_key(code):
+    """A colour code as ``PublicTeam.color_code`` holds it and ``colorCode`` compares it: A-Z
+    folded, leading ``#`` characters left out (the label rule of docs/api-conventions.md)."""
+    return ascii_lower(code).lstrip("#")
 
 
 class PublicDocument(Compiled):
@@ -348,3 +355,16 @@ class PublicRevision(Model):
 
 
 HISTORY_MODELS = [PublicChange, PublicRevision]
+
+
+def create_tables(db=None):
+    """Create every table the service uses, the source's and the compiled ones (safe to
+    repeat: an older database gets what it lacks)."""
+    db = db or database
+    create_source_tables(db)
+    db.create_tables([*READ_MODELS, *HISTORY_MODELS, PublicSecret], safe=True)
+
+
+def required_tables():
+    """The names of every table a usable database holds (``db.health`` checks them)."""
+    return {model._meta.table_name for model in (*ALL_MODELS, *READ_MODELS, *HISTORY_MODELS, PublicSecret)}

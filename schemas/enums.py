@@ -1,4 +1,5 @@
-"""Allowed values of every enumerated column; the fixture schema and the API share them."""
+"""Allowed values of every enumerated column and of the public kinds of /changes; the
+fixture schema, the importer and the API share them."""
 
 SUB_FEST_PROGRAMME_STATUSES = (
     "draft", "scheduled", "ongoing", "completed", "result_published", "cancelled",
@@ -11,6 +12,10 @@ NEWS_STATUSES = ("draft", "published", "archived")
 TOPPER_SCOPE_TYPES = ("subfest", "category", "section", "collection")
 TOPPER_ENTITY_TYPES = ("candidate", "team", "section", "group")
 RANKING_BASES = ("points",)
+
+# /changes: what changed and how (the compiler writes them: db/compiled/kinds.py)
+CHANGE_KINDS = ("programme", "leaderboard", "news", "download", "gallery-image")
+CHANGE_ACTIONS = ("added", "changed", "results", "removed")
 
 # column name -> allowed values, for the fixture schema
 COLUMN_ENUMS = {

@@ -20,10 +20,15 @@ def create_key(festival, label=None):
 
 def find_active_key(plain):
     """Return ``(key id, festival)`` for a valid, unrevoked key, else None."""
+    return find_active_key_by_hash(hash_key(plain))
+
+
+def find_active_key_by_hash(key_hash):
+    """:func:`find_active_key` for a key already hashed with :func:`hash_key`."""
     row = (ApiKey
            .select(ApiKey.id, ApiKey.revoked_at, Festival)
            .join(Festival)
-           .where(ApiKey.key_hash == hash_key(plain))
+           .where(ApiKey.key_hash == key_hash)
            .first())
     if row is None or row.revoked_at is not None or not row.festival.is_active:
         return None

@@ -1,39 +1,16 @@
-"""Gallery queries: public images in public albums, and album summaries."""
+"""The gallery as the compile step loads it: public images in public albums, and album summaries."""
 from peewee import JOIN, fn
 
 from . import models as m
-from .query import apply_filters, apply_sorting, paginate
-from .scopes import public_albums, public_category_ids, public_images, public_programme_ids, public_programmes
-
-IMAGE_SORTS = {
-    "createdAt": m.GalleryImage.created_at,
-    "updatedAt": m.GalleryImage.updated_at,
-    "title": m.GalleryImage.title,
-    "displayOrder": m.GalleryImage.display_order,
-}
+from .scopes import public_albums, public_category_ids, public_images, public_programmes
 
 
-def image_filters(festival_id):
-    """Filters of ``/gallery``. A hidden programme's or category's id matches nothing: the
-    images' link to it is not public, so a filter must not reveal it."""
-    return {
-        "album_id": lambda album_id: m.GalleryImage.album == album_id,
-        "sub_fest_program_id": lambda programme_id: (
-            (m.GalleryImage.sub_fest_programme == programme_id)
-            & m.GalleryImage.sub_fest_programme.in_(public_programme_ids(festival_id))),
-        "category_id": lambda category_id: (
-            (m.GalleryImage.category == category_id)
-            & m.GalleryImage.category.in_(public_category_ids(festival_id))),
-    }
-
-
-def list_images(festival_id, page, limit, sort_by, sort_order, **filters):
-    """One page of public images, each with ``programme_ref``/``category_ref`` when public."""
-    query = apply_filters(public_images(festival_id), image_filters(festival_id), filters)
-    query = apply_sorting(query, sort_by, sort_order, IMAGE_SORTS, m.GalleryImage.id)
-    result = paginate(query, page, limit)
-    _attach_public_refs(festival_id, result.items)
-    return result
+def load_images(festival_id):
+    """Every public image of a public album, oldest first, each with ``programme_ref`` and
+    ``category_ref`` set only when that programme or category is public."""
+    images = list(public_images(festival_id).order_by(m.GalleryImage.created_at, m.GalleryImage.id))
+    _attach_public_refs(festival_id, images)
+    return images
 
 
 def _attach_public_refs(festival_id, images):

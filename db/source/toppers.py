@@ -1,7 +1,7 @@
 """Leaderboards ("toppers"): computed from published public results, stored with lastComputedAt.
 
 Which results count for which entity is written down in ``docs/rankings.md``; in short:
-only results from :func:`db.scopes.public_entry_results` (published, public, of a visible
+only results from :func:`db.source.scopes.public_entry_results` (published, public, of a visible
 programme, with a visible participant), and only visible teams, sections and candidates
 ever receive points. Every placeholder is computed, published or not, so publishing one
 later needs no recomputation.
@@ -106,7 +106,8 @@ class FestivalData:
             m.Programme.name_local.alias("programme_name_local"), m.Registration.id.alias("registration_id"),
             m.Registration.type, m.Registration.team, m.Registration.group_name,
             m.Registration.sub_fest_candidate, m.Programme.id.alias("master_id"),
-            m.Programme.code.alias("master_code"), m.Programme.program_type).dicts()
+            m.Programme.code.alias("master_code"), m.Programme.program_type, m.Programme.duration_minutes,
+            m.SubFestProgramme.status, m.SubFestProgramme.category).dicts()
         members = defaultdict(list)
         member_rows = (m.RegistrationMember
                        .select(m.RegistrationMember.registration, m.RegistrationMember.sub_fest_candidate)
@@ -128,9 +129,12 @@ class FestivalData:
                 registration_id=row["registration_id"], registration_type=row["type"], team_id=team_id,
                 group_name=row["group_name"], points=row["points"] or 0, published_at=row["published_at"],
                 participants=participants,
-                programme={"id": _str(row["sub_fest_programme"]), "code": row["code"], "programme": {
-                    "id": _str(row["master_id"]), "code": row["master_code"], "name": row["programme_name"],
-                    "name_local": row["programme_name_local"], "program_type": row["program_type"]}}))
+                programme={
+                    "id": _str(row["sub_fest_programme"]), "code": row["code"], "status": row["status"],
+                    "category_ref": self.category_ref(row["category"]), "programme": {
+                        "id": _str(row["master_id"]), "code": row["master_code"], "name": row["programme_name"],
+                        "name_local": row["programme_name_local"], "program_type": row["program_type"],
+                        "duration_minutes": row["duration_minutes"]}}))
         return results
 
     # --- public views of entities, stored in TopperEntry.details ---

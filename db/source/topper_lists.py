@@ -1,25 +1,15 @@
 """Reading the stored leaderboards: placeholders, their entries, and the ones a page shows.
 
-The entries are computed by :mod:`db.toppers`; here they are only listed. A placeholder is
+The entries are computed by :mod:`db.source.toppers`; here they are only listed. A placeholder is
 visible when it is published and its sub-fest is visible (``public_topper_placeholders``).
 """
 from peewee import fn
 
+from ..query import sort_keys
 from . import models as m
 from . import scopes
-from .query import apply_sorting
 
 TP = m.TopperPlaceholder
-
-
-ENTRY_SORTS = {
-    # the stored order: rank, then name (ties are listed by name)
-    "rank": (m.TopperEntry.rank, m.TopperEntry.name),
-    "points": m.TopperEntry.points,
-    "name": m.TopperEntry.name,
-    "programmeCount": m.TopperEntry.programme_count,
-    "lastResultAt": m.TopperEntry.last_result_at,
-}
 
 
 def visible_placeholders(festival_id):
@@ -83,7 +73,10 @@ def attach_entry_lists(placeholders):
         placeholder.entry_list = []
     if not by_id:
         return
-    query = apply_sorting(m.TopperEntry.select().where(m.TopperEntry.placeholder.in_(list(by_id))),
-                          "rank", "asc", ENTRY_SORTS, m.TopperEntry.entity_id)
+    # the stored order: rank, then name (ties are listed by name)
+    query = (m.TopperEntry
+             .select()
+             .where(m.TopperEntry.placeholder.in_(list(by_id)))
+             .order_by(m.TopperEntry.rank, *sort_keys(m.TopperEntry.name), m.TopperEntry.entity_id))
     for entry in query:
         by_id[entry.placeholder_id].entry_list.append(entry)

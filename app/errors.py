@@ -1,0 +1,24 @@
+"""The one JSON error shape: ``{"code", "status", "message"[, "errors"]}``, never with internals."""
+import orjson
+from werkzeug.http import HTTP_STATUS_CODES
+
+GENERIC_MESSAGES = {
+    400: "Invalid query parameters.",
+    401: "A valid X-API-Key header is required.",
+    404: "Not found.",
+    405: "Method not allowed.",
+    429: "Too many requests.",
+    500: "Internal server error.",
+    503: "The service is unavailable; try again shortly.",
+}
+
+
+def error_body(code, message=None):
+    """The JSON error body for ``code`` (a generic message unless ``message`` is given)."""
+    return {"code": code, "status": HTTP_STATUS_CODES.get(code, "Error"),
+            "message": message or GENERIC_MESSAGES.get(code, HTTP_STATUS_CODES.get(code, "Error") + ".")}
+
+
+def error_json(code, message=None):
+    """:func:`error_body` as JSON bytes."""
+    return orjson.dumps(error_body(code, message)) + b"\n"

@@ -1,0 +1,268 @@
+"""The front door: one WSGI layer that every request passes, in front of Flask.
+
+It owns everything requests share, each step written once, in this order:
+
+1. the request's read snapshot of the database and the festival's data revision
+   (``app/database.py``; on SQLite the revision is read again only after a commit);
+2. the API key (``app/auth.py``): hashed once, looked up in the key cache or the database,
+   401 when missing, unknown or revoked;
+3. the rate limit (``app/limits.py``), counted once per request: 429 when over budget;
+4. the response cache (``app/caching.py``): an identical request at the same revision is
+   answered from memory, a ``304`` when the client holds the ETag;
+5. on a miss, Flask: routing, argument parsing, the view and its stitched answer, nothing
+   else (no Flask hook repeats a step of this list); a ``200`` is given its weak ETag and
+   kept in the cache;
+6. every answer under the API prefix, whoever made it: ``304`` for a matching
+   ``If-None-Match``, compression, CORS, ``Vary`` and ``Cache-Control`` (``app/http.py``),
+   the rate-limit headers; and one access-log line for every request (``app/access_log.py``).
+
+Views read what the front door resolved (festival, revision) from ``app/context.py``.
+Requests outside the API's data endpoints (``/healthz``, the documentation, the demo page,
+unknown paths, other methods) go to Flask with no key and no snapshot; the front door
+still finishes and logs them.
+"""
+
+from werkzeug.http import HTTP_STATUS_CODES, generate_etag, parse_etags, quote_etag, remove_entity_headers
+
+from db.deadlines import is_deadline_error
+
+from .access_log import log_request
+from .auth import CHALLENGE, ENVIRON_HEADER, MISSING_MESSAGE, UNKNOWN_MESSAGE, KeyCache
+from .caching import CachedResponse, ResponseCache
+from .context import STATE, RequestState
+from .database import DATABASE_ERRORS, ServiceDatabase, Unavailable
+from .errors import error_json
+from .health import HealthCheck
+from .http import ApiHeaders, compress
+from .limits import make_rate_limits
+
+# Headers of a view's answer that the front door makes again for every answer it sends.
+_MADE_AGAIN = {"content-length", "content-encoding", "etag", "date"}
+
+_REASONS = {200: "200 OK", 304: "304 NOT MODIFIED"}
+
+
+class Answer:
+    """An answer on its way out: status, headers, body and, for a ``200``, its weak ETag."""
+
+    __slots__ = ("status", "headers", "body", "etag", "entry", "encoding")
+
+    def __init__(self, status, headers, body, etag=None, entry=None):
+        self.status, self.headers, self.body, self.etag, self.entry = status, headers, body, etag, entry
+        self.encoding = None
+
+
+class FrontDoor:
+    """WSGI middleware around the Flask app (see the module doc)."""
+
+    def __init__(self, app, prefix):
+        config = app.config
+        self.flask = app.wsgi_app
+        self.logger = app.logger
+        self.prefix = prefix
+        self.database = ServiceDatabase(config["DATABASE_URL"], readonly=config["DATABASE_READONLY"],
+                                        connect_timeout=config["DATABASE_CONNECT_TIMEOUT"],
+                                        statement_timeout_ms=config["DATABASE_STATEMENT_TIMEOUT_MS"])
+        self.health = HealthCheck(config["DATABASE_URL"], self.database, app.logger)
+        self.keys = KeyCache(config["API_KEY_CACHE_SECONDS"])
+        self.limits = make_rate_limits(config, logger=app.logger)
+        self.cache = ResponseCache(config["RESPONSE_CACHE_SECONDS"], config["RESPONSE_CACHE_ENTRIES"])
+        self.headers = ApiHeaders(config)
+        self.trusts_proxies = config["TRUSTED_PROXIES"] > 0
+        self._warned_about_proxy = False
+        self.data_paths = frozenset()  # GET needs a key and reads the database
+        self.open_paths = frozenset()  # under the prefix, but no key: the API's documentation
+
+    def serve_paths(self, data_paths, open_paths):
+        """Name the API's data endpoints and its documentation's paths (taken from the routes)."""
+        self.data_paths, self.open_paths = frozenset(data_paths), frozenset(open_paths)
+
+    # -- the door ----------------------------------------------------------------------
+
+    def __call__(self, environ, start_response):
+        state = RequestState(environ.get("QUERY_STRING"))
+        path = environ.get("PATH_INFO", "")
+        method = environ.get("REQUEST_METHOD", "GET")
+        if path in self.data_paths and method in ("GET", "HEAD"):
+            environ[STATE] = state
+            answer = self._data(environ, state)
+        elif method == "OPTIONS" and (path in self.data_paths or path in self.open_paths):
+            answer = Answer(200, self.headers.preflight(environ), b"")
+        elif path.startswith("//"):
+            # "//public-api/..." would match a route once the router drops the leading slash.
+            answer = self._error(404)
+        else:
+            answer = self._through_flask(environ)
+        return self._send(environ, start_response, answer, state)
+
+    def _data(self, environ, state):
+        """The answer to a ``GET`` of a data endpoint."""
+        self._notice_forwarding(environ)
+        cache_key = maker = None
+        try:
+            revision_of = self.database.begin()
+            plain = environ.get(ENVIRON_HEADER, "").strip()
+            digest, found = self.keys.lookup(plain) if plain else (None, None)
+            if found is None:
+                return self._error(401, MISSING_MESSAGE if not plain else UNKNOWN_MESSAGE,
+                                   [("WWW-Authenticate", CHALLENGE)])
+            state.key_id, state.festival = found
+            state.revision, state.changed_at = revision_of(state.festival.id)
+            if self.limits is not None:
+                allowed, state.limit_headers = self.limits.count(state.key_id, environ.get("REMOTE_ADDR"))
+                if not allowed:
+                    return self._error(429, None, [])
+            if not self.cache.enabled:
+                return self._made(environ)
+            # The key's digest names the key, and so its festival: two keys never share answers.
+            cache_key = (digest, state.revision, environ["PATH_INFO"], _query_key(state.query))
+            entry = self.cache.get(cache_key)
+            if entry is None:
+                maker = self.cache.make_or_wait(cache_key)
+                entry = self.cache.get(cache_key)  # made while this request waited?
+            if entry is not None:
+                state.cache = "hit"
+                return Answer(200, list(entry.headers), entry.body, entry.etag, entry)
+            state.cache = "miss"
+            answer = self._made(environ)
+            if answer.status == 200 and answer.etag is not None:
+                answer.entry = CachedResponse(answer.body, list(answer.headers), answer.etag)
+                self.cache.put(cache_key, answer.entry)
+            return answer
+        except Unavailable as error:
+            self.logger.error("database unavailable: %s", error)
+            return self._error(503)
+        except DATABASE_ERRORS as error:
+            return self._database_failed(error)
+        finally:
+            if maker is not None:
+                self.cache.made(cache_key, maker)
+            self.database.end()
+
+    def _made(self, environ):
+        """The view's answer, by Flask; a ``200`` JSON answer gets its weak ETag."""
+        method = environ["REQUEST_METHOD"]
+        environ["REQUEST_METHOD"] = "GET"  # a HEAD's answer is the GET's, sent without its body
+        try:
+            answer = self._through_flask(environ)
+        finally:
+            environ["REQUEST_METHOD"] = method
+        failure = environ.pop("festival_api.database_error", None)
+        if failure is not None:
+            return self._database_failed(failure)
+        if answer.status == 200 and _content_type(answer.headers).startswith("application/json"):
+            answer.etag = quote_etag(generate_etag(answer.body), weak=True)
+        return answer
+
+    def _through_flask(self, environ):
+        started = []
+
+        def start_response(status, headers, exc_info=None):
+            started[:] = [status, headers]
+            return _no_write
+
+        iterable = self.flask(environ, start_response)
+        try:
+            body = b"".join(iterable)
+        finally:
+            if hasattr(iterable, "close"):
+                iterable.close()
+        status, headers = started
+        return Answer(int(status[:3]), [(name, value) for name, value in headers
+                                        if name.lower() not in _MADE_AGAIN], body)
+
+    # -- failures ----------------------------------------------------------------------
+
+    def database_error(self, environ, error):
+        """Called by the Flask error handler: a view met ``error``; the front door answers."""
+        environ["festival_api.database_error"] = error
+
+    def _database_failed(self, error):
+        """503 when the database is the problem (gone, locked, damaged, unreachable); 500 when
+        it answers and the statement itself was wrong."""
+        self.database.failed(error)
+        if is_deadline_error(error):  # it did not answer in time: no need to ask it again
+            self.logger.error("database did not answer within its deadline: %s", error)
+            return self._error(503)
+        problem = self.database.damaged or self.health.problem()
+        if problem is None:
+            self.logger.error("database error", exc_info=error)
+            return self._error(500)
+        self.logger.error("database unavailable: %s", problem.reason, exc_info=error)
+        return self._error(503)
+
+    def _error(self, status, message=None, headers=()):
+        return Answer(status, [("Content-Type", "application/json"), *headers], error_json(status, message))
+
+    def _notice_forwarding(self, environ):
+        # Behind a proxy that is not trusted, every client has the proxy's address.
+        if not self.trusts_proxies and not self._warned_about_proxy and "HTTP_X_FORWARDED_FOR" in environ:
+            self._warned_about_proxy = True
+            self.logger.warning("requests carry X-Forwarded-For but TRUSTED_PROXIES is 0: rate limits count "
+                                "every client as the proxy's address; set TRUSTED_PROXIES to the number of "
+                                "proxies")
+
+    # -- out ---------------------------------------------------------------------------
+
+    def _send(self, environ, start_response, answer, state):
+        path = environ.get("PATH_INFO", "")
+        method = environ.get("REQUEST_METHOD", "GET")
+        headers, body, status = answer.headers, answer.body, answer.status
+        if answer.etag is not None:
+            headers.append(("ETag", answer.etag))
+            if_none_match = environ.get("HTTP_IF_NONE_MATCH")
+            if if_none_match and parse_etags(if_none_match).contains_weak(answer.etag[3:-1]):
+                status, body = 304, b""
+                remove_entity_headers(headers)
+        if path.startswith(self.prefix):
+            headers = self.headers.finish(environ, status, headers, cacheable=method in ("GET", "HEAD"))
+            headers.extend(state.limit_headers)
+        if status == 200 and body:
+            body = self._compressed(environ, answer, headers)
+        if status != 304:
+            headers.append(("Content-Length", str(len(body))))
+        start_response(_REASONS.get(status) or f"{status} {HTTP_STATUS_CODES.get(status, 'Unknown').upper()}",
+                       headers)
+        self._log(environ, status, len(body), state)
+        return [] if method == "HEAD" or not body else [body]
+
+    def _compressed(self, environ, answer, headers):
+        encoding = self.headers.encoding(environ)
+        content_type = _content_type(headers)
+        if encoding is None or not self.headers.compressible(content_type, answer.body):
+            return answer.body
+        entry = answer.entry
+        data = entry.encoded.get(encoding) if entry is not None else None
+        if data is None:
+            data = compress(answer.body, encoding)
+            if entry is not None:
+                entry.remember_encoding(encoding, data)
+        headers.append(("Content-Encoding", encoding))
+        return data
+
+    def _log(self, environ, status, size, state):
+        log_request(method=environ.get("REQUEST_METHOD"), path=environ.get("PATH_INFO"),
+                    query=[name for name, _ in state.query],
+                    status=status, started=state.started, festival=state.festival, key_id=state.key_id,
+                    size=size, cache=state.cache, started_at=state.started_at)
+
+
+def _query_key(pairs):
+    """What makes two query strings the same request: parameters in any order (the order of
+    one parameter's values kept)."""
+    return tuple(sorted(pairs, key=_name)) if len(pairs) > 1 else tuple(pairs)
+
+
+def _name(pair):
+    return pair[0]
+
+
+def _content_type(headers):
+    for name, value in headers:
+        if name.lower() == "content-type":
+            return value
+    return ""
+
+
+def _no_write(data):
+    raise RuntimeError("the app must return its body, not write it")

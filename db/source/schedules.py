@@ -1,0 +1,17 @@
+"""Schedules as the compile step loads them: when and where the visible programmes run."""
+from peewee import JOIN
+
+from . import models as m
+from .programmes import attach_categories
+from .scopes import public_schedules, visible_venue
+
+
+def load_schedules(festival_id):
+    """Every schedule of a visible programme, earliest first, with ``venue_ref`` set only
+    for a public venue and the programme's ``category_ref`` only for a public category."""
+    schedules = list(public_schedules(festival_id, m.Schedule, m.SubFestProgramme, m.Programme, m.SubFest, m.Venue)
+                     .join_from(m.Schedule, m.Venue, JOIN.LEFT_OUTER,
+                                on=((m.Schedule.venue == m.Venue.id) & visible_venue()), attr="venue_ref")
+                     .order_by(m.Schedule.scheduled_at, m.Schedule.id))
+    attach_categories([schedule.sub_fest_programme for schedule in schedules])
+    return schedules

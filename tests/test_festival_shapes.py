@@ -1,0 +1,111 @@
+"""Shapes real festivals have, written without ids: a team's own entry, per-category codes
+only, a person in two categories. Each is in the example folder and the guide."""
+import pytest
+
+from conftest import API, writable
+from db.source import models as m
+from db.source.keys import create_key
+from natural_festival import SLUG, natural_festival
+from seed.importer import FixtureError, import_file, import_fixture, validate
+from seed.update import update_fixture
+from test_csv_import import DOCS, EXAMPLE
+from test_csv_import import SLUG as EXAMPLE_SLUG
+
+GUIDE = (DOCS / "spreadsheets.md").read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def example(fresh_app):
+    """``(client, headers, url)`` with the example folder imported."""
+    app, url = fresh_app
+    with writable(url):
+        festival = import_file(EXAMPLE).festival
+        key = create_key(festival, label="t")[1]
+    return app.test_client(), {"X-API-Key": key}, url
+
+
+def team_entries(code):
+    return (m.Registration.select(m.Registration, m.Team, m.Result).join(m.Team).switch(m.Registration)
+            .join(m.Result).switch(m.Registration).join(m.SubFestProgramme).join(m.SubFest).join(m.Festival)
+            .where(m.Festival.slug == EXAMPLE_SLUG, m.SubFestProgramme.code == code,
+                   m.Registration.sub_fest_candidate.is_null()))
+
+
+def test_a_result_of_a_team_without_a_candidate_is_given_by_team_name(example):
+    _, _, url = example
+    with writable(url):
+        rows = sorted((r.team.name, r.result.position, r.result.grade, r.result.points) for r in team_entries("HS-GS"))
+    # Group criteria: 1st 10, 2nd 6, 3rd 2; grades A (80+) 5, B (60+) 3
+    assert rows == [("CMS HSS Thrissur", 2, "A", 11), ("Don Bosco HSS", 3, "B", 5), ("GHSS Chavakkad", 1, "A", 15)]
+    assert "team_name" in GUIDE.split("## Results and points")[1]
+
+
+def test_a_team_entry_can_be_corrected_by_an_update(fresh_app):
+    _, url = fresh_app
+    data = natural_festival()
+    data["registrations"].append({"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "team_name": "Red School"})
+    data["results"].append({"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "team_name": "Red School",
+                            "score": 65})
+    with writable(url):
+        import_fixture(data)
+        summary = update_fixture({"formatVersion": 1, "festival": {"slug": SLUG}, "results": [
+            {"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "team_name": "Red School", "score": 85}]})
+        assert summary.changes.changed == {"results": 1}
+        [result] = (m.Result.select().join(m.Registration).join(m.SubFestProgramme).join(m.SubFest)
+                    .join(m.Festival).where(m.Festival.slug == SLUG, m.Registration.sub_fest_candidate.is_null()))
+        assert (result.registration.team.name, result.score, result.grade) == ("Red School", 85, "A")
+
+
+def test_a_team_result_without_the_team_entry_says_what_to_add(fresh_app):
+    _, url = fresh_app
+    data = natural_festival()
+    data["results"].append({"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "team_name": "Red School"})
+    with writable(url):
+        with pytest.raises(FixtureError) as caught:
+            validate(data)
+    assert caught.value.problems == [(
+        f"$.results[{len(data['results']) - 1}].team_name",
+        "no registration of team 'Red School' without a candidate in programme 'P1': add its row to "
+        "registrations.csv (team_name, no chest_no)")]
+
+
+def test_per_category_codes_alone_make_the_master_programme_from_the_name(example):
+    client, headers, _ = example
+    body = client.get(f"{API}/programmes", headers=headers, query_string={"subFestSlug": "arabic"}).get_json()
+    masters = {p["code"]: p["program"]["code"] for p in body["data"]}
+    assert masters["A-UP-PR"] == masters["A-HS-PR"] == "Arabic Poem Recitation"
+    assert masters["A-UP-AQ"] == "AQ", "rows with programme_code keep their master"
+    assert "programme_name" in GUIDE
+
+
+def test_a_programme_name_uses_the_programme_of_that_name(fresh_app):
+    _, url = fresh_app
+    data = natural_festival()
+    data["programmes"].append({"name": "Poem"})  # no code: the name is the code
+    for row in data["subFestProgrammes"][:1]:
+        row.pop("programme_code")
+        row["programme_name"] = "Light Music"
+    data["subFestProgrammes"].append({"sub_fest_slug": "main", "programme_name": "Poem", "code": "P9"})
+    with writable(url):
+        festival = import_fixture(data).festival
+        programmes = {p.code: p.name for p in m.Programme.select().where(m.Programme.festival == festival)}
+        p9 = m.SubFestProgramme.select().join(m.SubFest).where(m.SubFest.festival == festival,
+                                                                m.SubFestProgramme.code == "P9").get()
+    assert programmes == {"LM": "Light Music", "GS": "Group Song", "Poem": "Poem"}
+    assert p9.programme.code == "Poem"
+
+
+def test_a_person_in_two_categories_has_an_entry_in_each(example):
+    client, headers, _ = example
+    entries = {}
+    for chest in ("1013", "1041"):
+        body = client.get(f"{API}/candidate-result", headers=headers,
+                          query_string={"chestNo": chest, "subFestSlug": "general"}).get_json()
+        registrations = client.get(f"{API}/candidate-registrations", headers=headers,
+                                   query_string={"subFestCandidateId": body["candidate"]["id"]}).get_json()
+        entries[chest] = (body["candidate"]["name"], body["candidate"]["category"]["name"],
+                          sorted(r["programme"]["code"] for r in registrations["data"]))
+    assert entries["1013"][0] == entries["1041"][0]
+    assert entries["1013"][1:] == ("HS", ["HS-EL", "HS-ES", "HS-LM", "HS-MO", "HS-PT"])
+    assert entries["1041"][1:] == ("HSS", ["HSS-PT"])
+    assert "two categories" in GUIDE

@@ -1,0 +1,200 @@
+"""The layout tells the architecture (docs/architecture.md): read from every module's imports.
+
+Top-level packages import each other one way only; ``db/`` imports no Flask; inside ``db/``
+no room imports a room above it (infrastructure < source < compiled < compiler), the
+request readers use only the compiled tables and the infrastructure, and the compile step
+never reaches into the readers; every module is imported by something.
+"""
+import ast
+import os
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PACKAGES = ("app", "db", "schemas", "seed")
+
+# Rooms of db/, lowest first; a module may import its own room and the rooms below it.
+ROOMS = ("db", "db.source", "db.compiled", "db.compiler")
+# The request readers are beside the compile step, not above it: these only.
+READ_MAY_IMPORT = {"db", "db.compiled", "db.read"}
+
+
+def _module_name(path):
+    relative = os.path.relpath(path, ROOT)[:-len(".py")].replace(os.sep, ".")
+    return relative[:-len(".__init__")] if relative.endswith(".__init__") else relative
+
+
+def _modules(*folders):
+    """``{module name: path}`` of every Python file under ``folders``."""
+    found = {}
+    for folder in folders:
+        for base, dirs, files in os.walk(os.path.join(ROOT, folder)):
+            dirs[:] = [d for d in dirs if d != "__pycache__"]
+            for name in files:
+                if name.endswith(".py"):
+                    found[_module_name(os.path.join(base, name))] = os.path.join(base, name)
+    return found
+
+
+CODE = _modules(*PACKAGES)
+EVERYTHING = {**CODE, **_modules("tests", "bench"), "wsgi": os.path.join(ROOT, "wsgi.py")}
+
+
+def _package_of(module, path):
+    return module if path.endswith("__init__.py") else module.rpartition(".")[0]
+
+
+def imports_of(module):
+    """Every module ``module`` imports (at the top or inside a function), as full names.
+
+    ``from a import b`` counts as importing ``a.b`` when that is a module, else ``a``.
+    """
+    path = EVERYTHING[module]
+    with open(path, encoding="utf-8") as fh:
+        tree = ast.parse(fh.read(), path)
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = _package_of(module, path)
+                for _ in range(node.level - 1):
+                    base = base.rpartition(".")[0]
+                base = f"{base}.{node.module}" if node.module else base
+            else:
+                base = node.module
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names if f"{base}.{alias.name}" in EVERYTHING)
+    return found
+
+
+IMPORTS = {module: imports_of(module) for module in EVERYTHING}
+
+
+def _top(name):
+    return name.partition(".")[0]
+
+
+def room_of(module):
+    """The room of a ``db`` module: its sub-package, or ``db`` for the infrastructure."""
+    parts = module.split(".")
+    if len(parts) > 2 or (len(parts) == 2 and EVERYTHING[module].endswith("__init__.py")):
+        return ".".join(parts[:2])
+    return "db"
+
+
+def test_every_package_and_room_is_known():
+    assert {_top(m) for m in CODE} == set(PACKAGES)
+    rooms = {room_of(m) for m in CODE if _top(m) == "db"}
+    assert rooms == {*ROOMS, "db.read"}
+
+
+def test_no_two_top_level_packages_import_each_other():
+    edges = {(_top(m), _top(i)) for m in CODE for i in IMPORTS[m] if _top(i) in PACKAGES and _top(i) != _top(m)}
+    # any cycle between packages has a pair of packages reachable from each other
+    reach = {p: {b for a, b in edges if a == p} for p in PACKAGES}
+    changed = True
+    while changed:
+        changed = False
+        for p in PACKAGES:
+            more = set().union(*(reach[q] for q in reach[p])) - reach[p]
+            if more:
+                reach[p] |= more
+                changed = True
+    assert [p for p in PACKAGES if p in reach[p]] == [], sorted(edges)
+
+
+@pytest.mark.parametrize("package, forbidden", [("db", "flask"), ("db", "werkzeug"), ("schemas", "flask"),
+                                                ("schemas", "db")])
+def test_a_package_does_not_import(package, forbidden):
+    found = sorted(f"{m} imports {i}" for m in CODE if _top(m) == package
+                   for i in IMPORTS[m] if _top(i) == forbidden)
+    assert found == []
+
+
+def _room_imports():
+    for module in CODE:
+        if _top(module) != "db":
+            continue
+        for imported in IMPORTS[module]:
+            if _top(imported) == "db":
+                yield module, room_of(module), room_of(imported)
+
+
+def test_no_room_of_db_imports_a_room_above_it():
+    found = sorted(f"{m} ({room}) imports {other}" for m, room, other in _room_imports()
+                   if room != "db.read" and (other == "db.read" or ROOMS.index(other) > ROOMS.index(room)))
+    assert found == []
+
+
+def test_the_request_readers_use_the_compiled_tables_and_the_infrastructure_only():
+    found = sorted(f"{m} imports {other}" for m, room, other in _room_imports()
+                   if room == "db.read" and other not in READ_MAY_IMPORT)
+    assert found == []
+
+
+def test_the_compile_step_does_not_reach_into_the_request_readers():
+    found = sorted(f"{m} imports {i}" for m in CODE if m.startswith("db.compiler")
+                   for i in IMPORTS[m] if i.startswith("db.read"))
+    assert found == []
+
+
+def _entry_point(module):
+    """Run by name: the console script, ``python -m`` modules and scripts."""
+    with open(EVERYTHING[module], encoding="utf-8") as fh:
+        return "__name__ == \"__main__\"" in fh.read()
+
+
+def test_every_module_is_imported_by_something():
+    imported = set().union(*IMPORTS.values())
+    unused = sorted(m for m in CODE if m not in imported and not _entry_point(m)
+                    and not EVERYTHING[m].endswith("__init__.py"))
+    assert unused == []
+
+
+def test_no_two_modules_of_db_define_the_same_public_name_for_different_things():
+    """The source loaders and the request readers share no names (``list_schedules`` was once
+    both a source query and a compiled reader)."""
+    def names(module):
+        with open(EVERYTHING[module], encoding="utf-8") as fh:
+            tree = ast.parse(fh.read())
+        found = set()
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                found.add(node.name)
+            elif isinstance(node, ast.Assign):
+                found.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        return {n for n in found if not n.startswith("_")}
+
+    source = set().union(*(names(m) for m in CODE if room_of(m) == "db.source" if _top(m) == "db"))
+    read = set().union(*(names(m) for m in CODE if _top(m) == "db" and room_of(m) == "db.read"))
+    assert sorted(source & read) == []
+
+
+@pytest.mark.parametrize("schema_names, reader_table", [
+    ("schemas.programmes.PROGRAMME_SORT_NAMES", "db.read.programmes.PROGRAMME_SORTS"),
+    ("schemas.candidates.CANDIDATE_SORT_NAMES", "db.read.candidates.CANDIDATE_SORTS"),
+    ("schemas.categories.CATEGORY_SORT_NAMES", "db.read.categories.CATEGORY_SORTS"),
+    ("schemas.downloads.DOWNLOAD_SORT_NAMES", "db.read.downloads.DOWNLOAD_SORTS"),
+    ("schemas.gallery.IMAGE_SORT_NAMES", "db.read.gallery.IMAGE_SORTS"),
+    ("schemas.news.NEWS_SORT_NAMES", "db.read.news.NEWS_SORTS"),
+    ("schemas.registrations.REGISTRATION_SORT_NAMES", "db.read.registrations.REGISTRATION_SORTS"),
+    ("schemas.schedules.SCHEDULE_SORT_NAMES", "db.read.schedules.SCHEDULE_SORTS"),
+    ("schemas.subfests.SUB_FEST_SORT_NAMES", "db.read.subfests.SUB_FEST_SORTS"),
+    ("schemas.teams.TEAM_SORT_NAMES", "db.read.teams.TEAM_SORTS"),
+    ("schemas.toppers.PLACEHOLDER_SORT_NAMES", "db.read.toppers.PLACEHOLDER_SORTS"),
+    ("schemas.toppers.ENTRY_SORT_NAMES", "db.read.toppers.ENTRY_SORTS"),
+    ("schemas.enums.CHANGE_KINDS", "db.compiled.kinds.CHANGE_KINDS"),
+    ("schemas.enums.CHANGE_ACTIONS", "db.compiled.kinds.CHANGE_ACTIONS"),
+])
+def test_the_public_names_of_schemas_are_the_ones_db_knows(schema_names, reader_table):
+    """schemas/ names the sort fields and change kinds a request may send (and the OpenAPI
+    document lists); db/ maps each to a column or writes it. Neither imports the other."""
+    import importlib
+
+    def value(dotted):
+        module, _, name = dotted.rpartition(".")
+        return getattr(importlib.import_module(module), name)
+
+    assert tuple(value(schema_names)) == tuple(value(reader_table))
