@@ -4,8 +4,6 @@ import os
 import subprocess
 import time
 
-import pytest
-
 from conftest import API, BIG
 from db.database import sqlite_path
 from test_multiprocess import festival_api, free_port
@@ -79,8 +77,6 @@ def test_serve_refuses_a_damaged_file_and_health_notices_damage_while_serving(sq
     assert "quick_check" in server.log()  # what SQLite found, for the operator
 
 
-@pytest.mark.xfail(strict=True, reason="the front door answers 'database disk image is malformed' with 503 and "
-                                       "marks the node unhealthy (app/frontdoor.py)")
 def test_an_endpoint_meeting_a_damaged_page_answers_503_and_marks_the_node_unhealthy(sqlite_database, serve, keys,
                                                                                      api):
     path = sqlite_path(sqlite_database)

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from conftest import SMALL, writable
-from db import models as m
+from db.source import models as m
 from test_multiprocess import festival_api
 
 
