@@ -3,6 +3,7 @@ control-character parameters, ``OPTIONS`` without ``Origin``."""
 
 from conftest import BIG
 
+
 def test_since_revision_ahead_of_the_festival_is_a_409_naming_the_revision(database, serve, keys):
     server = serve(database)
     current = server.get("/changes?sinceRevision=0", keys[BIG]).json()["context"]["data"]["revision"]
