@@ -14,6 +14,7 @@ from ..compiled import kinds
 from ..compiled.tables import READ_MODELS, PublicCandidate, PublicProgramme, PublicRegistration, PublicTag
 from ..database import database
 from ..source import models as m
+from .totals import store_totals
 from .writer import Writer
 
 
@@ -134,6 +135,7 @@ def compile_festival(festival_id, scope=None):
             elif getattr(scope, name):
                 step(festival_id, writer, getattr(scope, name))
         writer.flush()
+        store_totals(festival_id)
 
 
 def publish(festival, now=None, recompute=True, changes=None):
