@@ -13,7 +13,7 @@ import math
 import string
 from dataclasses import dataclass
 
-from peewee import SQL, CharField, ColumnBase, NodeList, TextField, Value, fn
+from peewee import SQL, CharField, ColumnBase, NodeList, TextField, fn
 
 
 @dataclass
@@ -74,54 +74,6 @@ def sort_keys(column):
 
 def _escape_like(text):
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def ilike(column, pattern):
-    """LIKE on ``text_key(column)`` (A-Z case-insensitive) with ``\\`` as the escape character."""
-    return NodeList((
-        text_key(column), SQL("LIKE"),
-        Value(ascii_lower(pattern), converter=False), SQL("ESCAPE"), Value("\\", converter=False),
-    ))
-
-
-def contains(column, term):
-    """``column`` contains ``term``, case-insensitively; ``%``, ``_`` and ``\\`` are literal."""
-    return ilike(column, f"%{_escape_like(term)}%")
-
-
-def matches_pattern(column, pattern):
-    """A ``*Pattern`` parameter: ``*`` matches any run of characters, nothing else is special."""
-    return ilike(column, "%".join(_escape_like(part) for part in pattern.split("*")))
-
-
-def _balanced(conditions, combine):
-    """Combine conditions pairwise into a balanced tree (None when there are none).
-
-    A left-deep chain of a hundred ``OR``s nests a hundred parentheses, more than SQLite's
-    parser takes ("parser stack overflow"); a balanced tree nests only log2(n) deep.
-    """
-    conditions = list(conditions)
-    if not conditions:
-        return None
-    while len(conditions) > 1:
-        conditions = [combine(*conditions[i:i + 2]) if i + 1 < len(conditions) else conditions[i]
-                      for i in range(0, len(conditions), 2)]
-    return conditions[0]
-
-
-def all_of(conditions):
-    """AND together a list of conditions."""
-    return _balanced(conditions, lambda a, b: a & b)
-
-
-def search_terms(columns, terms):
-    """Every term must match at least one of ``columns``."""
-    return all_of(any_of(contains(column, term) for column in columns) for term in terms)
-
-
-def any_of(conditions):
-    """OR together a list of conditions (several values of one parameter)."""
-    return _balanced(conditions, lambda a, b: a | b)
 
 
 # --- compiled columns: sort keys and search text worked out once, by the compiler -------
