@@ -14,6 +14,11 @@ from ..compiled import kinds
 from ..compiled.tables import READ_MODELS, PublicCandidate, PublicProgramme, PublicRegistration, PublicTag
 from ..database import database
 from ..source import models as m
+from ..source.revisions import bump_revision
+from ..source.toppers import recompute_toppers
+from . import content, filters, people, programmes, structure, toppers
+from .changes import differences, record, snapshot
+from .totals import store_totals
 from .writer import Writer
 
 
@@ -78,14 +83,11 @@ def participants_of(programme_ids):
 
 
 def _whole_steps():
-    # Imported here: the steps use the output schemas, which import db.
-    from . import content, filters, structure, toppers
     return (structure.compile_sub_fests, structure.compile_structure, content.compile_content,
             toppers.compile_toppers, filters.compile_filters)
 
 
 def _per_record_steps():
-    from . import people, programmes
     return ((programmes.compile_programmes, "programme_ids"), (people.compile_candidates, "candidate_ids"))
 
 
@@ -134,18 +136,14 @@ def compile_festival(festival_id, scope=None):
             elif getattr(scope, name):
                 step(festival_id, writer, getattr(scope, name))
         writer.flush()
+        store_totals(festival_id)
 
 
 def publish(festival, now=None, recompute=True, changes=None):
     """After a change to a festival's data, inside the writer's transaction: recompute its
     leaderboards, compile its public view, bump its revision and record what changed in
     public terms. Returns ``(revision, number of public changes)``."""
-    from ..source.models import utcnow
-    from ..source.revisions import bump_revision
-    from ..source.toppers import recompute_toppers
-    from .changes import differences, record, snapshot
-
-    now = now or utcnow()
+    now = now or m.utcnow()  # read at call time: tests set the clock on the models
     with database.atomic():
         if recompute:
             recompute_toppers(festival, now=now)

@@ -8,6 +8,10 @@ the entry in ``PublicRegistration`` and the entry's published result in their
 import secrets
 import uuid
 
+from schemas.candidates import CandidateDetailSchema, CandidateSchema
+from schemas.registrations import RegistrationSchema
+from schemas.results import CandidateResultItemSchema, ResultCandidateSchema
+
 from ..compiled import kinds
 from ..compiled.tables import PublicCandidate, PublicRegistration, PublicSecret, adm_no_digest
 from ..compiled.templates import dumps, make_template
@@ -74,8 +78,6 @@ def _entries_of(query, candidate_ids):
 
 def _results_by_candidate(festival_id, candidate_ids=None):
     """``{sub-fest candidate id: [result JSON, latest first]}`` as ``/candidate-result`` lists them."""
-    from schemas.results import CandidateResultItemSchema
-
     schema = CandidateResultItemSchema()
     results = list(_entries_of(scopes.public_entry_results(festival_id, m.Result, m.Registration,
                                                            m.SubFestProgramme, m.Programme), candidate_ids)
@@ -93,9 +95,6 @@ def _results_by_candidate(festival_id, candidate_ids=None):
 def compile_candidates(festival_id, writer, candidate_ids=None):
     """Compile the visible candidates of the festival's public sub-fests and their entries
     (those of ``candidate_ids`` only, when given: the caller has cleared their rows)."""
-    from schemas.candidates import CandidateDetailSchema, CandidateSchema
-    from schemas.results import ResultCandidateSchema
-
     schemas = CandidateSchema(), CandidateDetailSchema(), ResultCandidateSchema()
     digests = _adm_no_digests(festival_id)
     chains = _team_chains(festival_id)
@@ -140,8 +139,6 @@ def _compile_one(writer, c, digest, team_chain, results, item_schema, detail_sch
 
 def compile_registrations(festival_id, writer, candidate_ids=None):
     """Each visible entry once for every visible candidate who took part in it."""
-    from schemas.registrations import RegistrationSchema
-
     schema = RegistrationSchema()
     entries = list(_entries_of(scopes.public_registrations(festival_id, m.Registration, m.SubFestProgramme,
                                                            m.Programme), candidate_ids))
