@@ -24,6 +24,8 @@ class FestivalState:
     paths: dict = field(default_factory=dict)
     # row id -> the fields the file row gave (the points rules fill in the others)
     given: dict = field(default_factory=dict)
+    # ids whose own file row withdraws or deletes them (``withdrawn`` / ``deleted``)
+    said_gone: set = field(default_factory=set)
 
     def path(self, section_key, row_id):
         return self.paths.get(row_id) or f"(stored {section_key} row {row_id})"

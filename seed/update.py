@@ -7,7 +7,7 @@ data with the changes applied must pass every check a full import makes, or noth
 written.
 """
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import jsonschema
 from peewee import ForeignKeyField
@@ -24,6 +24,7 @@ from .natural_keys import Expander, KeyIndex
 from .problems import FixtureError
 from .sources import load_source
 from .validation import check_festival_slug, check_foreign_ids, check_shape
+from .withdrawals import WithdrawalRefused, published_withdrawals
 
 _partial_validator = jsonschema.Draft202012Validator(json_schema(partial=True))
 
@@ -34,6 +35,8 @@ class UpdateSummary:
     revision: int
     changes: ChangeSummary
     dry_run: bool = False
+    # published records the update takes away (allowed, or listed by a dry run)
+    withdrawals: list = field(default_factory=list)
 
 
 @dataclass
@@ -116,6 +119,7 @@ def plan_update(data, problems=()):
     missing = [changes.paths[i] for i in deleted if str(i) not in existing_ids]
     problems += [(f"{path}.deleted", "there is no such row to delete") for path in missing]
     new = _merge(old, changes, deleted)
+    new.said_gone = deleted | {uuid.UUID(i) for i in expander.withdrawn if i}
     _check_deletions(new, deleted, changes.paths, problems)
     # Stored rows were checked when they were written; deletions were checked above.
     check_rows(new, problems, where="in the file or the festival", only=set(changes.paths))
@@ -156,8 +160,15 @@ def _write(plan, changes):
             section.model.delete().where(section.model.id.in_(doomed)).execute()
 
 
-def apply_update(plan, dry_run=False):
-    """Write the planned changes in one transaction (rolled back if ``dry_run``)."""
+def apply_update(plan, dry_run=False, allow_withdrawals=False):
+    """Write the planned changes in one transaction (rolled back if ``dry_run``).
+
+    Refused (:class:`WithdrawalRefused`, nothing written) when it would take published
+    records away that its rows do not withdraw themselves, unless ``allow_withdrawals``.
+    """
+    withdrawals = published_withdrawals(plan.old, plan.new, plan.new.said_gone)
+    if withdrawals and not (allow_withdrawals or dry_run):
+        raise WithdrawalRefused(withdrawals)
     changes = diff(plan.old, plan.new, removed=plan.deleted, only=plan.file_ids | plan.deleted)
     result = None
     try:
@@ -170,7 +181,8 @@ def apply_update(plan, dry_run=False):
                 festival = plan.festival
             else:
                 festival, revision = after_write(plan.festival.id, changes=None if festival_changed else changes)
-            result = UpdateSummary(festival=festival, revision=revision, changes=changes, dry_run=dry_run)
+            result = UpdateSummary(festival=festival, revision=revision, changes=changes, dry_run=dry_run,
+                                   withdrawals=withdrawals)
             if dry_run:
                 raise DryRun
     except DryRun:
@@ -178,15 +190,16 @@ def apply_update(plan, dry_run=False):
     return result
 
 
-def update_fixture(data, dry_run=False, problems=()):
+def update_fixture(data, dry_run=False, problems=(), allow_withdrawals=False):
     """Apply an update document (its rows only) to the stored festival; see :class:`UpdateSummary`."""
-    return apply_update(plan_update(data, problems), dry_run=dry_run)
+    return apply_update(plan_update(data, problems), dry_run=dry_run, allow_withdrawals=allow_withdrawals)
 
 
-def update_file(path, dry_run=False):
+def update_file(path, dry_run=False, allow_withdrawals=False):
     source = load_source(path)
     try:
-        return update_fixture(source.data, dry_run=dry_run, problems=source.problems)
+        return update_fixture(source.data, dry_run=dry_run, problems=source.problems,
+                              allow_withdrawals=allow_withdrawals)
     except FixtureError as exc:
         exc.source = source
         raise
