@@ -69,6 +69,9 @@ def _import(path, update=False, dry_run=False, allow_withdrawals=False):
     if update or dry_run:
         for line in summary.changes.lines() or ["no changes"]:
             click.echo(f"  {line}", err=True)
+    if dry_run:
+        for move in summary.leaderboards:
+            click.echo(f"  {move.line()}", err=True)
     if summary.withdrawals:
         click.echo(f"  {len(summary.withdrawals)} published record(s) "
                    f"{'would be' if dry_run else 'were'} taken away from the public:", err=True)
@@ -226,10 +229,10 @@ def toppers_recompute(slug):
     open_database()
     festivals = [_festival_or_fail(slug)] if slug else list(m.Festival.select().order_by(m.Festival.slug))
     for festival in festivals:
-        revision, changes = publish(festival)
+        published = publish(festival)
         count = m.TopperPlaceholder.select().join(m.SubFest).where(m.SubFest.festival == festival.id).count()
-        click.echo(f"Recomputed {count} topper placeholder(s) of {festival.slug}, revision {revision} "
-                   f"({changes} public change(s))", err=True)
+        click.echo(f"Recomputed {count} topper placeholder(s) of {festival.slug}, revision {published.revision} "
+                   f"({len(published.changes)} public change(s))", err=True)
 
 
 def _server_settings(host, port, threads):

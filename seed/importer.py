@@ -39,6 +39,8 @@ class ImportSummary:
     dry_run: bool = False
     # published records the import takes away (allowed, or listed by a dry run)
     withdrawals: list = field(default_factory=list)
+    # a dry run's leaderboards whose entries would move (db.compiler.changes.LeaderboardMove)
+    leaderboards: list = field(default_factory=list)
 
 
 _validator = jsonschema.Draft202012Validator(json_schema())
@@ -148,12 +150,12 @@ class DryRun(Exception):
     """Raised inside the transaction of a dry run to roll it back."""
 
 
-def after_write(festival_id, recompute=True, changes=None):
+def after_write(festival_id, recompute=True, changes=None, explain=False):
     """What every import does once its rows are written: leaderboards, the compiled public
-    view (what ``changes`` touched, or all of it), the change log and the revision."""
+    view (what ``changes`` touched, or all of it), the change log and the revision.
+    Returns the festival and the ``db.compiler.Publication``."""
     festival = m.Festival.get_by_id(festival_id)
-    revision, _ = publish(festival, recompute=recompute, changes=changes)
-    return festival, revision
+    return festival, publish(festival, recompute=recompute, changes=changes, explain=explain)
 
 
 def apply(state, progress=None, recompute=True, dry_run=False, allow_withdrawals=False):
@@ -192,9 +194,10 @@ def apply(state, progress=None, recompute=True, dry_run=False, allow_withdrawals
                     total += len(links[name])
                 if progress:
                     progress(section.key, len(rows))
-            festival, revision = after_write(festival_id, recompute)
-            result = ImportSummary(festival=festival, rows=total, revision=revision,
-                                   changes=diff(old, state), dry_run=dry_run, withdrawals=withdrawals)
+            festival, published = after_write(festival_id, recompute, explain=dry_run)
+            result = ImportSummary(festival=festival, rows=total, revision=published.revision,
+                                   changes=diff(old, state), dry_run=dry_run, withdrawals=withdrawals,
+                                   leaderboards=published.leaderboards)
             if dry_run:
                 raise DryRun
     except DryRun:

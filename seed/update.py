@@ -37,6 +37,8 @@ class UpdateSummary:
     dry_run: bool = False
     # published records the update takes away (allowed, or listed by a dry run)
     withdrawals: list = field(default_factory=list)
+    # a dry run's leaderboards whose entries would move (db.compiler.changes.LeaderboardMove)
+    leaderboards: list = field(default_factory=list)
 
 
 @dataclass
@@ -175,14 +177,17 @@ def apply_update(plan, dry_run=False, allow_withdrawals=False):
         with write_transaction():
             _write(plan, changes)
             festival_changed = any(plan.old.festival.get(k) != v for k, v in plan.new.festival.items())
+            moves = []
             if changes.empty and not festival_changed:
                 from db.source.revisions import current_revision
                 revision = current_revision(plan.festival.id)[0]
                 festival = plan.festival
             else:
-                festival, revision = after_write(plan.festival.id, changes=None if festival_changed else changes)
+                festival, published = after_write(plan.festival.id, changes=None if festival_changed else changes,
+                                                  explain=dry_run)
+                revision, moves = published.revision, published.leaderboards
             result = UpdateSummary(festival=festival, revision=revision, changes=changes, dry_run=dry_run,
-                                   withdrawals=withdrawals)
+                                   withdrawals=withdrawals, leaderboards=moves)
             if dry_run:
                 raise DryRun
     except DryRun:

@@ -136,17 +136,29 @@ def compile_festival(festival_id, scope=None):
         writer.flush()
 
 
-def publish(festival, now=None, recompute=True, changes=None):
+@dataclass
+class Publication:
+    """What :func:`publish` did: the new revision, the public changes it recorded
+    (``(kind, id, action, sub-fest, visible_at)``), and with ``explain`` the leaderboards
+    whose entries moved (``db.compiler.changes.LeaderboardMove``)."""
+
+    revision: int
+    changes: list
+    leaderboards: list = field(default_factory=list)
+
+
+def publish(festival, now=None, recompute=True, changes=None, explain=False):
     """After a change to a festival's data, inside the writer's transaction: recompute its
     leaderboards, compile its public view, bump its revision and record what changed in
-    public terms. Returns ``(revision, number of public changes)``."""
+    public terms. Returns a :class:`Publication`."""
     from ..source.models import utcnow
     from ..source.revisions import bump_revision
     from ..source.toppers import recompute_toppers
-    from .changes import differences, record, snapshot
+    from .changes import differences, leaderboard_entries, leaderboard_moves, record, snapshot
 
     now = now or utcnow()
     with database.atomic():
+        boards = leaderboard_entries(festival.id) if explain else None
         if recompute:
             recompute_toppers(festival, now=now)
         scope = Scope.of(changes)
@@ -155,4 +167,5 @@ def publish(festival, now=None, recompute=True, changes=None):
         changes = differences(before, snapshot(festival.id), now)
         revision = bump_revision(festival)
         record(festival.id, revision, changes, now)
-    return revision, len(changes)
+        moves = leaderboard_moves(boards, leaderboard_entries(festival.id)) if explain else []
+    return Publication(revision, changes, moves)
