@@ -135,6 +135,28 @@ def import_(file, update, dry_run, allow_withdrawals):
 
 
 @main.command()
+@click.argument("slug")
+@click.argument("folder", type=click.Path(file_okay=False))
+def export(slug, folder):
+    """Write festival SLUG to FOLDER as the CSV folder of docs/spreadsheets.md.
+
+    The files name rows by their natural keys (no ids), in the festival's local time, so an
+    office can take the current state back into its spreadsheets and import it again. They
+    hold the private columns too (email, phone, ...). FOLDER must be new or empty.
+    """
+    from seed.export import ExportError, export_festival
+
+    open_database()
+    try:
+        written = export_festival(_festival_or_fail(slug), folder)
+    except ExportError as exc:
+        raise click.ClickException(str(exc))
+    for path in written:
+        click.echo(f"  {path.name}", err=True)
+    click.echo(f"Exported {slug} to {folder} ({len(written)} files)", err=True)
+
+
+@main.command()
 def festivals():
     """List festivals, one per line: slug, name, revision."""
     from db.source.revisions import current_revision
