@@ -175,10 +175,19 @@ def _inline_cells(namer, name, inline, values, lookup_sub_fest):
     return {name: LIST_SEPARATOR.join(map(str, values))}
 
 
-def _write(path, rows):
-    columns = []
-    for row in rows:
-        columns += [c for c in row if c not in columns]
+def _column_order(model, section):
+    """Columns in the order of the format: id, the sub-fest, then the fields (a reference by
+    its key where it has one), then the lists."""
+    order = ["id", SCOPE_ALIAS]
+    for f in fixture_fields(model, section):
+        order += [reference_alias(model, f), f.name] if isinstance(f, ForeignKeyField) else [f.name]
+    for name in (section.inline if section else {}):
+        order += [INLINE_ALIASES.get(name, name), name]
+    return {column: n for n, column in enumerate(order)}
+
+
+def _write(path, rows, order):
+    columns = sorted({c for row in rows for c in row}, key=lambda c: order.get(c, len(order)))
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
@@ -201,10 +210,10 @@ def export_festival(festival, folder):
                          if state.festival.get(f.name) is not None})
     folder.mkdir(parents=True, exist_ok=True)
     written = [folder / f"{FESTIVAL_FILE}.csv"]
-    _write(written[0], [festival_row])
+    _write(written[0], [festival_row], _column_order(m.Festival, None))
     for section in SECTIONS:
         rows = _section_rows(namer, section, zone)
         if rows:
             written.append(folder / f"{section.key}.csv")
-            _write(written[-1], rows)
+            _write(written[-1], rows, _column_order(section.model, section))
     return written
