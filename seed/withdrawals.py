@@ -127,4 +127,5 @@ def published_withdrawals(old, new, said_so=frozenset()):
         if news_id not in said_so and _news_public(old, news_id) and not _news_public(new, news_id):
             why = "left out" if news_id not in new.rows["news"] else "would be unpublished"
             found.append(Withdrawal("news", repr(news.get("title")), why))
-    return found
+    order = {"programme": 0, "result": 1, "news": 2}
+    return sorted(found, key=lambda w: (order[w.kind], w.name))

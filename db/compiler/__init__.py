@@ -30,7 +30,10 @@ class Scope:
     Everything else of the festival (sub-fests, teams, categories, content, leaderboards,
     filter options) is small and compiled whole; the two long lists are compiled per record.
     A programme shows its participants (in its results) and a candidate the programmes they
-    took part in, with their fellow group members: both sides are compiled again.
+    took part in, with their fellow group members: both sides are compiled again. A
+    programme's other participants are compiled again with it (their entries show its
+    results); a candidate's other programmes only when the candidate's own record changed
+    (``touched["people"]``): a new result of theirs shows nowhere else.
     """
 
     programme_ids: set = field(default_factory=set)
@@ -43,7 +46,7 @@ class Scope:
         if changes is None or SHOWN_BY_OTHERS & {key for key, ids in changes.rows.items() if ids}:
             return None
         touched = changes.touched
-        programmes = set(touched.get("subFestProgrammes", ())) | programmes_of(touched.get("subFestCandidates", ()))
+        programmes = set(touched.get("subFestProgrammes", ())) | programmes_of(touched.get("people", ()))
         candidates = set(touched.get("subFestCandidates", ())) | participants_of(programmes)
         return cls(programmes, candidates)
 

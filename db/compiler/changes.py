@@ -75,7 +75,8 @@ def _without_time(body):
 @dataclass
 class LeaderboardMove:
     """A public leaderboard whose entries move: ``entries`` is ``[(name, points before,
-    points after)]`` of each entity whose points or place changed (None: not on it)."""
+    points after)]`` of each entity whose points changed or who comes on or goes off the
+    board (None: not on it), in the order of the board after."""
 
     id: object
     label: str
@@ -120,7 +121,7 @@ def leaderboard_moves(before, after):
         for entity in sorted(old.keys() | entries.keys(),
                              key=lambda i: ((entries.get(i) or old[i])[2], (entries.get(i) or old[i])[0] or "")):
             was, now = old.get(entity), entries.get(entity)
-            if was != now:
+            if (was and was[1]) != (now and now[1]):  # points changed, or on or off the board
                 moved.append(((now or was)[0], was and was[1], now and now[1]))
         moves.append(LeaderboardMove(pid, label, sub_fest, moved))
     return sorted(moves, key=lambda move: (move.sub_fest or "", move.label or ""))
