@@ -8,6 +8,7 @@ from conftest import writable
 from db.compiled.tables import READ_MODELS
 from db.compiler import Scope, compile_festival
 from db.source import models as m
+from db.source.toppers import recompute_toppers
 from natural_festival import SLUG, natural_festival
 from seed.importer import import_fixture
 from seed.update import update_fixture
@@ -23,6 +24,17 @@ def compiled_rows(festival_id):
     return {model.__name__: sorted(repr(tuple(map(comparable, row)))
                                    for row in model.select().where(model.festival == festival_id).tuples())
             for model in READ_MODELS}
+
+
+def topper_rows(festival_id):
+    """The stored leaderboard entries and counts of the festival (not when they were computed)."""
+    placeholders = (m.TopperPlaceholder.select(m.TopperPlaceholder.id, m.TopperPlaceholder.programmes_counted,
+                                               m.TopperPlaceholder.programmes_in_scope)
+                    .join(m.SubFest).where(m.SubFest.festival == festival_id).tuples())
+    entries = (m.TopperEntry.select().join(m.TopperPlaceholder).join(m.SubFest)
+               .where(m.SubFest.festival == festival_id).dicts())
+    return sorted(map(repr, placeholders)), sorted(repr(sorted((k, v) for k, v in e.items() if k != "id"))
+                                                   for e in entries)
 
 
 @pytest.fixture
@@ -67,10 +79,16 @@ def test_a_scope_compiles_only_its_records(natural):
     assert PublicCandidate.select().where(PublicCandidate.festival == festival_id).count() == candidates
 
 
-def test_publishing_a_programme_of_the_bundled_festival_compiles_the_same_rows_as_a_full_compile(fresh_app):
+def test_publishing_a_programme_of_the_bundled_festival_compiles_the_same_rows_as_a_full_compile(fresh_app,
+                                                                                                  monkeypatch):
     """On a festival whose candidates have many entries: only the programme and its own
-    entrants are compiled again, and that is all that changes."""
+    entrants are compiled again, and the leaderboards of its sub-fest recomputed; that is
+    all that changes."""
+    import datetime
     import json
+
+    # The update and the full recomputation compute at the same moment (lastComputedAt).
+    monkeypatch.setattr(m, "utcnow", lambda: datetime.datetime(2026, 1, 18, 12, 0))
 
     from seed import bundled_fixtures
 
@@ -89,6 +107,8 @@ def test_publishing_a_programme_of_the_bundled_festival_compiles_the_same_rows_a
     slug = sub_fests[programme["sub_fest"]]
     with writable(url):
         festival_id = m.Festival.get(m.Festival.slug == data["festival"]["slug"]).id
+        recompute_toppers(m.Festival.get_by_id(festival_id))  # every leaderboard at the frozen time
+        compile_festival(festival_id)
         summary = update_fixture({"formatVersion": 1, "festival": {"slug": data["festival"]["slug"]},
                                   "subFestProgrammes": [{"sub_fest_slug": slug, "code": programme["code"],
                                                          "status": "result_published"}],
@@ -98,6 +118,7 @@ def test_publishing_a_programme_of_the_bundled_festival_compiles_the_same_rows_a
                                               for n, chest in enumerate(entries[programme["id"]][:3])]})
         scope = Scope.of(summary.changes)
         assert scope.programme_ids == {uuid.UUID(programme["id"])}
-        after_update = compiled_rows(festival_id)
+        after_update = compiled_rows(festival_id), topper_rows(festival_id)
+        recompute_toppers(m.Festival.get_by_id(festival_id))
         compile_festival(festival_id)
-        assert compiled_rows(festival_id) == after_update
+        assert (compiled_rows(festival_id), topper_rows(festival_id)) == after_update

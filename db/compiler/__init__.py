@@ -162,9 +162,12 @@ def publish(festival, now=None, recompute=True, changes=None, explain=False):
     now = now or utcnow()
     with database.atomic():
         boards = leaderboard_entries(festival.id) if explain else None
-        if recompute:
-            recompute_toppers(festival, now=now)
         scope = Scope.of(changes)
+        if recompute:
+            # A leaderboard counts its own sub-fest's results: those of the sub-fests the
+            # change touched are recomputed (all of them when the scope is the festival).
+            touched = None if scope is None else changes.touched.get("subFests", set())
+            recompute_toppers(festival, now=now, sub_fest_ids=touched)
         before = snapshot(festival.id)
         compile_festival(festival.id, scope)
         changes = differences(before, snapshot(festival.id), now)

@@ -49,14 +49,19 @@ def _team_ref(team):
 
 
 class FestivalData:
-    """Everything a recomputation needs from one festival, loaded with a fixed number of queries."""
+    """Everything a recomputation needs from one festival, loaded with a fixed number of queries.
 
-    def __init__(self, festival_id):
+    ``sub_fest_ids``: only the candidates, programmes and results of these sub-fests (a
+    leaderboard counts the results of its own sub-fest only).
+    """
+
+    def __init__(self, festival_id, sub_fest_ids=None):
+        self.sub_fest_ids = None if sub_fest_ids is None else list(sub_fest_ids)
         self.candidates = {
-            row["id"]: row for row in public_candidates(
+            row["id"]: row for row in self._of_sub_fests(public_candidates(
                 festival_id, m.SubFestCandidate.id, m.SubFestCandidate.chest_no,
                 m.SubFestCandidate.avatar_url, m.SubFestCandidate.team, m.SubFestCandidate.category,
-                m.Candidate.name, m.Candidate.name_local, m.Candidate.gender).dicts()}
+                m.Candidate.name, m.Candidate.name_local, m.Candidate.gender), m.SubFestCandidate).dicts()}
         self.teams = {row["id"]: row for row in (
             m.Team.select(m.Team.id, m.Team.sub_fest, m.Team.parent, m.Team.level, m.Team.name,
                           m.Team.display_name, m.Team.public_name, m.Team.color_code, m.Team.logo_url)
@@ -85,9 +90,9 @@ class FestivalData:
             self.sections[row["id"]] = row
             if candidate_id in self.candidates:
                 self.sections_of[candidate_id].add(row["id"])
-        self.programmes = list(public_programmes(
+        self.programmes = list(self._of_sub_fests(public_programmes(
             festival_id, m.SubFestProgramme.id, m.SubFestProgramme.sub_fest,
-            m.SubFestProgramme.category).dicts())
+            m.SubFestProgramme.category), m.SubFestProgramme).dicts())
         self.collection_keys = defaultdict(set)  # programme id -> keys of its public collections
         collection_links = (m.SubFestProgrammeCollection
                             .select(m.SubFestProgrammeCollection.sub_fest_programme, m.ProgrammeCollection.key)
@@ -99,20 +104,25 @@ class FestivalData:
             self.collection_keys[programme_id].add(key)
         self.results = self._load_results(festival_id)
 
+    def _of_sub_fests(self, query, model):
+        if self.sub_fest_ids is None:
+            return query
+        return query.where(model.sub_fest.in_(self.sub_fest_ids))
+
     def _load_results(self, festival_id):
-        rows = public_entry_results(
+        rows = self._of_sub_fests(public_entry_results(
             festival_id, m.Result.points, m.Result.published_at, m.Result.sub_fest_programme,
             m.SubFestProgramme.sub_fest, m.SubFestProgramme.code, m.Programme.name.alias("programme_name"),
             m.Programme.name_local.alias("programme_name_local"), m.Registration.id.alias("registration_id"),
             m.Registration.type, m.Registration.team, m.Registration.group_name,
             m.Registration.sub_fest_candidate, m.Programme.id.alias("master_id"),
             m.Programme.code.alias("master_code"), m.Programme.program_type, m.Programme.duration_minutes,
-            m.SubFestProgramme.status, m.SubFestProgramme.category).dicts()
+            m.SubFestProgramme.status, m.SubFestProgramme.category), m.SubFestProgramme).dicts()
         members = defaultdict(list)
         member_rows = (m.RegistrationMember
                        .select(m.RegistrationMember.registration, m.RegistrationMember.sub_fest_candidate)
-                       .where(m.RegistrationMember.registration.in_(
-                           public_entry_results(festival_id, m.Registration.id)))
+                       .where(m.RegistrationMember.registration.in_(self._of_sub_fests(
+                           public_entry_results(festival_id, m.Registration.id), m.SubFestProgramme)))
                        .order_by(m.RegistrationMember.display_order, m.RegistrationMember.id)
                        .tuples())
         for registration_id, candidate_id in member_rows:
@@ -286,19 +296,25 @@ def rank(totals, top_n=None):
 # --- storing ----------------------------------------------------------------------------------------
 
 
-def recompute_toppers(festival, now=None):
-    """Recompute and store every topper placeholder of ``festival``; return how many.
+def recompute_toppers(festival, now=None, sub_fest_ids=None):
+    """Recompute and store every topper placeholder of ``festival`` (of the sub-fests
+    ``sub_fest_ids`` only, when given: a change elsewhere cannot move them); return how many.
 
     Run it inside the transaction that changed the results, so readers never see a
     leaderboard that disagrees with the results next to it.
     """
     now = now or m.utcnow()
-    placeholders = list(m.TopperPlaceholder
-                        .select()
-                        .join(m.SubFest)
-                        .where(m.SubFest.festival == festival.id)
-                        .order_by(m.TopperPlaceholder.id))
-    data = FestivalData(festival.id)
+    query = (m.TopperPlaceholder
+             .select()
+             .join(m.SubFest)
+             .where(m.SubFest.festival == festival.id)
+             .order_by(m.TopperPlaceholder.id))
+    if sub_fest_ids is not None:
+        query = query.where(m.TopperPlaceholder.sub_fest.in_(list(sub_fest_ids)))
+    placeholders = list(query)
+    if not placeholders:
+        return 0
+    data = FestivalData(festival.id, sub_fest_ids)
     if placeholders:
         m.TopperEntry.delete().where(m.TopperEntry.placeholder.in_([p.id for p in placeholders])).execute()
     rows = []
