@@ -16,7 +16,7 @@ from db.source import models as m
 
 from .changes import ChangeSummary, diff
 from .festival_state import FestivalState, state_from_database, state_from_document
-from .fixture_format import SECTIONS, fixture_fields, json_schema
+from .fixture_format import NATURAL_KEYS, SECTIONS, fixture_fields, json_schema
 from .locking import write_transaction
 from .importer import DryRun, _insert, after_write, check_rows, link_rows, schema_problems, stored_row
 from .local_times import festival_zone, localise_times
@@ -59,11 +59,19 @@ def _stored_festival(raw):
     return m.Festival.get_or_none(m.Festival.slug == raw["slug"])
 
 
+# The columns KeyIndex.add reads: the row's id, its attributes and its natural key.
+_INDEXED = ("id", "sub_fest", "sub_fest_programme", "chest_no", "slug")
+
+
 def _index(state):
     index = KeyIndex()
     for section in SECTIONS:
+        key = NATURAL_KEYS[section.model]
+        names = [k for k in dict.fromkeys((*_INDEXED, key.column, key.scope or "id"))
+                 if k in section.model._meta.fields]
         for row in state.rows[section.key].values():
-            index.add(section.model, {k: (str(v) if isinstance(v, uuid.UUID) else v) for k, v in row.items()})
+            index.add(section.model, {k: (str(v) if isinstance(v, uuid.UUID) else v)
+                                      for k, v in ((k, row.get(k)) for k in names)})
     return index
 
 

@@ -54,6 +54,10 @@ UPDATES = {
         {"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "chest_no": "102", "score": 85}]),
     "a candidate moved to another team": lambda: update(subFestCandidates=[
         {"sub_fest_slug": "main", "chest_no": "102", "team_name": "Red"}]),
+    "a schedule's duration": lambda: update(schedules=[
+        {"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "scheduled_at": "2026-01-10T09:00:00+05:30",
+         "duration_minutes": 45}]),
+    "a renamed programme": lambda: update(programmes=[{"code": "LM", "name": "Light Music (solo)"}]),
 }
 
 

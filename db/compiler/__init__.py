@@ -11,7 +11,14 @@ is part of the writer's transaction, and the revision moves with it.
 from dataclasses import dataclass, field
 
 from ..compiled import kinds
-from ..compiled.tables import READ_MODELS, PublicCandidate, PublicProgramme, PublicRegistration, PublicTag
+from ..compiled.tables import (
+    READ_MODELS,
+    PublicCandidate,
+    PublicProgramme,
+    PublicRegistration,
+    PublicSchedule,
+    PublicTag,
+)
 from ..database import database
 from ..source import models as m
 from .writer import Writer
@@ -27,8 +34,9 @@ SHOWN_BY_OTHERS = {"subFests", "categories", "teams", "sections", "venues", "jud
 class Scope:
     """What a change touched: the programmes and candidates to compile again.
 
-    Everything else of the festival (sub-fests, teams, categories, content, leaderboards,
-    filter options) is small and compiled whole; the two long lists are compiled per record.
+    Everything else of the festival (sub-fests, teams, categories, news and gallery,
+    leaderboards, filter options) is small and compiled whole; the long lists (programmes
+    with their schedules, candidates with their entries) are compiled per record.
     A programme shows its participants (in its results) and a candidate the programmes they
     took part in, with their fellow group members: both sides are compiled again. A
     programme's other participants are compiled again with it (their entries show its
@@ -88,14 +96,16 @@ def _whole_steps():
 
 
 def _per_record_steps():
-    from . import people, programmes
-    return ((programmes.compile_programmes, "programme_ids"), (people.compile_candidates, "candidate_ids"))
+    from . import content, people, programmes
+    return ((programmes.compile_programmes, "programme_ids"), (content.compile_schedules, "programme_ids"),
+            (people.compile_candidates, "candidate_ids"))
 
 
 # Rows the per-record steps write, with the id column that names their record (and the
 # kinds of tag they write).
 _PER_RECORD_ROWS = {
-    "programme_ids": ((PublicProgramme, PublicProgramme.id), (PublicTag, PublicTag.item, kinds.PROGRAMME_TAGS)),
+    "programme_ids": ((PublicProgramme, PublicProgramme.id), (PublicTag, PublicTag.item, kinds.PROGRAMME_TAGS),
+                      (PublicSchedule, PublicSchedule.sub_fest_programme)),
     "candidate_ids": ((PublicCandidate, PublicCandidate.id), (PublicRegistration, PublicRegistration.candidate),
                       (PublicTag, PublicTag.item, kinds.CANDIDATE_TAGS)),
 }
@@ -104,7 +114,7 @@ _PER_RECORD_ROWS = {
 def clear_festival(festival_id, scope=None):
     """Delete the festival's compiled rows: all of them, or what ``scope`` compiles again
     (its records' rows and every row of the small, whole-compiled lists)."""
-    per_record = {PublicProgramme, PublicCandidate, PublicRegistration, PublicTag}
+    per_record = {PublicProgramme, PublicSchedule, PublicCandidate, PublicRegistration, PublicTag}
     for model in READ_MODELS:
         if scope is None or model not in per_record:
             model.delete().where(model.festival == festival_id).execute()
