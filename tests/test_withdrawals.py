@@ -1,4 +1,6 @@
 """Safe re-imports: nothing published is taken from the public unless the operator says so."""
+import re
+
 import pytest
 from click.testing import CliRunner
 
@@ -155,3 +157,36 @@ def test_the_cli_refuses_names_the_flag_and_the_flag_is_in_help(natural, tmp_pat
     assert allowed.exit_code == 0, allowed.output
     assert "1 published record(s) were taken away from the public" in allowed.output
     assert "--allow-withdrawals" in runner.invoke(cli, ["import", "--help"]).output
+
+
+def subfolder(tmp_path, name):
+    (tmp_path / name).mkdir()
+    return tmp_path / name
+
+
+def test_the_guides_withdrawal_of_an_entry_with_its_result_works_on_the_example(fresh_app, tmp_path, monkeypatch):
+    """docs/spreadsheets.md, "Withdrawing an entry that already has a published result"."""
+    from test_csv_import import DOCS, EXAMPLE, result_day_files, write_folder
+
+    _, url = fresh_app
+    text = (DOCS / "spreadsheets.md").read_text(encoding="utf-8")
+    section = text.split("### Withdrawing an entry that already has a published result", 1)[1].split("\n##", 1)[0]
+    files = dict(re.findall(r"^`(\w+\.csv)`\n```text\n(.*?)^```", section, re.MULTILINE | re.DOTALL))
+    assert sorted(files) == ["registrations.csv", "results.csv"]
+    monkeypatch.setenv("DATABASE_URL", url)
+    runner = CliRunner()
+    assert runner.invoke(cli, ["import", str(EXAMPLE)]).exit_code == 0
+    publish = write_folder(subfolder(tmp_path, "publish"), result_day_files())
+    assert runner.invoke(cli, ["import", "--update", str(publish)]).exit_code == 0
+    festival_csv = "slug\ndistrict-fest-2026\n"
+    entry_only = write_folder(subfolder(tmp_path, "entry"), {"festival.csv": festival_csv,
+                                                   "registrations.csv": files["registrations.csv"]})
+    refused = runner.invoke(cli, ["import", "--update", str(entry_only)])
+    assert refused.exit_code == 1
+    assert "result general HS-LM chest 1013, position 1: its entry is withdrawn" in refused.output
+    both = write_folder(subfolder(tmp_path, "both"), {"festival.csv": festival_csv, **files})
+    done = runner.invoke(cli, ["import", "--update", str(both)])
+    assert done.exit_code == 0, done.output
+    again = runner.invoke(cli, ["import", str(EXAMPLE)])
+    assert again.exit_code == 1, "re-importing the morning's folder would unpublish HS-LM's 2nd place"
+    assert "result general HS-LM chest 1023, position 2: would be unpublished" in again.output
