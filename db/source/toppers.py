@@ -94,13 +94,12 @@ class FestivalData:
                 festival_id, m.SubFestCandidate.id, m.SubFestCandidate.chest_no,
                 m.SubFestCandidate.avatar_url, m.SubFestCandidate.team, m.SubFestCandidate.category,
                 m.Candidate.name, m.Candidate.name_local, m.Candidate.gender), m.SubFestCandidate), self.ids)}
-        self.teams = {row["id"]: row for row in (
+        self.teams = {row["id"]: row for row in _dicts(
             m.Team.select(m.Team.id, m.Team.sub_fest, m.Team.parent, m.Team.level, m.Team.name,
                           m.Team.display_name, m.Team.public_name, m.Team.color_code, m.Team.logo_url)
             .join(m.SubFest)
             .where((m.SubFest.festival == festival_id)
-                   & (m.Team.is_active == True) & (m.Team.is_public == True))  # noqa: E712
-            .dicts())}
+                   & (m.Team.is_active == True) & (m.Team.is_public == True)), self.ids)}  # noqa: E712
         self.categories = {row["id"]: row for row in (
             m.Category.select(m.Category.id, m.Category.name, m.Category.name_local)
             .join(m.SubFest)
@@ -109,31 +108,30 @@ class FestivalData:
             .dicts())}
         self.sections = {}  # section id -> row
         self.sections_of = defaultdict(set)  # sub-fest candidate id -> visible section ids
-        links = (m.SubFestCandidateSection
-                 .select(m.SubFestCandidateSection.sub_fest_candidate, m.Section.id, m.Section.sub_fest,
-                         m.Section.key, m.Section.name, m.Section.name_local)
-                 .join(m.Section)
-                 .join(m.SubFest)
-                 .where((m.SubFest.festival == festival_id)
-                        & (m.Section.is_active == True) & (m.Section.is_public == True))  # noqa: E712
-                 .dicts())
+        links = _dicts(m.SubFestCandidateSection
+                       .select(m.SubFestCandidateSection.sub_fest_candidate, m.Section.id, m.Section.sub_fest,
+                               m.Section.key, m.Section.name, m.Section.name_local)
+                       .join(m.Section)
+                       .join(m.SubFest)
+                       .where((m.SubFest.festival == festival_id)
+                              & (m.Section.is_active == True) & (m.Section.is_public == True)),  # noqa: E712
+                       self.ids)
         for row in links:
             candidate_id = row.pop("sub_fest_candidate")
             self.sections[row["id"]] = row
             if candidate_id in self.candidates:
                 self.sections_of[candidate_id].add(row["id"])
-        self.programmes = list(self._of_sub_fests(public_programmes(
+        self.programmes = _dicts(self._of_sub_fests(public_programmes(
             festival_id, m.SubFestProgramme.id, m.SubFestProgramme.sub_fest,
-            m.SubFestProgramme.category), m.SubFestProgramme).dicts())
+            m.SubFestProgramme.category), m.SubFestProgramme), self.ids)
         self.collection_keys = defaultdict(set)  # programme id -> keys of its public collections
         collection_links = (m.SubFestProgrammeCollection
                             .select(m.SubFestProgrammeCollection.sub_fest_programme, m.ProgrammeCollection.key)
                             .join(m.ProgrammeCollection)
                             .where((m.ProgrammeCollection.festival == festival_id)
-                                   & (m.ProgrammeCollection.is_public == True))  # noqa: E712
-                            .tuples())
-        for programme_id, key in collection_links:
-            self.collection_keys[programme_id].add(key)
+                                   & (m.ProgrammeCollection.is_public == True)))  # noqa: E712
+        for row in _dicts(collection_links, self.ids):
+            self.collection_keys[row["sub_fest_programme"]].add(row["key"])
         self.results = self._load_results(festival_id)
         self.results_of = defaultdict(list)  # programme id -> its counted results, in load order
         self.order = {}  # id(result) -> its place in self.results
@@ -162,9 +160,9 @@ class FestivalData:
                        .select(m.RegistrationMember.registration, m.RegistrationMember.sub_fest_candidate)
                        .where(m.RegistrationMember.registration.in_(self._of_sub_fests(
                            public_entry_results(festival_id, m.Registration.id), m.SubFestProgramme)))
-                       .order_by(m.RegistrationMember.display_order, m.RegistrationMember.id)
-                       .tuples())
-        for registration_id, candidate_id in member_rows:
+                       .order_by(m.RegistrationMember.display_order, m.RegistrationMember.id))
+        for registration_id, candidate_id in ((row["registration"], row["sub_fest_candidate"])
+                                              for row in _dicts(member_rows, self.ids)):
             if candidate_id in self.candidates:
                 members[registration_id].append(candidate_id)
         results = []
