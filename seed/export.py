@@ -20,7 +20,7 @@ from pathlib import Path
 
 from peewee import BooleanField, DateField, DateTimeField, ForeignKeyField, JSONField
 
-from db import models as m
+from db.source import models as m
 
 from .csv_folder import FESTIVAL_FILE
 from .festival_state import state_from_database

@@ -11,8 +11,8 @@ from click.testing import CliRunner
 import pg_scratch
 from app.cli import main as cli
 from conftest import ON_POSTGRES, TEST_DATABASE_URL, writable
-from db import models as m
-from db.read_model import READ_MODELS, PublicSecret
+from db.source import models as m
+from db.compiled.tables import READ_MODELS, PublicSecret, create_tables
 from seed import bundled_fixtures
 from seed.export import export_festival
 from seed.importer import import_file
@@ -28,11 +28,11 @@ def empty_database(tmp_path, name):
     """A writable, empty database with the tables, bound for the block."""
     if ON_POSTGRES:
         with pg_scratch.empty_database(TEST_DATABASE_URL) as url, writable(url) as db:
-            m.create_tables()
+            create_tables()
             yield db
         return
     with writable(f"sqlite:///{tmp_path / name}.sqlite3") as db:
-        m.create_tables()
+        create_tables()
         yield db
 
 
@@ -86,7 +86,7 @@ def test_the_export_of_a_festival_with_natural_keys_has_no_ids(tmp_path):
 def test_the_cli_exports_to_a_new_folder_and_refuses_one_that_holds_csv_files(tmp_path, monkeypatch):
     url = f"sqlite:///{tmp_path / 'cli.sqlite3'}"
     with writable(url):
-        m.create_tables()
+        create_tables()
         import_file(EXAMPLE)
     monkeypatch.setenv("DATABASE_URL", url)
     runner = CliRunner()
