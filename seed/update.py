@@ -16,10 +16,11 @@ from db.source import models as m
 
 from .changes import ChangeSummary, diff
 from .festival_state import FestivalState, state_from_database, state_from_document
-from .fixture_format import NATURAL_KEYS, SECTIONS, fixture_fields, json_schema
+from .fixture_format import NATURAL_KEYS, SECTIONS, fixture_fields, json_schema, references
 from .locking import write_transaction
 from .importer import DryRun, _insert, after_write, check_rows, link_rows, schema_problems, stored_row
 from .local_times import festival_zone, localise_times
+from .natural_keys import _ATTRS as INDEXED_ATTRS
 from .natural_keys import Expander, KeyIndex
 from .problems import FixtureError
 from .sources import load_source
@@ -60,12 +61,33 @@ def _stored_festival(raw):
 
 
 # The columns KeyIndex.add reads: the row's id, its attributes and its natural key.
-_INDEXED = ("id", "sub_fest", "sub_fest_programme", "chest_no", "slug")
+_INDEXED = ("id", *INDEXED_ATTRS, "team")
 
 
-def _index(state):
+def indexed_models(data):
+    """The models whose stored rows an update document can name: its sections' own, those
+    its rows refer to (by reference or in a list), and what looking those up needs (a
+    sub-fest by slug, a registration by its candidate's chest number)."""
+    models = {m.SubFest}
+    for section in SECTIONS:
+        if section.key not in data:
+            continue
+        models.add(section.model)
+        models.update(f.rel_model for f, _ in references(section.model, section))
+        models.update(inline.model._meta.fields[inline.value_field].rel_model for inline in section.inline.values()
+                      if isinstance(inline.model._meta.fields[inline.value_field], ForeignKeyField))
+    if m.Registration in models or m.Result in models:
+        # an entry is known by its candidate's chest number, or a team's own by the team
+        models.update((m.Registration, m.SubFestCandidate, m.Team))
+    return models
+
+
+def _index(state, models=None):
+    """The natural keys of ``state``'s rows (of ``models`` only, when given)."""
     index = KeyIndex()
     for section in SECTIONS:
+        if models is not None and section.model not in models:
+            continue
         key = NATURAL_KEYS[section.model]
         names = [k for k in dict.fromkeys((*_INDEXED, key.column, key.scope or "id"))
                  if k in section.model._meta.fields]
@@ -122,7 +144,9 @@ def plan_update(data, problems=()):
     data = localise_times(data, zone, problems)
     old = state_from_database(festival)
     existing_ids = {str(i) for section in SECTIONS for i in old.rows[section.key]}
-    expander = Expander(festival.slug, _index(old), existing_ids, update=True, problems=problems)
+    # Only what the file can name is indexed: a festival at scale 20 has 60,000 rows.
+    expander = Expander(festival.slug, _index(old, indexed_models(data)), existing_ids, update=True,
+                        problems=problems)
     doc = expander.expand({**data, "festival": {**data["festival"], "id": str(festival.id)}})
     changes = state_from_document(doc, problems)
     deleted = {uuid.UUID(i) for i in expander.deleted if i}
