@@ -27,6 +27,7 @@ from .festival_state import state_from_database
 from .fixture_format import (
     INLINE_ALIASES,
     NATURAL_KEYS,
+    RESULT_TEAM_ALIAS,
     SCOPE_ALIAS,
     SCOPED_SECTIONS,
     SECTIONS,
@@ -139,7 +140,10 @@ def _section_rows(namer, section, zone):
                 scope = NATURAL_KEYS[f.rel_model].scope
                 within = lookup_sub_fest if scope == "sub_fest" else row.get(scope) if scope else None
                 name = namer.name(row[f.name], within)
-                if name is not None:
+                team = _team_of_entry(namer, model, f, row, name, lookup_sub_fest)
+                if team is not None:
+                    cells[RESULT_TEAM_ALIAS] = team
+                elif name is not None:
                     cells[reference_alias(model, f)] = name
                 else:
                     cells[f.name] = str(row[f.name])
@@ -152,6 +156,16 @@ def _section_rows(namer, section, zone):
             cells.update(_inline_cells(namer, name, inline, values, lookup_sub_fest))
         out.append(cells)
     return out
+
+
+def _team_of_entry(namer, model, f, row, name, lookup_sub_fest):
+    """A result of a team's own entry (no candidate) names it by the team: its team's name."""
+    if model is not m.Result or f.name != "registration" or name is None:
+        return None
+    entry = namer.rows.get(row[f.name], (None, {}))[1]
+    if entry.get("sub_fest_candidate") is not None or entry.get("team") is None:
+        return None
+    return namer.name(entry["team"], lookup_sub_fest)
 
 
 def _links_sub_fest(namer, section, row_id):
@@ -181,6 +195,8 @@ def _column_order(model, section):
     order = ["id", SCOPE_ALIAS]
     for f in fixture_fields(model, section):
         order += [reference_alias(model, f), f.name] if isinstance(f, ForeignKeyField) else [f.name]
+        if model is m.Result and f.name == "registration":
+            order.append(RESULT_TEAM_ALIAS)
     for name in (section.inline if section else {}):
         order += [INLINE_ALIASES.get(name, name), name]
     return {column: n for n, column in enumerate(order)}
