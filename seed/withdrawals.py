@@ -85,7 +85,11 @@ def _result_name(state, result_id):
     result = state.rows["results"][result_id]
     registration = state.rows["registrations"].get(result.get("registration"), {})
     entry = state.rows["subFestCandidates"].get(registration.get("sub_fest_candidate"), {})
-    who = f"chest {entry['chest_no']}" if entry.get("chest_no") else f"team entry {registration.get('group_name')!r}"
+    team = state.rows["teams"].get(registration.get("team"), {})
+    if entry.get("chest_no"):
+        who = f"chest {entry['chest_no']}"
+    else:  # a team's own entry
+        who = f"team {team.get('name') or registration.get('group_name')!r}"
     place = f", position {result['position']}" if result.get("position") else ""
     programme = result.get("sub_fest_programme") or registration.get("sub_fest_programme")
     return f"{_programme_name(state, programme)} {who}{place}"

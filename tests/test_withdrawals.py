@@ -10,7 +10,7 @@ from db.source import models as m
 from db.source.keys import create_key
 from db.source.revisions import current_revision
 from natural_festival import SLUG, natural_festival
-from seed.importer import import_fixture
+from seed.importer import import_file, import_fixture
 from seed.update import update_fixture
 from seed.withdrawals import WithdrawalRefused
 
@@ -190,3 +190,21 @@ def test_the_guides_withdrawal_of_an_entry_with_its_result_works_on_the_example(
     again = runner.invoke(cli, ["import", str(EXAMPLE)])
     assert again.exit_code == 1, "re-importing the morning's folder would unpublish HS-LM's 2nd place"
     assert "result general HS-LM chest 1023, position 2: would be unpublished" in again.output
+
+
+def test_a_teams_own_published_result_is_named_by_the_team(fresh_app, tmp_path):
+    from test_csv_import import EXAMPLE
+
+    _, url = fresh_app
+    folder = tmp_path / "fest"
+    folder.mkdir()
+    for path in EXAMPLE.glob("*.csv"):
+        text = path.read_text(encoding="utf-8")
+        if path.name == "results.csv":
+            text = "".join(line for line in text.splitlines(keepends=True) if "CMS HSS Thrissur" not in line)
+        (folder / path.name).write_text(text, encoding="utf-8")
+    with writable(url):
+        import_file(EXAMPLE)
+        with pytest.raises(WithdrawalRefused) as refused:
+            import_file(folder)
+    assert refused.value.lines() == ["result general HS-GS team 'CMS HSS Thrissur', position 2: left out or deleted"]
