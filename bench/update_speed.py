@@ -135,7 +135,8 @@ def main(argv=None):
     print()
     print("| step | whole command: wall (s) | CPU (s) | import alone: wall (s) | CPU (s) |")
     print("|---|---:|---:|---:|---:|")
-    print(f"| full import (whole command: into the empty database; alone: the same file again) | {full_cli[0]:.2f} | {full_cli[1]:.2f} | {full[0]:.2f} | {full[1]:.2f} |")
+    print(f"| full import (whole command: into the empty database; alone: the same file again) "
+          f"| {full_cli[0]:.2f} | {full_cli[1]:.2f} | {full[0]:.2f} | {full[1]:.2f} |")
     print(f"| `--update`, one programme's results (median of {len(updates_cli)} and {len(updates)}) "
           f"| {median(updates_cli, 0):.2f} | {median(updates_cli, 1):.2f} "
           f"| {median(updates, 0):.2f} | {median(updates, 1):.2f} |")

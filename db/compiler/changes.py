@@ -62,7 +62,8 @@ def snapshot(festival_id):
                               .order_by(e.placeholder, e.rank, e.entity_id).tuples()):
         if placeholder in boards:
             boards[placeholder][0] += body
-    found[kinds.CHANGE_LEADERBOARD] = {pid: (_digest(text), None, sub_fest, None) for pid, (text, sub_fest) in boards.items()}
+    found[kinds.CHANGE_LEADERBOARD] = {pid: (_digest(text), None, sub_fest, None)
+                                       for pid, (text, sub_fest) in boards.items()}
     return found
 
 
