@@ -28,7 +28,7 @@ class Withdrawal:
     fix: str = ""
 
     def line(self):
-        return f"{self.kind} {self.name}: {self.why}" + (f" ({self.fix})" if self.fix else "")
+        return f"published {self.kind} {self.name}: {self.why}" + (f" ({self.fix})" if self.fix else "")
 
 
 class WithdrawalRefused(Exception):

@@ -64,7 +64,7 @@ def test_a_full_import_that_would_undo_a_published_result_is_refused_and_writes_
         with pytest.raises(WithdrawalRefused) as refused:
             import_fixture(morning_folder())
         assert stored() == before
-    assert refused.value.lines() == ["result junior P1 chest 101, position 1: left out or deleted"]
+    assert refused.value.lines() == ["published result junior P1 chest 101, position 1: left out or deleted"]
 
 
 def test_every_kind_of_published_record_that_would_go_is_listed(natural):
@@ -78,9 +78,9 @@ def test_every_kind_of_published_record_that_would_go_is_listed(natural):
         with pytest.raises(WithdrawalRefused) as refused:
             import_fixture(data)
     assert refused.value.lines() == [
-        "programme main G1: would be hidden",
-        "result main P1 chest 102, position 2: would be unpublished",
-        "news 'Day two': left out",
+        "published programme main G1: would be hidden",
+        "published result main P1 chest 102, position 2: would be unpublished",
+        "published news 'Day two': left out",
     ]
 
 
@@ -91,7 +91,8 @@ def test_the_flag_lets_a_full_import_withdraw_and_says_what_went(natural):
         update_fixture(afternoon())
         key = create_key(m.Festival.get(m.Festival.slug == SLUG), label="t")[1]
         summary = import_fixture(morning_folder(), allow_withdrawals=True)
-    assert [w.line() for w in summary.withdrawals] == ["result junior P1 chest 101, position 1: left out or deleted"]
+    assert [w.line() for w in summary.withdrawals] == [
+        "published result junior P1 chest 101, position 1: left out or deleted"]
     body = app.test_client().get(f"{API}/candidate-result", headers={"X-API-Key": key},
                                  query_string={"chestNo": "101", "subFestSlug": "junior"}).get_json()
     assert body["results"] == []
@@ -117,8 +118,8 @@ def test_withdrawing_an_entry_with_a_published_result_is_refused_with_the_way_to
             update_fixture(update(registrations=[withdraw_entry]))
         assert stored() == before
         assert refused.value.lines() == [
-            "result main P1 chest 101, position 1: its entry is withdrawn (to withdraw the result as well, "
-            "add a results row for it with withdrawn = yes)"]
+            "published result main P1 chest 101, position 1: its entry is withdrawn "
+            "(to withdraw the result as well, add a results row for it with withdrawn = yes)"]
         summary = update_fixture(update(registrations=[withdraw_entry], results=[
             {"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "chest_no": "101", "withdrawn": True}]))
     assert summary.withdrawals == []
@@ -147,11 +148,11 @@ def test_the_cli_refuses_names_the_flag_and_the_flag_is_in_help(natural, tmp_pat
     runner = CliRunner()
     refused = runner.invoke(cli, ["import", "--update", str(folder)])
     assert refused.exit_code == 1
-    assert "result main P1 chest 101, position 1: its entry is withdrawn" in refused.output
+    assert "published result main P1 chest 101, position 1: its entry is withdrawn" in refused.output
     assert "nothing was written" in refused.output and "--allow-withdrawals" in refused.output
     dry = runner.invoke(cli, ["import", "--update", "--dry-run", str(folder)])
     assert dry.exit_code == 0
-    assert "result main P1 chest 101, position 1: its entry is withdrawn" in dry.output
+    assert "published result main P1 chest 101, position 1: its entry is withdrawn" in dry.output
     assert "Without --allow-withdrawals, this import will be refused." in dry.output
     allowed = runner.invoke(cli, ["import", "--update", "--allow-withdrawals", str(folder)])
     assert allowed.exit_code == 0, allowed.output
@@ -183,13 +184,13 @@ def test_the_guides_withdrawal_of_an_entry_with_its_result_works_on_the_example(
                                                    "registrations.csv": files["registrations.csv"]})
     refused = runner.invoke(cli, ["import", "--update", str(entry_only)])
     assert refused.exit_code == 1
-    assert "result general HS-LM chest 1013, position 1: its entry is withdrawn" in refused.output
+    assert "published result general HS-LM chest 1013, position 1: its entry is withdrawn" in refused.output
     both = write_folder(subfolder(tmp_path, "both"), {"festival.csv": festival_csv, **files})
     done = runner.invoke(cli, ["import", "--update", str(both)])
     assert done.exit_code == 0, done.output
     again = runner.invoke(cli, ["import", str(EXAMPLE)])
     assert again.exit_code == 1, "re-importing the morning's folder would unpublish HS-LM's 2nd place"
-    assert "result general HS-LM chest 1023, position 2: would be unpublished" in again.output
+    assert "published result general HS-LM chest 1023, position 2: would be unpublished" in again.output
 
 
 def test_a_teams_own_published_result_is_named_by_the_team(fresh_app, tmp_path):
@@ -207,4 +208,5 @@ def test_a_teams_own_published_result_is_named_by_the_team(fresh_app, tmp_path):
         import_file(EXAMPLE)
         with pytest.raises(WithdrawalRefused) as refused:
             import_file(folder)
-    assert refused.value.lines() == ["result general HS-GS team 'CMS HSS Thrissur', position 2: left out or deleted"]
+    assert refused.value.lines() == [
+        "published result general HS-GS team 'CMS HSS Thrissur', position 2: left out or deleted"]
