@@ -5,7 +5,6 @@ import json
 import os
 import subprocess
 
-
 from conftest import SMALL, writable
 from db.source import models as m
 from test_multiprocess import festival_api
