@@ -15,10 +15,10 @@ from ..source.schedules import load_schedules
 
 
 def compile_content(festival_id, writer):
+    """News, downloads and the gallery (schedules are compiled per programme)."""
     compile_news(festival_id, writer)
     compile_downloads(festival_id, writer)
     compile_gallery(festival_id, writer)
-    compile_schedules(festival_id, writer)
 
 
 def compile_news(festival_id, writer):
@@ -65,10 +65,11 @@ def compile_gallery(festival_id, writer):
     writer.add(PublicDocument, kind=kinds.DOCUMENT_GALLERY_ALBUMS, key="", body=dumps(albums))
 
 
-def compile_schedules(festival_id, writer):
-    """Schedules of visible programmes; the venue is kept only when it is public."""
+def compile_schedules(festival_id, writer, programme_ids=None):
+    """Schedules of visible programmes (of ``programme_ids`` only, when given: the caller
+    has cleared their rows); the venue is kept only when it is public."""
     schema = ScheduleSchema()
-    for schedule in load_schedules(festival_id):
+    for schedule in load_schedules(festival_id, programme_ids):
         programme = schedule.sub_fest_programme
         venue = schedule.venue_ref if getattr(schedule.venue_ref, "id", None) else None
         writer.add(

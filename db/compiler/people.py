@@ -50,11 +50,15 @@ def festival_hash_key(festival_id):
     return row.hash_key
 
 
-def _adm_no_digests(festival_id):
-    """``{sub-fest candidate id: adm_no_digest}`` of the visible candidates with a number."""
+def _adm_no_digests(festival_id, candidate_ids=None):
+    """``{sub-fest candidate id: adm_no_digest}`` of the visible candidates with a number
+    (of ``candidate_ids`` only, when given)."""
     hash_key = festival_hash_key(festival_id)
-    rows = scopes.public_candidates(festival_id, m.SubFestCandidate.id, m.Candidate.admission_number).tuples()
-    return {candidate_id: adm_no_digest(hash_key, number) for candidate_id, number in rows if number is not None}
+    rows = scopes.public_candidates(festival_id, m.SubFestCandidate.id, m.Candidate.admission_number)
+    if candidate_ids is not None:
+        rows = rows.where(m.SubFestCandidate.id.in_(list(candidate_ids)))
+    return {candidate_id: adm_no_digest(hash_key, number) for candidate_id, number in rows.tuples()
+            if number is not None}
 
 
 def _team_chains(festival_id):
@@ -96,7 +100,7 @@ def compile_candidates(festival_id, writer, candidate_ids=None):
     """Compile the visible candidates of the festival's public sub-fests and their entries
     (those of ``candidate_ids`` only, when given: the caller has cleared their rows)."""
     schemas = CandidateSchema(), CandidateDetailSchema(), ResultCandidateSchema()
-    digests = _adm_no_digests(festival_id)
+    digests = _adm_no_digests(festival_id, candidate_ids)
     chains = _team_chains(festival_id)
     results = _results_by_candidate(festival_id, candidate_ids)
     for sub_fest in scopes.public_sub_fests(festival_id):
