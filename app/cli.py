@@ -257,12 +257,12 @@ def toppers_recompute(slug):
                    f"({len(published.changes)} public change(s))", err=True)
 
 
-def _server_settings(host, port, threads):
+def _server_settings(host, port, threads, workers=None):
     """The settings `serve` listens with, every setting checked first: SetupError (one line,
     exit status 2) for the first that cannot be used. Options win over the environment."""
     try:
         settings = load_config()
-        for name, given in (("HOST", host), ("PORT", port), ("THREADS", threads)):
+        for name, given in (("HOST", host), ("PORT", port), ("THREADS", threads), ("WORKERS", workers)):
             if given is not None:
                 settings[name] = parse_setting(name, given, shown=f"--{name.lower()}")
     except SettingError as error:
@@ -270,21 +270,32 @@ def _server_settings(host, port, threads):
     return settings
 
 
-def _serve(host, port, threads, config=None):
+def _serve(host, port, threads, config=None, workers=None):
     """Serve the app on ``host:port``; refuse, in one line, when a setting, the database or
     the port is unusable."""
     import errno
     import socket
 
     from . import create_app
-    from .server import create_server, server_settings
+    from .server import BACKLOG, create_server, server_settings
+    from .workers import run_workers
 
-    settings = _server_settings(host, port, threads)
+    settings = _server_settings(host, port, threads, workers)
     host, port = settings["HOST"], settings["PORT"]
     check_database(integrity=True)
-    app = create_app(config)
     try:
-        server = create_server(app, **server_settings(settings), ident="festival-api")
+        if settings["WORKERS"] > 1:
+            waitress = {name: value for name, value in server_settings(settings).items()
+                        if name not in ("host", "port")}
+
+            def serve_one(sock):
+                create_server(create_app(config), sockets=[sock], ident="festival-api", **waitress).run()
+
+            run_workers(settings["WORKERS"], serve_one, host, port, BACKLOG, ready=lambda: click.echo(
+                f"Serving on http://{host}:{port}/public-api/v1 (docs: /public-api/v1/docs) "
+                f"with {settings['WORKERS']} processes", err=True))
+            return
+        server = create_server(create_app(config), **server_settings(settings), ident="festival-api")
     except socket.gaierror as error:
         raise SetupError(f"cannot listen on {host}:{port}: {error.strerror or error} (check --host or HOST)")
     except OSError as error:
@@ -302,13 +313,18 @@ port_option = click.option("--port", help="Port to listen on.  [default: PORT, e
 threads_option = click.option("--threads", help="Worker threads.  [default: THREADS, else 8]")
 
 
+workers_option = click.option("--workers", help="Processes on the port, one per core at most.  "
+                                                "[default: WORKERS, else 1]")
+
+
 @main.command()
 @host_option
 @port_option
 @threads_option
-def serve(host, port, threads):
+@workers_option
+def serve(host, port, threads, workers):
     """Serve the API with waitress (the database must hold the tables: see init, seed, import)."""
-    _serve(host, port, threads)
+    _serve(host, port, threads, workers=workers)
 
 
 @main.command()
