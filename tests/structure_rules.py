@@ -24,6 +24,12 @@ def window_open(opens_at, closes_at, now):
     return (opens is None or opens <= now) and (closes is None or now <= closes)
 
 
+def is_team_entry(registration):
+    """A registration with a team and neither a candidate nor members."""
+    return bool(registration.get("team") and not registration.get("sub_fest_candidate")
+                and not registration.get("members"))
+
+
 class Festival:
     """One fixture festival with the visibility rules applied."""
 
@@ -84,14 +90,23 @@ class Festival:
     # --- entries and results -------------------------------------------------------------------
 
     def participants(self, registration):
-        """Individual entries: their candidate; group entries: their members."""
+        """Individual entries: their candidate; group entries: their members; a team's own
+        entry: no one."""
         if registration["type"] == "group":
             return list(registration.get("members", []))
         return [registration["sub_fest_candidate"]] if registration.get("sub_fest_candidate") else []
 
+    @cached_property
+    def public_team_ids(self):
+        return {t["id"] for t in self.rows("teams") if active_public(t) and t["sub_fest"] in self.sub_fest_ids}
+
     def entry_visible(self, registration):
+        """Active, with a visible candidate or member; a team's own entry (a team, no
+        candidate, no members) with a public team."""
         if not flag(registration, "is_active"):
             return False
+        if is_team_entry(registration):
+            return registration["team"] in self.public_team_ids
         return any(p in self.candidate_ids for p in self.participants(registration))
 
     @cached_property

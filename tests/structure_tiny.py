@@ -43,7 +43,7 @@ def shape_festival():
                             display_order=3, is_active=False)["id"]
     district = b.add("teams", "District", sub_fest=main, name="District", level=1, color_code="#AA0000",
                      display_order=1)["id"]
-    school = b.add("teams", "School", sub_fest=main, name="School", level=2, parent=district,
+    school = b.add("teams", "School", sub_fest=main, name="School", public_name="The School", level=2, parent=district,
                    color_code="#aa0000", display_order=2)["id"]
     hidden_school = b.add("teams", "HiddenSchool", sub_fest=main, name="HIDDEN school", level=2,
                           parent=district, is_public=False, display_order=3)["id"]
@@ -117,8 +117,28 @@ def shape_festival():
     entry("B", "Devi", 6, 1, "A", is_published=False)
     entry("B", "Bala", 4, 2, "A", is_public=False)
     entry("G", "Red", 4, 1, "A", members=["Anu", "Bala", "Xavier"])
-    # an entry without a candidate (a team's entry): no one's participation, and not visible
+    # A team's own entry (a team, no candidate, no members) is visible while its team is
+    # public: no one's participation, counted for its programme and its team only.
     b.add("registrations", "reg-B-team", sub_fest_programme=progs["B"], type="individual", team=school)
+
+    def team_entry(key, code, team, points, position=None, grade=None, kind="group", members=(),
+                   is_active=True, **result_flags):
+        reg = b.add("registrations", f"reg-{key}", sub_fest_programme=progs.get(code) or b.id(code), type=kind,
+                    team=team, members=[people[p] for p in members], is_active=is_active)
+        b.add("results", f"result-{key}", registration=reg["id"], sub_fest_programme=reg["sub_fest_programme"],
+              points=points, position=position, grade=grade, position_points=points, grade_points=0,
+              published_at="2026-01-22T11:00:00Z", **{"is_published": True, **result_flags})
+
+    team_entry("G-School", "G", school, 3, 2, "B")
+    team_entry("G-Orphan", "G", orphan, 2, 3, "B", kind="individual")  # a hidden parent hides no one
+    team_entry("G-Empty", "G", b.id("Empty"), 1, is_public=False)  # shown entry, withheld result
+    # Never shown: a hidden, an inactive team's entry, an inactive entry, a group of hidden
+    # members only, an entry in a hidden sub-fest's programme.
+    team_entry("G-HiddenSchool", "G", hidden_school, 8, None, "A")
+    team_entry("G-HiddenDistrict", "G", hidden_district, 7, None, "A", kind="individual")
+    team_entry("G-District", "G", district, 6, None, "A", is_active=False)
+    team_entry("B-Xavier", "B", school, 9, 1, "A", members=["Xavier"])
+    team_entry("H-School", "H", school, 5, 1, "A")
 
     b.add("topperPlaceholders", "Published", sub_fest=main, label="Toppers", scope_type="category",
           entity_type="team", category=junior, is_published=True)

@@ -17,6 +17,8 @@ from fixture_rules import (
     visible_programme_ids,
     visible_sub_fests,
 )
+from structure_rules import Festival
+from structure_tiny import shape, shape_festival  # noqa: F401 (fixture)
 
 
 def hidden_ids(data):
@@ -43,7 +45,16 @@ def hidden_ids(data):
         hidden.update(r["id"] for r in data.get(section, []) if is_hidden(r))
     visible = {n["id"] for n in visible_news(data)}
     hidden.update(n["id"] for n in data.get("news", []) if n["id"] not in visible)
+    hidden.update(hidden_entry_ids(data))
     return hidden
+
+
+def hidden_entry_ids(data):
+    """Ids of the entries the public must not see (inactive, in a hidden programme, without
+    a visible participant, a team's own entry of a hidden team), and of their results."""
+    shown = {r["id"] for r in Festival(data).visible_entries}
+    hidden = {r["id"] for r in data.get("registrations", []) if r["id"] not in shown}
+    return hidden | {x["id"] for x in data.get("results", []) if x["registration"] in hidden}
 
 
 def samples(data):
@@ -127,6 +138,28 @@ def test_no_private_or_hidden_data_in_any_response(client, keys, fixture_data, s
             seen_ok[route] = seen_ok.get(route, 0) + 1
     endpoints = {p[len(API):] for p in spec["paths"] if "get" in spec["paths"][p]}
     assert set(seen_ok) == endpoints, f"endpoints never answered 200: {endpoints - set(seen_ok)}"
+
+
+def test_no_hidden_team_entry_in_any_answer_of_the_shape_festival(shape, spec):
+    """The hand-built festival holds team entries of a hidden school, of an inactive
+    district, an inactive one, a group of hidden members only and one in a hidden sub-fest:
+    every answer to every selector is scanned for them."""
+    client, names = shape
+    data, _ = shape_festival()
+    hidden = hidden_ids(data)
+    for key in ("G-HiddenSchool", "G-HiddenDistrict", "G-District", "B-Xavier", "H-School"):
+        assert {names[f"reg-{key}"], names[f"result-{key}"]} <= hidden, key
+    secrets = private_values(data)
+    answered = 0
+    for path, params in endpoint_requests(spec, data):
+        response = client.get(path[len(API):], **params)
+        assert response.status_code in (200, 400, 404), (path, params, response.status_code)
+        text = response.get_data(as_text=True)
+        assert "HIDDEN" not in text, (path, params)
+        assert not [s for s in secrets if s in text], (path, params)
+        assert not [i for i in hidden if i in text], (path, params)
+        answered += response.status_code == 200
+    assert answered > 50
 
 
 def _keys(value):
