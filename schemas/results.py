@@ -42,15 +42,20 @@ class EntryResultSchema(ResultFieldsSchema):
 
     participant_name = fields.String(metadata={
         "description": "The candidate's name; for a group, its name, else its team's public name, "
-                       "else its public members' names (a group shown has at least one)."})
-    participant_type = fields.String(metadata={"enum": ["individual", "group"]})
+                       "else its public members' names (a group shown has at least one); for a team's "
+                       "own entry, the team's public name (else its name)."})
+    participant_type = fields.String(metadata={
+        "enum": ["individual", "group", "team"],
+        "description": "`team`: a team's own entry (a school's entry in a group item), with neither "
+                       "candidate nor members; it is shown only while its team is public."})
     topic = fields.String(allow_none=True)
     team = fields.Nested(TeamRefSchema, attribute="team_ref", allow_none=True, metadata={
-        "description": "Set only when the team is public."})
+        "description": "Set only when the team is public (always, for a team's own entry)."})
     candidate = fields.Nested(CandidateIdentitySchema, attribute="candidate_ref", allow_none=True, metadata={
-        "description": "The candidate of an individual entry; null for a group."})
+        "description": "The candidate of an individual entry; null for a group or a team."})
     members = fields.List(fields.Nested(CandidateIdentitySchema), attribute="member_list", allow_none=True,
-                          metadata={"description": "The public members of a group entry; null for an individual."})
+                          metadata={"description": "The public members of a group entry; null for an "
+                                                   "individual or a team."})
 
 
 class ProgrammeResultsItemSchema(OutSchema):

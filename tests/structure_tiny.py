@@ -2,7 +2,8 @@
 
 Everything hidden has "HIDDEN" in its name. Expected values, computed by hand:
 
-- Teams: District (level 1) > School, HIDDEN school (private); HIDDEN district > Orphan;
+- Teams: District (level 1) > School (publicName "The School"), HIDDEN school (private);
+  HIDDEN district > Orphan;
   Empty (level 1, no candidates). candidateCount: District 2 (Anu, Bala; Chitra's school
   is hidden, Xavier is hidden), School 2, Orphan 1 (Devi), Empty 0; Orphan's parentTeam
   is null.
@@ -16,15 +17,23 @@ Everything hidden has "HIDDEN" in its name. Expected values, computed by hand:
   candidate window (none, 2026-01-31], topic window [2026-01-10, none)).
   Results: Anu 5 (1st, A), Bala 3 (2nd, B), Chitra 2 (3rd, B), Xavier 10 (hidden person).
   B (individual, HIDDEN category, only the HIDDEN judge, no schedule, no windows).
-  Entries: Devi (result unpublished), Bala (result published but private), and an entry
-  of the School without a candidate (no visible participant: not counted).
-  G (group, Junior): the Red group (Anu, Bala, Xavier) 4 points, 1st, grade A.
-- resultCount / registrationCount: A 3 / 3, B 0 / 2, G 1 / 1.
+  Entries: Devi (result unpublished), Bala (result published but private), the School's
+  own entry (a team, no candidate: shown, no result), and a group of Xavier alone under
+  the School, 9 points 1st (its only member is hidden: not shown, not a team's entry).
+  G (group, Junior): the Red group (Anu, Bala, Xavier) 4 points, 1st, grade A; teams' own
+  entries: the School 3 points 2nd B (participantName "The School", its public name),
+  Orphan 2 3rd B (its parent is hidden, the team is not), Empty 1 (result not public);
+  never shown: the HIDDEN school's 8, the HIDDEN district's 7 (inactive team), the
+  District's 6 (inactive entry). H (hidden sub-fest): the School's own entry, 5, 1st.
+- resultCount / registrationCount: A 3 / 3, B 0 / 3, G 3 / 4.
 - pointsSummary: Anu 9 (individual 5, group 4; 2 results, 1st x2, A x2);
   Bala 7 (3 + 4; 1st, 2nd; A, B); Chitra 2 (3rd, B); Devi 0; Esha 0. registrationCount:
   Anu 2, Bala 3, Chitra 1, Devi 1, Esha 0.
 - Categories: Junior 2 candidates (Anu, Chitra) and 2 programmes (A, G); Senior 2 (Bala,
   Esha) and 0.
+- Leaderboard "Published" (Junior programmes A and G, teams at level 1): District 15 from
+  2 programmes (A: Anu 5 + Bala 3 of the School; G: the Red group 4, led by Anu of the
+  School, + the School's own 3); Orphan's 2 passes nothing up (its parent is hidden).
 """
 import pytest
 

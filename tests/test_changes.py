@@ -84,3 +84,20 @@ def test_bad_parameters_are_400(tiny, params, field):
     response = client.get("/changes", **params)
     assert response.status_code == 400
     assert field in response.get_json()["errors"]["query"]
+
+
+def test_a_teams_own_result_lists_its_programme_and_its_teams_leaderboards_only(seeded, tmp_path):
+    from test_toppers import add_team_entry
+
+    data, names = tiny_festival()
+    with tiny_api(seeded[0], tmp_path, data) as (client, url):
+        before = client.ok("/changes", sinceRevision=0)["context"]["data"]["revision"]
+        changed = copy.deepcopy(data)
+        add_team_entry(changed, names, "R1-G1", "G1", "R1", 6, kind="group")
+        add_team_entry(changed, names, "Hidden-P3", "P3", "HiddenTeam", 50)  # moves nothing public
+        with writable(url):
+            import_fixture(changed)
+        body = client.ok("/changes", sinceRevision=before, limit=500)
+    assert sorted((c["kind"], c["id"], c["action"]) for c in body["data"]) == sorted([
+        ("programme", names["G1"], "results"),
+        *(("leaderboard", names[key], "changed") for key in ("houses", "departments", "stage-houses"))])

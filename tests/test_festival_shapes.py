@@ -109,3 +109,34 @@ def test_a_person_in_two_categories_has_an_entry_in_each(example):
     assert entries["1013"][1:] == ("HS", ["HS-EL", "HS-ES", "HS-LM", "HS-MO", "HS-PT"])
     assert entries["1041"][1:] == ("HSS", ["HSS-PT"])
     assert "two categories" in GUIDE
+
+
+def test_a_teams_own_result_is_public_and_counts_for_its_school_and_zone(example):
+    client, headers, _ = example
+
+    def get(path, **params):
+        response = client.get(f"{API}{path}", headers=headers, query_string={"subFestSlug": "general", **params})
+        assert response.status_code == 200, response.get_data(as_text=True)
+        return response.get_json()
+
+    results = get("/programme-result", programCode="HS-GS")["results"]
+    assert [(r["participantType"], r["participantName"], r["team"]["name"], r["position"], r["points"],
+             r["candidate"], r["members"]) for r in results] == [
+        ("team", "GHSS Chavakkad", "GHSS Chavakkad", 1, 15, None, None),
+        ("team", "CMS HSS Thrissur", "CMS HSS Thrissur", 2, 11, None, None),
+        ("team", "Don Bosco HSS", "Don Bosco HSS", 3, 5, None, None)]
+    # Every entry of the example names its school: a school's total is the points of the
+    # results shown under its name, its own included; a zone's, those of its schools.
+    shown = [r for item in get("/programme-results", limit=500)["data"] for r in item["results"]]
+    teams = {t["name"]: t for t in get("/teams", limit=500)["data"]}
+    placeholders = {p["label"]: p["id"] for p in get("/topper-placeholders", limit=500)["data"]}
+    for label, team_of in (("General: school championship", lambda t: t["name"]),
+                           ("General: zone championship", lambda t: (t["parentTeam"] or t)["name"])):
+        board = get("/toppers", topperPlaceholderId=placeholders[label], limit=500)["data"]
+        expected = {}
+        for r in shown:
+            name = team_of(teams[r["team"]["name"]])
+            expected[name] = expected.get(name, 0) + r["points"]
+        assert {e["name"]: e["points"] for e in board} == {
+            name: points for name, points in expected.items() if name in {e["name"] for e in board}}
+        assert board[0]["points"] == max(expected.values())

@@ -18,6 +18,12 @@ def query_params(spec, path):
             if p["in"] == "query"}
 
 
+def test_a_result_is_of_an_individual_a_group_or_a_team(spec):
+    fields = spec["components"]["schemas"]["EntryResult"]["properties"]
+    assert fields["participantType"]["enum"] == ["individual", "group", "team"]
+    assert "team" in fields["candidate"]["description"] and "team" in fields["members"]["description"]
+
+
 @pytest.mark.parametrize("path, names", [
     ("/news", {"page", "limit", "sortBy", "sortOrder", "search", "status", "isPublic", "tags",
                "hasThumbnail", "hasFeatureImage"}),

@@ -150,16 +150,18 @@ def test_no_hidden_team_entry_in_any_answer_of_the_shape_festival(shape, spec):
     for key in ("G-HiddenSchool", "G-HiddenDistrict", "G-District", "B-Xavier", "H-School"):
         assert {names[f"reg-{key}"], names[f"result-{key}"]} <= hidden, key
     secrets = private_values(data)
-    answered = 0
+    answered, shown = 0, set()
     for path, params in endpoint_requests(spec, data):
         response = client.get(path[len(API):], **params)
         assert response.status_code in (200, 400, 404), (path, params, response.status_code)
         text = response.get_data(as_text=True)
+        shown.update(key for key in ("G-School", "G-Orphan") if names[f"result-{key}"] in text)
         assert "HIDDEN" not in text, (path, params)
         assert not [s for s in secrets if s in text], (path, params)
         assert not [i for i in hidden if i in text], (path, params)
         answered += response.status_code == 200
     assert answered > 50
+    assert shown == {"G-School", "G-Orphan"}, "the public teams' own results are shown"
 
 
 def _keys(value):

@@ -4,6 +4,7 @@ import pytest
 from conftest import BIG, SMALL
 from fixture_rules import flag, parse_time, visible_programme_ids, visible_sub_fests
 from result_rules import took_part, visible_candidate_ids, visible_registrations, visible_results
+from structure_tiny import shape  # noqa: F401 (fixture)
 from tiny_festival import tiny, tiny_festival  # noqa: F401 (fixture)
 
 PRIVATE_VALUES = ("@private.example", "ADM-")
@@ -253,6 +254,52 @@ def test_hidden_results_never_appear_in_a_programme(tiny):
     assert [(r["participantName"], [m["name"] for m in r["members"]]) for r in g1] == [
         ("Red group", ["Anu", "Bala"]), ("Blue group", ["Chitra"])]
     assert g1[0]["team"]["name"] == "Red" and g1[0]["candidate"] is None
+
+
+# --- a team's own entry (see structure_tiny.py) -------------------------------------------------------
+
+
+def team_ref(names, key, name, public_name=None):
+    return {"id": names[key], "name": name, "publicName": public_name}
+
+
+def entry_rows(results):
+    return [(r["participantType"], r["participantName"], r["position"], r["points"],
+             r["team"] and r["team"]["id"], r["candidate"], r["members"] and [m["name"] for m in r["members"]])
+            for r in results]
+
+
+def test_a_team_result_shows_while_its_team_is_public(shape):
+    client, names = shape
+    body = client.ok("/programme-result", subFestProgramId=names["G"])
+    # A hidden school's 8, an inactive district's 7 and an inactive entry's 6 are not there;
+    # the Empty team's result is withheld (not public).
+    assert entry_rows(body["results"]) == [
+        ("group", "Red group", 1, 4, None, None, ["Anu", "Bala"]),
+        ("team", "The School", 2, 3, names["School"], None, None),  # its public name
+        ("team", "Orphan", 3, 2, names["Orphan"], None, None),  # its parent is hidden, not the team
+    ]
+    assert [r["id"] for r in body["results"]] == [names["result-G-Red"], names["result-G-School"],
+                                                 names["result-G-Orphan"]]
+    school = body["results"][1]
+    assert {k: school["team"][k] for k in ("id", "name", "publicName")} == team_ref(
+        names, "School", "School", "The School")
+    assert (school["grade"], school["publishedAt"]) == ("B", "2026-01-22T11:00:00Z")
+    assert body["programme"]["resultCount"] == 3 and body["programme"]["registrationCount"] == 4
+    listed = {item["programme"]["code"]: item for item in client.all("/programme-results", subFestId=names["main"])}
+    assert listed["M-G"]["results"] == body["results"]
+    # a group of hidden members only is no team's entry: B shows no result
+    assert client.ok("/programme-result", subFestProgramId=names["B"])["results"] == []
+
+
+def test_a_team_result_is_no_candidates_result(shape):
+    client, names = shape
+    for name in ("Anu", "Bala"):
+        results = client.ok("/candidate-result", subFestCandidateId=names[name])["results"]
+        assert {r["participantType"] for r in results} <= {"individual", "group"}
+        assert names["result-G-School"] not in {r["id"] for r in results}
+        entries = client.all("/candidate-registrations", subFestCandidateId=names[name])
+        assert not {names["reg-G-School"], names["reg-B-team"]} & {e["id"] for e in entries}
 
 
 def test_malformed_id_is_400(api):

@@ -8,6 +8,7 @@ from conftest import BIG, SMALL, writable
 from db.source import models as m
 from fixture_rules import flag, visible_sub_fests
 from seed.importer import import_fixture
+from structure_tiny import shape  # noqa: F401 (fixture)
 from tiny_festival import day, tiny, tiny_api, tiny_festival  # noqa: F401 (fixture)
 
 
@@ -458,3 +459,11 @@ def test_a_page_of_toppers_past_the_end_still_names_the_placeholder(tiny):
     assert past["meta"] == {"page": 4, "limit": 2, "total": 5, "totalPages": 3, "hasNextPage": False,
                             "hasPreviousPage": True}
     assert client.get("/toppers", topperPlaceholderId=names["draft"], page=4).status_code == 404
+
+
+def test_a_teams_own_result_counts_for_it_and_the_teams_above_it(shape):
+    """The shape festival's Junior leaderboard of level-1 teams (see structure_tiny.py)."""
+    client, names = shape
+    body = client.ok("/toppers", topperPlaceholderId=names["Published"])
+    assert rows(body["data"]) == [(1, False, "District", 15, 2)]
+    assert body["data"][0]["lastResultAt"] == "2026-01-22T11:00:00Z"  # the School's own result

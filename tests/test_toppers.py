@@ -178,6 +178,49 @@ def test_an_inactive_candidates_points_would_change_the_order(tiny):
     assert table(url, ids, "candidates")[:2] == [(1, True, "Anu", 10, 2), (1, True, "Xavier", 10, 1)]
 
 
+def add_team_entry(data, ids, key, programme, team, points, kind="individual", published=True):
+    """A team's own entry (a team, no candidate, no members) with its result."""
+    registration, result = (str(uuid.uuid5(uuid.NAMESPACE_URL, f"tiny-fest/{name}-{key}"))
+                            for name in ("reg", "result"))
+    published_at = next(p["published_at"] for p in data["subFestProgrammes"] if p["id"] == ids[programme])
+    data["registrations"].append({"id": registration, "sub_fest_programme": ids[programme], "type": kind,
+                                  "team": ids[team]})
+    data["results"].append({"id": result, "registration": registration, "sub_fest_programme": ids[programme],
+                            "score": 50 + points, "grade": "A", "position_points": points - 1, "grade_points": 1,
+                            "points": points, "is_published": published,
+                            "published_at": published_at if published else None})
+
+
+# What moves when teams enter on their own: their points go to their team and the teams
+# above it, on team leaderboards only; candidates, groups and sections earn nothing.
+WITH_TEAM_ENTRIES = {
+    **HAND_COMPUTED,
+    "houses": [(1, False, "Red", 28, 3), (2, False, "Blue", 21, 3)],  # R1's 6 (G1), Blue's own 3 (P4)
+    "departments": [(1, False, "R1", 21, 3), (2, False, "B1", 16, 2), (3, False, "R2", 3, 1)],
+    "stage-houses": [(1, False, "Red", 18, 2), (2, False, "Blue", 10, 2)],  # P4 is not on stage
+    # a section scope counts its candidates' results: Bala 3 + the Red group 4; Devi 3 + 5
+    "hostel-houses": [(1, False, "Blue", 8, 2), (2, False, "Red", 7, 2)],
+}
+
+
+def test_a_teams_own_result_counts_for_its_team_and_the_teams_above_it_only(tiny):
+    data, ids, url = tiny
+    changed = copy.deepcopy(data)
+    add_team_entry(changed, ids, "R1-G1", "G1", "R1", 6, kind="group")
+    add_team_entry(changed, ids, "Blue-P4", "P4", "Blue", 3)
+    add_team_entry(changed, ids, "Hidden-P3", "P3", "HiddenTeam", 50)  # a hidden team: nowhere
+    add_team_entry(changed, ids, "R2-P2", "P2", "R2", 7, published=False)
+    ids["hostel-houses"] = str(uuid.uuid5(uuid.NAMESPACE_URL, "tiny-fest/hostel-houses"))
+    changed["topperPlaceholders"].append({
+        "id": ids["hostel-houses"], "sub_fest": ids["main"], "label": "hostel-houses", "scope_type": "section",
+        "section_key": "hostel", "entity_type": "team", "team_level": 1, "is_published": True})
+    with writable(url):
+        import_fixture(changed)
+    assert {key: table(url, ids, key) for key in WITH_TEAM_ENTRIES} == WITH_TEAM_ENTRIES
+    row = placeholder(url, ids, "candidates")
+    assert (row.programmes_counted, row.programmes_in_scope) == (5, 6)
+
+
 def test_hidden_sub_fest_placeholders_stay_empty(fresh_app, fixture_data):
     _, url = fresh_app
     hidden_sub_fests = {s["id"] for s in fixture_data[SMALL]["subFests"] if not (s["is_active"] and s["is_public"])}

@@ -114,7 +114,7 @@ def attach_result_counts(festival_id, items):
 
 
 def attach_registration_counts(festival_id, items):
-    """``item.registration_count``: visible entries (active, with a visible participant)."""
+    """``item.registration_count``: visible entries (:func:`db.source.scopes.visible_entry`)."""
     ids = _ids(items)
     counts = {}
     if ids:

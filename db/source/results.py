@@ -2,8 +2,8 @@
 
 Only what :func:`db.source.scopes.public_entry_results` lets through is shown: published public
 results of visible programmes whose entry is visible. Every result carries its entry:
-who took part (the candidate of an individual entry, the visible members of a group),
-the entry's team when it is public, and how its points add up.
+who took part (the candidate of an individual entry, the visible members of a group, the
+team of a team's own entry), the entry's team when it is public, and how its points add up.
 """
 from . import models as m
 from . import scopes
@@ -36,33 +36,46 @@ def identities(festival_id, candidate_ids):
 
 
 def attach_entries(festival_id, registrations):
-    """Set ``candidate_ref`` (individual entries), ``member_list`` (group entries: visible
-    members only, in their order), ``team_ref`` (public teams only) and ``participant_name``
-    on every registration, with three queries whatever their number."""
-    group_ids = [r.id for r in registrations if r.type == "group"]
+    """Set ``participant_type``, ``candidate_ref`` (individual entries), ``member_list``
+    (group entries: visible members only, in their order), ``team_ref`` (public teams only)
+    and ``participant_name`` on every registration, with three queries whatever their number.
+
+    A team's own entry (a team, no candidate, no members: ``scopes.team_entry``) is of type
+    ``team``, named by its team's public name, with neither candidate nor members.
+    """
+    # Entries without a candidate are read too: having no members makes one a team's own.
+    linked_ids = [r.id for r in registrations if r.type == "group" or r.sub_fest_candidate_id is None]
     links = []
-    if group_ids:
+    if linked_ids:
         links = list(m.RegistrationMember
                      .select(m.RegistrationMember.registration, m.RegistrationMember.sub_fest_candidate)
-                     .where(m.RegistrationMember.registration.in_(group_ids))
+                     .where(m.RegistrationMember.registration.in_(linked_ids))
                      .order_by(m.RegistrationMember.display_order, m.RegistrationMember.id)
                      .tuples())
     people = identities(festival_id, {r.sub_fest_candidate_id for r in registrations if r.type != "group"}
                         | {candidate_id for _, candidate_id in links})
     members = {}
     for registration_id, candidate_id in links:
+        members.setdefault(registration_id, [])
         if candidate_id in people:
-            members.setdefault(registration_id, []).append(people[candidate_id])
+            members[registration_id].append(people[candidate_id])
     attach_teams(registrations)
     for registration in registrations:
-        if registration.type == "group":
+        team = registration.team_ref
+        if (registration.sub_fest_candidate_id is None and registration.team_id is not None
+                and registration.id not in members):
+            registration.participant_type = "team"
+            registration.candidate_ref = registration.member_list = None
+            registration.participant_name = team and (team.public_name or team.name)
+        elif registration.type == "group":
+            registration.participant_type = "group"
             registration.candidate_ref = None
             registration.member_list = members.get(registration.id, [])
-            team = registration.team_ref
             registration.participant_name = (
                 registration.group_name or (team and (team.public_name or team.name))
                 or ", ".join(p["name"] for p in registration.member_list))
         else:
+            registration.participant_type = registration.type
             registration.candidate_ref = people.get(registration.sub_fest_candidate_id)
             registration.member_list = None
             registration.participant_name = registration.candidate_ref and registration.candidate_ref["name"]
@@ -73,7 +86,7 @@ def _with_entries(festival_id, results):
     attach_entries(festival_id, [r.registration for r in results])
     for result in results:
         entry = result.registration
-        result.participant_type = entry.type
+        result.participant_type = entry.participant_type
         result.participant_name = entry.participant_name
         result.topic = entry.topic
         result.team_ref = entry.team_ref

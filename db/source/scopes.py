@@ -106,16 +106,33 @@ def visible_registration():
     return m.Registration.is_active == True  # noqa: E712
 
 
+def public_team_ids(festival_id):
+    """Subquery of the ids of the festival's public teams: active public teams of visible
+    sub-fests (the teams ``/teams`` lists; a hidden parent does not hide a team)."""
+    return (m.Team.select(m.Team.id)
+            .join(m.SubFest)
+            .where((m.SubFest.festival == festival_id) & visible_sub_fest() & visible_team()))
+
+
+def team_entry():
+    """A team's own entry: it names a team and no candidate, and has no members (a group
+    whose members are all hidden is not one: it stays hidden with them)."""
+    return (m.Registration.team.is_null(False) & m.Registration.sub_fest_candidate.is_null()
+            & m.Registration.id.not_in(m.RegistrationMember.select(m.RegistrationMember.registration)))
+
+
 def visible_entry(festival_id):
     """An active registration with a visible participant: the candidate of an individual
-    entry, at least one member of a group entry."""
+    entry, at least one member of a group entry, the team of a team's own entry (see
+    :func:`team_entry`) when that team is public."""
     visible_ids = public_candidates(festival_id, m.SubFestCandidate.id)
     member_of_group = (m.RegistrationMember
                        .select(m.RegistrationMember.registration)
                        .where(m.RegistrationMember.sub_fest_candidate.in_(visible_ids)))
     return visible_registration() & (
         ((m.Registration.type != "group") & m.Registration.sub_fest_candidate.in_(visible_ids))
-        | ((m.Registration.type == "group") & m.Registration.id.in_(member_of_group)))
+        | ((m.Registration.type == "group") & m.Registration.id.in_(member_of_group))
+        | (m.Registration.team.in_(public_team_ids(festival_id)) & team_entry()))
 
 
 def public_registrations(festival_id, *columns):

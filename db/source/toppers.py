@@ -2,8 +2,8 @@
 
 Which results count for which entity is written down in ``docs/rankings.md``; in short:
 only results from :func:`db.source.scopes.public_entry_results` (published, public, of a visible
-programme, with a visible participant), and only visible teams, sections and candidates
-ever receive points. Every placeholder is computed, published or not, so publishing one
+programme, with a visible participant or, for a team's own entry, a public team), and only
+visible teams, sections and candidates ever receive points. Every placeholder is computed, published or not, so publishing one
 later needs no recomputation.
 """
 import uuid
@@ -27,7 +27,8 @@ EMPTY_DETAILS = {"candidate": None, "team": None, "parent_team": None, "category
 
 @dataclass
 class CountedResult:
-    """A result that counts: published, public, with at least one visible participant."""
+    """A result that counts: published, public, with at least one visible participant or,
+    for a team's own entry (``team_entry``: no candidate, no members), a public team."""
 
     programme_id: object
     sub_fest_id: object
@@ -39,6 +40,7 @@ class CountedResult:
     points: float
     published_at: object
     participants: list = field(default_factory=list)  # visible sub-fest candidate ids
+    team_entry: bool = False
 
 
 def _str(value):
@@ -161,21 +163,28 @@ class FestivalData:
                        .where(m.RegistrationMember.registration.in_(self._of_sub_fests(
                            public_entry_results(festival_id, m.Registration.id), m.SubFestProgramme)))
                        .order_by(m.RegistrationMember.display_order, m.RegistrationMember.id))
+        with_members = set()
         for registration_id, candidate_id in ((row["registration"], row["sub_fest_candidate"])
                                               for row in _dicts(member_rows, self.ids)):
+            with_members.add(registration_id)
             if candidate_id in self.candidates:
                 members[registration_id].append(candidate_id)
         results = []
         for row in rows:
             group = row["type"] == "group"
-            participants = members[row["registration_id"]] if group else [row["sub_fest_candidate"]]
+            # the scope let it through: without a candidate or members, it is a team's own entry
+            team_entry = row["sub_fest_candidate"] is None and row["registration_id"] not in with_members
+            if team_entry:
+                participants = []
+            else:
+                participants = members[row["registration_id"]] if group else [row["sub_fest_candidate"]]
             leader = self.candidates.get(participants[0]) if participants else None
             team_id = row["team"] or (leader["team"] if leader else None)
             results.append(CountedResult(
                 programme_id=row["sub_fest_programme"], sub_fest_id=row["sub_fest"],
                 registration_id=row["registration_id"], registration_type=row["type"], team_id=team_id,
                 group_name=row["group_name"], points=row["points"] or 0, published_at=row["published_at"],
-                participants=participants,
+                participants=participants, team_entry=team_entry,
                 programme={
                     "id": _str(row["sub_fest_programme"]), "code": row["code"], "status": row["status"],
                     "category_ref": self.category_ref(row["category"]), "programme": {
@@ -265,6 +274,8 @@ def _scope_section(data, placeholder):
 def _entities(data, placeholder, result, participants):
     """``(entity id, name, details)`` of every entity ``result`` counts for."""
     kind = placeholder.entity_type
+    if result.team_entry and kind != "team":
+        return []  # a team's own result counts for its team (and the teams above it) only
     if kind == "candidate":
         if result.registration_type == "group":
             return []
@@ -309,7 +320,9 @@ def totals_for(data, placeholder):
         participants = result.participants
         if placeholder.scope_type == "section":
             participants = [c for c in participants if section_id in data.sections_of[c]]
-        if not participants:
+        # A team's own entry has no participants: it counts for its team, except in a
+        # section scope, which counts the results of the section's candidates only.
+        if not participants and (not result.team_entry or placeholder.scope_type == "section"):
             continue
         for entity_id, name, details in _entities(data, placeholder, result, participants):
             if placeholder.scope_type == "section" and placeholder.entity_type == "section":
