@@ -5,6 +5,8 @@ A record outside its scope is treated as if it did not exist: it gets no compile
 it is absent from lists, 404 on detail and not counted anywhere. Review the privacy rules
 here and only here.
 """
+from peewee import SQL, fn
+
 from . import models as m
 from .models import utcnow  # noqa: F401  the clock of the rules and of requests (tests set it here)
 
@@ -117,8 +119,11 @@ def public_team_ids(festival_id):
 def team_entry():
     """A team's own entry: it names a team and no candidate, and has no members (a group
     whose members are all hidden is not one: it stays hidden with them)."""
-    return (m.Registration.team.is_null(False) & m.Registration.sub_fest_candidate.is_null()
-            & m.Registration.id.not_in(m.RegistrationMember.select(m.RegistrationMember.registration)))
+    # NOT EXISTS, correlated: an anti-join on the member index, whatever the number of members
+    has_members = fn.EXISTS(m.RegistrationMember
+                            .select(SQL("1"))
+                            .where(m.RegistrationMember.registration == m.Registration.id))
+    return m.Registration.team.is_null(False) & m.Registration.sub_fest_candidate.is_null() & ~has_members
 
 
 def visible_entry(festival_id):
