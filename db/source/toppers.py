@@ -3,8 +3,8 @@
 Which results count for which entity is written down in ``docs/rankings.md``; in short:
 only results from :func:`db.source.scopes.public_entry_results` (published, public, of a visible
 programme, with a visible participant or, for a team's own entry, a public team), and only
-visible teams, sections and candidates ever receive points. Every placeholder is computed, published or not, so publishing one
-later needs no recomputation.
+visible teams, sections and candidates ever receive points. Every placeholder is computed,
+published or not, so publishing one later needs no recomputation.
 """
 import uuid
 from collections import Counter, defaultdict
