@@ -140,3 +140,31 @@ def test_a_teams_own_result_is_public_and_counts_for_its_school_and_zone(example
         assert {e["name"]: e["points"] for e in board} == {
             name: points for name, points in expected.items() if name in {e["name"] for e in board}}
         assert board[0]["points"] == max(expected.values())
+
+
+def test_an_update_of_a_teams_own_result_shows_at_once_and_a_hidden_team_takes_it_away(fresh_app):
+    app, url = fresh_app
+    data = natural_festival()
+    data["registrations"].append({"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "team_name": "Red School"})
+    data["results"].append({"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "team_name": "Red School",
+                            "score": 65, "is_published": True, "published_at": "2026-01-10T10:00:00Z"})
+    with writable(url):
+        key = create_key(import_fixture(data).festival, label="t")[1]
+    client = app.test_client()
+
+    def team_results():
+        response = client.get(f"{API}/programme-result", headers={"X-API-Key": key},
+                              query_string={"programCode": "P1", "subFestSlug": "main"})
+        assert response.status_code == 200
+        return [(r["participantName"], r["score"], r["grade"]) for r in response.get_json()["results"]
+                if r["participantType"] == "team"]
+
+    assert team_results() == [("Red School", 65, "B")]
+    team_result = {"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "team_name": "Red School"}
+    with writable(url):
+        update_fixture({"formatVersion": 1, "festival": {"slug": SLUG}, "results": [{**team_result, "score": 85}]})
+    assert team_results() == [("Red School", 85, "A")]
+    with writable(url):
+        update_fixture({"formatVersion": 1, "festival": {"slug": SLUG}, "teams": [
+            {"sub_fest_slug": "main", "name": "Red School", "level": 2, "parent_name": "Red", "is_public": False}]})
+    assert team_results() == []
