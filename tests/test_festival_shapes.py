@@ -168,3 +168,25 @@ def test_an_update_of_a_teams_own_result_shows_at_once_and_a_hidden_team_takes_i
         update_fixture({"formatVersion": 1, "festival": {"slug": SLUG}, "teams": [
             {"sub_fest_slug": "main", "name": "Red School", "level": 2, "parent_name": "Red", "is_public": False}]})
     assert team_results() == []
+
+
+def test_the_guides_dry_run_of_hs_light_music_names_the_leaderboards_as_the_tool_does(example, tmp_path,
+                                                                                    monkeypatch):
+    """The leaderboard lines the guide shows, teams' own results included in the team totals."""
+    from click.testing import CliRunner
+
+    from app.cli import main as cli
+
+    _, _, url = example
+    section = GUIDE.split("to\npublish the results of HS Light Music", 1)[1]
+    folder = tmp_path / "hs-lm"
+    folder.mkdir()
+    for name in ("festival.csv", "subFestProgrammes.csv", "results.csv"):
+        block = section.split(f"`{name}`\n```text\n", 1)[1].split("```", 1)[0]
+        (folder / name).write_text(block, encoding="utf-8")
+    monkeypatch.setenv("DATABASE_URL", url)
+    output = CliRunner().invoke(cli, ["import", "--update", "--dry-run", str(folder)]).output
+    lines = [line.strip() for line in output.splitlines() if line.strip().startswith("leaderboard ")]
+    assert len(lines) == 3, output
+    shown = section.split("```text\nChecking hs-lm/", 1)[1].split("```", 1)[0]
+    assert lines == [line.strip() for line in shown.splitlines() if line.strip().startswith("leaderboard ")]
