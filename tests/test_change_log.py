@@ -121,3 +121,15 @@ def test_the_changes_of_the_last_thousand_revisions_are_kept(festival):
                       .where(PublicChange.festival == festival_id).tuples())
     assert KEPT_REVISIONS >= 1000
     assert kept == list(range(last - KEPT_REVISIONS + 1, last + 1))
+
+
+def test_a_programme_an_update_hides_is_a_removal_and_no_other_programme_is_listed(festival):
+    changes, url, _, revision, _ = festival
+    with writable(url):
+        programme = (m.SubFestProgramme.select().join(m.SubFest)
+                     .where(m.SubFest.slug == "main", m.SubFestProgramme.code == "G1").get())
+        update_fixture(update(subFestProgrammes=[{"sub_fest_slug": "main", "code": "G1", "is_public": False}]),
+                       allow_withdrawals=True)
+    listed = changes(revision)
+    assert {(kind, item): action for (kind, item), action in listed.items() if kind == "programme"} == {
+        ("programme", str(programme.id)): "removed"}

@@ -176,9 +176,10 @@ def publish(festival, now=None, recompute=True, changes=None, explain=False):
             # change touched are recomputed (all of them when the scope is the festival).
             touched = None if scope is None else changes.touched.get("subFests", set())
             recompute_toppers(festival, now=now, sub_fest_ids=touched)
-        before = snapshot(festival.id)
+        programme_ids = None if scope is None else scope.programme_ids
+        before = snapshot(festival.id, programme_ids)
         compile_festival(festival.id, scope)
-        changes = differences(before, snapshot(festival.id), now)
+        changes = differences(before, snapshot(festival.id, programme_ids), now)
         revision = bump_revision(festival)
         record(festival.id, revision, changes, now)
         moves = leaderboard_moves(boards, leaderboard_entries(festival.id)) if explain else []

@@ -34,15 +34,19 @@ def _digest(*texts):
     return h.digest()
 
 
-def snapshot(festival_id):
-    """``{kind: {id: (digest, detail digest, sub-fest, visible_at)}}`` of the tracked records.
+def snapshot(festival_id, programme_ids=None):
+    """``{kind: {id: (digest, detail digest, sub-fest, visible_at)}}`` of the tracked records
+    (of the programmes ``programme_ids`` only, when given: a scoped compile changes no other).
 
     For programmes the second digest is of the results, so a change can say ``results``.
     """
     p, n = PublicProgramme, PublicNews
+    programmes = p.select(p.id, p.body, p.results, p.sub_fest).where(p.festival == festival_id)
+    if programme_ids is not None:
+        programmes = programmes.where(p.id.in_(list(programme_ids)))
     found = {
-        kinds.CHANGE_PROGRAMME: {row[0]: (_digest(row[1]), _digest(row[2]), row[3], None) for row in
-                      p.select(p.id, p.body, p.results, p.sub_fest).where(p.festival == festival_id).tuples()},
+        kinds.CHANGE_PROGRAMME: {row[0]: (_digest(row[1]), _digest(row[2]), row[3], None)
+                                 for row in programmes.tuples()},
         kinds.CHANGE_NEWS: {row[0]: (_digest(row[1], row[2]), None, None, row[2]) for row in
                  n.select(n.id, n.body, n.published_at).where(n.festival == festival_id).tuples()},
         kinds.CHANGE_DOWNLOAD: {row[0]: (_digest(row[1]), None, None, None) for row in
