@@ -208,6 +208,8 @@ def run(args):
                             server.port, key, found["/programmes"], url, scale, workdir)
                         out(f"readers during a re-import of the {scale}x festival: "
                             f"{results['during_import']}")
+                if args.workers > 1 and scale == args.scales[0] and not args.quick:
+                    processes(args, record, url, key, found, scale, log, workdir)
                 with Server(service_env(url, 60, log), args.threads, log) as server:
                     path_304 = found["/programmes"][0]
                     _, headers = get_json(server.port, path_304, key)
@@ -221,10 +223,24 @@ def run(args):
             hello.close()
     results["machine"]["loadavg_after"] = os.getloadavg()
     print_ratios(results, out)
+    targets(results, out)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(results, fh, indent=2)
     return results
+
+
+PROCESS_CONNECTIONS = 64
+
+
+def processes(args, record, url, key, found, scale, log, workdir):
+    """The service at 64 connections with one process and with ``--workers`` processes."""
+    for workers in (1, args.workers):
+        with Server(service_env(url, 0, log), args.threads, log, workers=workers) as server:
+            for label in ("/programmes", "/candidate-result (long tail)"):
+                record(f"{label} {workers} process{'es' if workers > 1 else ''}", scale, PROCESS_CONNECTIONS,
+                       wrk(server.port, found[label], args.seconds, PROCESS_CONNECTIONS,
+                           headers=[f"X-API-Key: {key}"], workdir=workdir))
 
 
 def readers_during_import(port, key, paths, url, scale, workdir):
@@ -242,6 +258,10 @@ def readers_during_import(port, key, paths, url, scale, workdir):
     return {"import_seconds": round(time.monotonic() - started, 1), "requests": figures["requests"],
             "errors": figures["errors"], "non_2xx_3xx": figures["non_2xx_3xx"],
             "import_exit": importer.returncode}
+
+
+# The service's rows measured again on PostgreSQL (same festival, same requests).
+POSTGRES_ROWS = ("/programmes", "/candidates", "/news", "/candidate-result (long tail)", "/candidate-detail (long tail)")
 
 
 def postgres_rows(args, record, workdir):
@@ -262,9 +282,9 @@ def postgres_rows(args, record, workdir):
             log = os.path.join(workdir, "service-pg.log")
             with Server(service_env(pg_url, 0, log), args.threads, log) as server:
                 _, found = cases(server.port, key, quick=args.quick)
-                for label in ("/programmes", "/candidate-result (long tail)", "/candidates"):
+                for label in POSTGRES_ROWS:
                     if label in found:
-                        for connections in (1, 16):
+                        for connections in args.connections:
                             record(label, 1, connections,
                                    wrk(server.port, found[label], args.seconds, connections,
                                        headers=[f"X-API-Key: {key}"], workdir=workdir),
@@ -304,6 +324,67 @@ def print_ratios(results, out):
                 out(line)
 
 
+LONG_TAIL = ("/candidate-result (long tail)", "/candidate-detail (long tail)")
+NOT_FLAT = ("/filters",)  # its answer grows with the festival
+
+
+def targets(results, out):
+    """Each target of docs/performance.md, with the figure that decides it: met or not."""
+    runs = results["runs"]
+
+    def find(label, scale, connections, engine="sqlite"):
+        return next((r for r in runs if (r["label"], r["scale"], r["connections"], r["engine"])
+                     == (label, scale, connections, engine)), None)
+
+    def verdict(name, value, goal, better="high", unit="x"):
+        if value is None:
+            return
+        met = value >= goal if better == "high" else value <= goal
+        shown = f"{100 * value:.0f}%" if unit == "%" else f"{value:.2f}x"
+        goal_shown = f"{100 * goal:.0f}%" if unit == "%" else f"{goal:.2f}x"
+        out(f"  {'met    ' if met else 'NOT MET'} {name}: {shown} ({'>=' if better == 'high' else '<='} {goal_shown})")
+
+    out("\ntargets (same run):")
+    scales = sorted({r["scale"] for r in runs if r["scale"]})
+    hello1 = find("bare hello", 0, 1)
+    for scale in scales:
+        base1 = find("bare rows (20 joined + count)", scale, 1)
+        base64 = find("bare rows (20 joined + count)", scale, 64)
+        labels = [r["label"] for r in runs if r["scale"] == scale and r["connections"] == 1 and r["engine"] == "sqlite"
+                  and not r["label"].startswith(("bare", "304")) and "process" not in r["label"]]
+        for label in labels:
+            one, many = find(label, scale, 1), find(label, scale, 64)
+            kind = "long tail" if label in LONG_TAIL else "list"
+            if base1 and label != "/programme-result":  # one record: not a list, not the long tail
+                verdict(f"{label} s{scale} {kind}, % of bare rows", one["rps"] / base1["rps"], 0.60, unit="%")
+            if base1 and base64 and many:
+                verdict(f"{label} s{scale} 64/1 conns, x of bare rows' 64/1",
+                        (many["rps"] / one["rps"]) / (base64["rps"] / base1["rps"]), 0.90)
+            small = find(label, scales[0], 1)
+            if scale != scales[0] and small and label not in NOT_FLAT and kind == "list":
+                verdict(f"{label} p50 s{scale} / s{scales[0]}", one["p50_ms"] / small["p50_ms"], 1.25, better="low")
+        revalidation = find("304 revalidation (cache on)", scale, 1)
+        if revalidation and hello1:
+            verdict(f"304 revalidation s{scale}, % of bare hello", revalidation["rps"] / hello1["rps"], 0.60, unit="%")
+    for label in POSTGRES_ROWS:
+        for connections in (1, 64):
+            sqlite, pg = find(label, 1, connections), find(label, 1, connections, "postgresql")
+            if sqlite and pg:
+                verdict(f"{label} c{connections} PostgreSQL, % of SQLite", pg["rps"] / sqlite["rps"], 0.80, unit="%")
+    for label in ("/programmes", "/candidate-result (long tail)"):
+        for scale in scales:
+            single = find(f"{label} 1 process", scale, PROCESS_CONNECTIONS)
+            several = next((r for r in runs if r["label"].startswith(f"{label} ") and r["label"].endswith("processes")
+                            and r["scale"] == scale), None)
+            if single and several:
+                verdict(f"{several['label']} s{scale} c64, x of 1 process", several["rps"] / single["rps"], 1.5)
+    heavy = [r for r in runs if r["connections"] >= 256]
+    for r in heavy:
+        errors = r["errors"] + r["non_2xx_3xx"] + r.get("timeouts", 0)
+        out(f"  {'met    ' if errors == 0 else 'NOT MET'} {r['label']} s{r['scale']} c{r['connections']}: "
+            f"{errors} errors (0)")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scales", default="1,20", help="festival scales, comma-separated (1 = bundled)")
@@ -313,6 +394,8 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--postgres", help="a PostgreSQL server URL to create a scratch database on")
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                        help="processes of the multi-process run (one per core); 1: no such run")
     parser.add_argument("--quick", action="store_true", help="smoke run: scale 1, two endpoints, 1 connection")
     args = parser.parse_args(argv)
     args.scales = [int(s) for s in args.scales.split(",")]

@@ -45,11 +45,12 @@ def free_port():
 class Server:
     """``festival-api serve`` in a child process, stopped on exit."""
 
-    def __init__(self, env, threads, log_path):
+    def __init__(self, env, threads, log_path, workers=1):
         self.port = free_port()
         self.log = open(log_path, "ab")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "app.cli", "serve", "--port", str(self.port), "--threads", str(threads)],
+            [sys.executable, "-m", "app.cli", "serve", "--port", str(self.port), "--threads", str(threads),
+             "--workers", str(workers)],
             env=env, stdout=subprocess.DEVNULL, stderr=self.log)
         deadline = time.monotonic() + 30
         while True:

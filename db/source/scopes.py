@@ -215,12 +215,22 @@ def public_category_ids(festival_id):
 
 
 def visible_category():
-    return (m.Category.is_active == True) & (m.Category.is_public == True)  # noqa: E712
+    """Active, public, and of a visible sub-fest: a link from another sub-fest's record
+    never shows a hidden sub-fest's category."""
+    return ((m.Category.is_active == True) & (m.Category.is_public == True)  # noqa: E712
+            & m.Category.sub_fest.in_(_visible_sub_fest_ids()))
 
 
 def visible_team(team=m.Team):
-    """``team`` may be an alias of ``Team``, e.g. the child side of a parent join."""
-    return (team.is_active == True) & (team.is_public == True)  # noqa: E712
+    """Active, public, and of a visible sub-fest: a link from another sub-fest's record never
+    shows a hidden sub-fest's team. ``team`` may be an alias of ``Team``, e.g. the child side
+    of a parent join."""
+    return ((team.is_active == True) & (team.is_public == True)  # noqa: E712
+            & team.sub_fest.in_(_visible_sub_fest_ids()))
+
+
+def _visible_sub_fest_ids():
+    return m.SubFest.select(m.SubFest.id).where(visible_sub_fest())
 
 
 def visible_section():

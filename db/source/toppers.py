@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from peewee import Alias, ForeignKeyField, UUIDField
 
 from . import models as m
-from .scopes import public_candidates, public_entry_results, public_programmes
+from .scopes import public_candidates, public_entry_results, public_programmes, visible_category, visible_team
 
 DEFAULT_TEAM_LEVEL = 1
 
@@ -100,13 +100,11 @@ class FestivalData:
             m.Team.select(m.Team.id, m.Team.sub_fest, m.Team.parent, m.Team.level, m.Team.name,
                           m.Team.display_name, m.Team.public_name, m.Team.color_code, m.Team.logo_url)
             .join(m.SubFest)
-            .where((m.SubFest.festival == festival_id)
-                   & (m.Team.is_active == True) & (m.Team.is_public == True)), self.ids)}  # noqa: E712
+            .where((m.SubFest.festival == festival_id) & visible_team()), self.ids)}
         self.categories = {row["id"]: row for row in (
             m.Category.select(m.Category.id, m.Category.name, m.Category.name_local)
             .join(m.SubFest)
-            .where((m.SubFest.festival == festival_id)
-                   & (m.Category.is_active == True) & (m.Category.is_public == True))  # noqa: E712
+            .where((m.SubFest.festival == festival_id) & visible_category())
             .dicts())}
         self.sections = {}  # section id -> row
         self.sections_of = defaultdict(set)  # sub-fest candidate id -> visible section ids
