@@ -36,10 +36,11 @@ def _progress(section, count):
     click.echo(f"  {section:<24} {count:>6} rows", err=True)
 
 
-def _import(path, update=False, dry_run=False):
+def _import(path, update=False, dry_run=False, allow_withdrawals=False):
     from seed.importer import FixtureError, import_file
     from seed.locking import WriteError
     from seed.update import update_file
+    from seed.withdrawals import ALLOW_FLAG, WithdrawalRefused
 
     try:
         os.environ["IMPORT_WAIT_SECONDS"] = str(parse_setting("IMPORT_WAIT_SECONDS", load_wait_seconds()))
@@ -48,18 +49,36 @@ def _import(path, update=False, dry_run=False):
     click.echo(f"{'Checking' if dry_run else 'Updating' if update else 'Importing'} {path}", err=True)
     try:
         if update:
-            summary = update_file(path, dry_run=dry_run)
+            summary = update_file(path, dry_run=dry_run, allow_withdrawals=allow_withdrawals)
         else:
-            summary = import_file(path, progress=None if dry_run else _progress, dry_run=dry_run)
+            summary = import_file(path, progress=None if dry_run else _progress, dry_run=dry_run,
+                                  allow_withdrawals=allow_withdrawals)
     except FixtureError as exc:
         for line in exc.lines():
             click.echo(f"  {line}", err=True)
         raise click.ClickException(f"{path} is invalid ({exc.total} problem(s)); nothing was written")
     except WriteError as error:
         raise SetupError(str(error))
+    except WithdrawalRefused as exc:
+        click.echo(f"  {len(exc.withdrawals)} published record(s) would be taken away from the public:", err=True)
+        for line in exc.lines():
+            click.echo(f"    {line}", err=True)
+        raise click.ClickException(
+            f"{path} would withdraw published records; nothing was written. If that is what you mean, "
+            f"run the same command with {ALLOW_FLAG}")
     if update or dry_run:
         for line in summary.changes.lines() or ["no changes"]:
             click.echo(f"  {line}", err=True)
+    if dry_run:
+        for move in summary.leaderboards:
+            click.echo(f"  {move.line()}", err=True)
+    if summary.withdrawals:
+        click.echo(f"  {len(summary.withdrawals)} published record(s) "
+                   f"{'would be' if dry_run else 'were'} taken away from the public:", err=True)
+        for withdrawal in summary.withdrawals:
+            click.echo(f"    {withdrawal.line()}", err=True)
+        if dry_run and not allow_withdrawals:
+            click.echo(f"  Without {ALLOW_FLAG}, this import will be refused.", err=True)
     if dry_run:
         click.echo(f"Dry run of {summary.festival.slug}: nothing was written", err=True)
     elif update:
@@ -99,14 +118,42 @@ def seed():
 @click.option("--update", is_flag=True,
               help="Apply only FILE's rows to the stored festival; nothing absent is removed.")
 @click.option("--dry-run", is_flag=True, help="Check FILE and report what would change; write nothing.")
-def import_(file, update, dry_run):
+@click.option("--allow-withdrawals", is_flag=True,
+              help="Let FILE take published results, programmes or news away from the public "
+                   "(without it, such an import is refused and lists them).")
+def import_(file, update, dry_run, allow_withdrawals):
     """Validate FILE (JSON, a folder of CSV files or a .zip of them), then load it.
 
-    Without --update, FILE replaces that festival's data.
+    Without --update, FILE replaces that festival's data. An import that would withdraw or
+    delete a published result, programme or news item is refused, listing them, unless
+    --allow-withdrawals is given; a row that says withdrawn or deleted itself is enough for
+    its own record.
     """
     open_database(allowed=CREATES_TABLES)
     create_tables()
-    _import(file, update=update, dry_run=dry_run)
+    _import(file, update=update, dry_run=dry_run, allow_withdrawals=allow_withdrawals)
+
+
+@main.command()
+@click.argument("slug")
+@click.argument("folder", type=click.Path(file_okay=False))
+def export(slug, folder):
+    """Write festival SLUG to FOLDER as the CSV folder of docs/spreadsheets.md.
+
+    The files name rows by their natural keys (no ids), in the festival's local time, so an
+    office can take the current state back into its spreadsheets and import it again. They
+    hold the private columns too (email, phone, ...). FOLDER must be new or empty.
+    """
+    from seed.export import ExportError, export_festival
+
+    open_database()
+    try:
+        written = export_festival(_festival_or_fail(slug), folder)
+    except ExportError as exc:
+        raise click.ClickException(str(exc))
+    for path in written:
+        click.echo(f"  {path.name}", err=True)
+    click.echo(f"Exported {slug} to {folder} ({len(written)} files)", err=True)
 
 
 @main.command()
@@ -204,18 +251,18 @@ def toppers_recompute(slug):
     open_database()
     festivals = [_festival_or_fail(slug)] if slug else list(m.Festival.select().order_by(m.Festival.slug))
     for festival in festivals:
-        revision, changes = publish(festival)
+        published = publish(festival)
         count = m.TopperPlaceholder.select().join(m.SubFest).where(m.SubFest.festival == festival.id).count()
-        click.echo(f"Recomputed {count} topper placeholder(s) of {festival.slug}, revision {revision} "
-                   f"({changes} public change(s))", err=True)
+        click.echo(f"Recomputed {count} topper placeholder(s) of {festival.slug}, revision {published.revision} "
+                   f"({len(published.changes)} public change(s))", err=True)
 
 
-def _server_settings(host, port, threads):
+def _server_settings(host, port, threads, workers=None):
     """The settings `serve` listens with, every setting checked first: SetupError (one line,
     exit status 2) for the first that cannot be used. Options win over the environment."""
     try:
         settings = load_config()
-        for name, given in (("HOST", host), ("PORT", port), ("THREADS", threads)):
+        for name, given in (("HOST", host), ("PORT", port), ("THREADS", threads), ("WORKERS", workers)):
             if given is not None:
                 settings[name] = parse_setting(name, given, shown=f"--{name.lower()}")
     except SettingError as error:
@@ -223,21 +270,32 @@ def _server_settings(host, port, threads):
     return settings
 
 
-def _serve(host, port, threads, config=None):
+def _serve(host, port, threads, config=None, workers=None):
     """Serve the app on ``host:port``; refuse, in one line, when a setting, the database or
     the port is unusable."""
     import errno
     import socket
 
     from . import create_app
-    from .server import create_server, server_settings
+    from .server import BACKLOG, create_server, server_settings
+    from .workers import run_workers
 
-    settings = _server_settings(host, port, threads)
+    settings = _server_settings(host, port, threads, workers)
     host, port = settings["HOST"], settings["PORT"]
     check_database(integrity=True)
-    app = create_app(config)
     try:
-        server = create_server(app, **server_settings(settings), ident="festival-api")
+        if settings["WORKERS"] > 1:
+            waitress = {name: value for name, value in server_settings(settings).items()
+                        if name not in ("host", "port")}
+
+            def serve_one(sock):
+                create_server(create_app(config), sockets=[sock], ident="festival-api", **waitress).run()
+
+            run_workers(settings["WORKERS"], serve_one, host, port, BACKLOG, ready=lambda: click.echo(
+                f"Serving on http://{host}:{port}/public-api/v1 (docs: /public-api/v1/docs) "
+                f"with {settings['WORKERS']} processes", err=True))
+            return
+        server = create_server(create_app(config), **server_settings(settings), ident="festival-api")
     except socket.gaierror as error:
         raise SetupError(f"cannot listen on {host}:{port}: {error.strerror or error} (check --host or HOST)")
     except OSError as error:
@@ -255,13 +313,18 @@ port_option = click.option("--port", help="Port to listen on.  [default: PORT, e
 threads_option = click.option("--threads", help="Worker threads.  [default: THREADS, else 8]")
 
 
+workers_option = click.option("--workers", help="Processes on the port, one per core at most.  "
+                                                "[default: WORKERS, else 1]")
+
+
 @main.command()
 @host_option
 @port_option
 @threads_option
-def serve(host, port, threads):
+@workers_option
+def serve(host, port, threads, workers):
     """Serve the API with waitress (the database must hold the tables: see init, seed, import)."""
-    _serve(host, port, threads)
+    _serve(host, port, threads, workers=workers)
 
 
 @main.command()

@@ -31,8 +31,10 @@ from db.source.revisions import RevisionCache
 # Peewee's exceptions, and the drivers' own from reads on the raw connection.
 DATABASE_ERRORS = (DatabaseError, InterfaceError, sqlite3.Error, psycopg2.Error)
 
-# What SQLite says when pages of the file are not what it wrote.
-DAMAGE_SIGNS = ("malformed", "not a database", "file is encrypted")
+# What SQLite says when pages of the file are not what it wrote. Every text column holds
+# UTF-8 the importer wrote, so text that does not decode was damaged in the file (a page
+# read in index order can meet garbage in a row's overflow before SQLite calls it malformed).
+DAMAGE_SIGNS = ("malformed", "not a database", "file is encrypted", "could not decode to utf-8")
 
 DAMAGED = Problem(NOT_A_DATABASE, "The database file is damaged; restore it from a backup.")
 

@@ -92,10 +92,10 @@ class QueryParser(FlaskParser):
         values, errors = {}, {}
         for raw_key, items in req.args.lists():
             key = _plain_key(raw_key)
-            if key not in plan.attribute:
-                continue  # unknown parameters are ignored (cache-busters)
             if any(CONTROL_CHARACTERS.intersection(item) for item in items):
-                errors[key] = [CONTROL_MESSAGE]
+                errors[key] = [CONTROL_MESSAGE]  # in any parameter, known or not
+            elif key not in plan.attribute:
+                continue  # unknown parameters are ignored (cache-busters)
             elif plan.multiple[key]:
                 values.setdefault(key, []).extend(items)
             elif key in values or len(items) > 1:

@@ -1,18 +1,19 @@
-"""Query helpers every list shares: sorting, paging, text search and patterns.
+"""The text rule both paths share, a page of a list, and the compiled search columns.
 
-Text compares the same on SQLite and PostgreSQL (``text_key``): the ASCII letters A-Z
-are folded to a-z and nothing else is (Malayalam has no case; "É" and "é" stay
-different), then characters compare by code point, which is UTF-8 byte order. That is
-what SQLite's ``LOWER`` and ``BINARY`` collation do, and what PostgreSQL does under the
-"C" collation whatever the database's locale. Sorting on a text column orders by that
-key, then by the exact text (so "Apple" comes before "apple"), then by id; search and
-``*Pattern`` parameters match on it.
+Text compares the same on SQLite and PostgreSQL: the ASCII letters A-Z are folded to a-z
+and nothing else is (Malayalam has no case; "É" and "é" stay different), then characters
+compare by code point, which is UTF-8 byte order. The compiler stores that order as bytes
+(``text_sort_key``) and the folded text of searches (``search_text``), so requests compare
+plain columns; on the source side ``text_key`` renders the same rule in SQL (``LOWER`` under
+SQLite's byte order, or PostgreSQL's "C" collation whatever the database's locale).
+Sorting on text orders by that key, then by the exact text (so "Apple" comes before
+"apple"), then by id; search and ``*Pattern`` parameters match on it.
 """
 import math
 import string
 from dataclasses import dataclass
 
-from peewee import SQL, CharField, ColumnBase, NodeList, TextField, Value, fn
+from peewee import SQL, CharField, ColumnBase, NodeList, TextField, fn
 
 
 @dataclass
@@ -59,18 +60,6 @@ class ByteOrder(ColumnBase):
         return ctx.sql(self.node)
 
 
-class SortAsText(ColumnBase):
-    """Marks a text expression (not a plain text column) in a sort table, e.g.
-    ``SortAsText(fn.COALESCE(Team.public_name, Team.name))``, so it sorts like text."""
-
-    def __init__(self, node):
-        super().__init__()
-        self.node = node
-
-    def __sql__(self, ctx):
-        return ctx.sql(self.node)
-
-
 def text_key(column):
     """The engine-independent key of a text column: A-Z folded, compared byte-wise."""
     return fn.LOWER(ByteOrder(column))
@@ -78,134 +67,21 @@ def text_key(column):
 
 def sort_keys(column):
     """What ``ORDER BY`` uses for ``column``: text by ``text_key`` then exact text."""
-    if isinstance(column, SortAsText):
-        return (text_key(column.node), ByteOrder(column.node))
     if isinstance(column, (CharField, TextField)):
         return (text_key(column), ByteOrder(column))
     return (column,)
-
-
-def apply_sorting(query, sort_by, sort_order, mapping, id_field):
-    """Order by the column ``mapping[sort_by]``, then ``id_field`` as the tie-breaker.
-
-    ``mapping`` maps public sort names to columns or expressions; a value may also be a
-    tuple of columns. Text columns (and ``SortAsText`` expressions) sort by ``text_key``,
-    the same order on every engine. NULLs sort last in both directions on every engine.
-    """
-    columns = mapping[sort_by]
-    if not isinstance(columns, tuple):
-        columns = (columns,)
-    desc = sort_order == "desc"
-    order = []
-    for column in columns:
-        order.append(column.is_null())  # False (0) before True (1): NULLs last
-        order.extend(key.desc() if desc else key.asc() for key in sort_keys(column))
-    order.append(id_field.desc() if desc else id_field.asc())
-    return query.order_by(*order)
-
-
-def paginate(query, page, limit, count_query=None):
-    """Run ``query`` for one page and count the whole list."""
-    total = (count_query or query).order_by().count()
-    offset = (page - 1) * limit
-    if offset >= total:
-        return Page(items=[], page=page, limit=limit, total=total)
-    items = list(query.limit(limit).offset(offset))
-    return Page(items=items, page=page, limit=limit, total=total)
 
 
 def _escape_like(text):
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def ilike(column, pattern):
-    """LIKE on ``text_key(column)`` (A-Z case-insensitive) with ``\\`` as the escape character."""
-    return NodeList((
-        text_key(column), SQL("LIKE"),
-        Value(ascii_lower(pattern), converter=False), SQL("ESCAPE"), Value("\\", converter=False),
-    ))
-
-
-def iequals(column, value):
-    """``column`` equals ``value`` up to the case of A-Z (the ``text_key`` rule)."""
-    return text_key(column) == ascii_lower(value)
-
-
-def iequals_any(column, values, trim=""):
-    """``column`` equals any of ``values`` up to the case of A-Z (the ``iequals`` rule), with
-    the leading ``trim`` characters of both sides left out: the rule of every label filter."""
-    if trim:
-        column = fn.LTRIM(column, trim)
-        values = [value.lstrip(trim) for value in values]
-    return text_key(column).in_(sorted({ascii_lower(value) for value in values}))
-
-
-def contains(column, term):
-    """``column`` contains ``term``, case-insensitively; ``%``, ``_`` and ``\\`` are literal."""
-    return ilike(column, f"%{_escape_like(term)}%")
-
-
-def matches_pattern(column, pattern):
-    """A ``*Pattern`` parameter: ``*`` matches any run of characters, nothing else is special."""
-    return ilike(column, "%".join(_escape_like(part) for part in pattern.split("*")))
-
-
-def _balanced(conditions, combine):
-    """Combine conditions pairwise into a balanced tree (None when there are none).
-
-    A left-deep chain of a hundred ``OR``s nests a hundred parentheses, more than SQLite's
-    parser takes ("parser stack overflow"); a balanced tree nests only log2(n) deep.
-    """
-    conditions = list(conditions)
-    if not conditions:
-        return None
-    while len(conditions) > 1:
-        conditions = [combine(*conditions[i:i + 2]) if i + 1 < len(conditions) else conditions[i]
-                      for i in range(0, len(conditions), 2)]
-    return conditions[0]
-
-
-def all_of(conditions):
-    """AND together a list of conditions."""
-    return _balanced(conditions, lambda a, b: a & b)
-
-
-def search_terms(columns, terms):
-    """Every term must match at least one of ``columns``."""
-    return all_of(any_of(contains(column, term) for column in columns) for term in terms)
-
-
-def any_of(conditions):
-    """OR together a list of conditions (several values of one parameter)."""
-    return _balanced(conditions, lambda a, b: a | b)
-
-
-def presence(column, wanted=True):
-    """``column`` holds a non-empty value (or, with ``wanted=False``, does not)."""
-    present = column.is_null(False) & (column != "")
-    return present if wanted else ~present
-
-
-def apply_filters(query, filters, args):
-    """AND together ``filters[name](value)`` for every argument that was sent.
-
-    ``filters`` is a table: argument name -> function returning a condition. Arguments
-    that are None or empty lists were not sent and add nothing.
-    """
-    for name, make_condition in filters.items():
-        value = args.get(name)
-        if value is None or value == []:
-            continue
-        query = query.where(make_condition(value))
-    return query
-
-
 # --- compiled columns: sort keys and search text worked out once, by the compiler -------
 
 
 def text_sort_key(text):
-    """Bytes that sort like ``text`` does in :func:`apply_sorting`: by ``text_key`` (A-Z
-    folded, code point order), then by the exact text. None stays None (sorted last)."""
+    """Bytes that sort like ``text`` by the text rule (:func:`sort_keys`): by ``text_key``
+    (A-Z folded, code point order), then by the exact text. None stays None (sorted last)."""
     if text is None:
         return None
     return ascii_lower(text).encode() + b"\x00" + text.encode()

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from .fixture_format import SECTIONS, WITHDRAWABLE, fixture_fields
 
 TOUCHED_KINDS = ("subFests", "subFestProgrammes", "subFestCandidates", "teams",
-                 "news", "downloads", "galleryAlbums", "galleryImages")
+                 "news", "downloads", "galleryAlbums", "galleryImages", "people")
 
 
 @dataclass
@@ -22,7 +22,9 @@ class ChangeSummary:
     withdrawn: Counter = field(default_factory=Counter)
     # section key -> ids of the rows added, changed or withdrawn
     rows: dict = field(default_factory=dict)
-    # kind (TOUCHED_KINDS) -> ids of the records whose public data may have changed
+    # kind (TOUCHED_KINDS) -> ids of the records whose public data may have changed;
+    # "people": the sub-fest candidates whose own rows (name, team, ...) changed, which every
+    # programme they take part in shows (a new result changes only its own candidates)
     touched: dict = field(default_factory=lambda: {kind: set() for kind in TOUCHED_KINDS})
 
     @property
@@ -173,8 +175,10 @@ def _touch(summary, key, row, old, new, users):
     if key == "candidates":
         for sfc_id in users.of("subFestCandidates", "candidate", row["id"]):
             _touch_candidate(summary, states, sfc_id)
+            touched["people"].add(sfc_id)
     if key == "subFestCandidates":
         _touch_candidate(summary, states, row["id"])
+        touched["people"].add(row["id"])
     if programme:
         _touch_programme(summary, states, programme)
     if key == "subFestProgrammes":

@@ -1,6 +1,6 @@
 """Validate a festival fixture completely, then replace that festival's data in one transaction."""
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import jsonschema
 from peewee import ForeignKeyField
@@ -17,6 +17,7 @@ from .natural_keys import Expander, KeyIndex, festival_id
 from .points import check_results
 from .problems import FixtureError
 from .sources import load_source
+from .withdrawals import WithdrawalRefused, published_withdrawals
 from .validation import (
     check_festival_slug,
     check_shape,
@@ -26,7 +27,7 @@ from .validation import (
     check_unique,
 )
 
-__all__ = ["FixtureError", "ImportSummary", "validate", "apply", "import_fixture", "import_file"]
+__all__ = ["FixtureError", "WithdrawalRefused", "ImportSummary", "validate", "apply", "import_fixture", "import_file"]
 
 
 @dataclass
@@ -36,6 +37,10 @@ class ImportSummary:
     revision: int
     changes: ChangeSummary
     dry_run: bool = False
+    # published records the import takes away (allowed, or listed by a dry run)
+    withdrawals: list = field(default_factory=list)
+    # a dry run's leaderboards whose entries would move (db.compiler.changes.LeaderboardMove)
+    leaderboards: list = field(default_factory=list)
 
 
 _validator = jsonschema.Draft202012Validator(json_schema())
@@ -86,7 +91,9 @@ def validate(data, problems=()):
     doc = expander.expand({**data, "festival": raw})
     state = state_from_document(doc, problems)
     # A full import leaves deleted rows out: that is what deleting them means here.
-    drop_rows(state, {uuid.UUID(i) for i in expander.deleted if i})
+    deleted = {uuid.UUID(i) for i in expander.deleted if i}
+    drop_rows(state, deleted)
+    state.said_gone = deleted | {uuid.UUID(i) for i in expander.withdrawn if i}
     check_rows(state, problems)
     if state.festival.get("id") is not None:
         check_festival_slug(state.festival, problems)
@@ -143,16 +150,20 @@ class DryRun(Exception):
     """Raised inside the transaction of a dry run to roll it back."""
 
 
-def after_write(festival_id, recompute=True, changes=None):
+def after_write(festival_id, recompute=True, changes=None, explain=False):
     """What every import does once its rows are written: leaderboards, the compiled public
-    view (what ``changes`` touched, or all of it), the change log and the revision."""
+    view (what ``changes`` touched, or all of it), the change log and the revision.
+    Returns the festival and the ``db.compiler.Publication``."""
     festival = m.Festival.get_by_id(festival_id)
-    revision, _ = publish(festival, recompute=recompute, changes=changes)
-    return festival, revision
+    return festival, publish(festival, recompute=recompute, changes=changes, explain=explain)
 
 
-def apply(state, progress=None, recompute=True, dry_run=False):
-    """Replace the festival's data with ``state``'s, in one transaction (rolled back if ``dry_run``)."""
+def apply(state, progress=None, recompute=True, dry_run=False, allow_withdrawals=False):
+    """Replace the festival's data with ``state``'s, in one transaction (rolled back if ``dry_run``).
+
+    Refused (:class:`WithdrawalRefused`, nothing written) when it would take published
+    records away, unless ``allow_withdrawals``; a dry run lists them instead.
+    """
     festival_row = state.festival
     festival_id = festival_row["id"]
     total = 0
@@ -161,6 +172,9 @@ def apply(state, progress=None, recompute=True, dry_run=False):
         with write_transaction():
             stored = m.Festival.get_or_none(m.Festival.id == festival_id)
             old = state_from_database(stored) if stored else None
+            withdrawals = published_withdrawals(old, state, state.said_gone)
+            if withdrawals and not (allow_withdrawals or dry_run):
+                raise WithdrawalRefused(withdrawals)
             if stored:
                 _delete_festival_data(festival_id)
                 festival_row = {**festival_row, "updated_at": m.utcnow()}
@@ -180,9 +194,10 @@ def apply(state, progress=None, recompute=True, dry_run=False):
                     total += len(links[name])
                 if progress:
                     progress(section.key, len(rows))
-            festival, revision = after_write(festival_id, recompute)
-            result = ImportSummary(festival=festival, rows=total, revision=revision,
-                                   changes=diff(old, state), dry_run=dry_run)
+            festival, published = after_write(festival_id, recompute, explain=dry_run)
+            result = ImportSummary(festival=festival, rows=total, revision=published.revision,
+                                   changes=diff(old, state), dry_run=dry_run, withdrawals=withdrawals,
+                                   leaderboards=published.leaderboards)
             if dry_run:
                 raise DryRun
     except DryRun:
@@ -190,17 +205,18 @@ def apply(state, progress=None, recompute=True, dry_run=False):
     return result
 
 
-def import_fixture(data, progress=None, dry_run=False, problems=()):
+def import_fixture(data, progress=None, dry_run=False, problems=(), allow_withdrawals=False):
     """Validate ``data`` fully, then apply it. Nothing is written when it is invalid."""
     state = validate(data, problems)
-    return apply(state, progress=progress, dry_run=dry_run)
+    return apply(state, progress=progress, dry_run=dry_run, allow_withdrawals=allow_withdrawals)
 
 
-def import_file(path, progress=None, dry_run=False):
+def import_file(path, progress=None, dry_run=False, allow_withdrawals=False):
     """Import a JSON file, a folder of CSV files or a .zip of them; problems name the file."""
     source = load_source(path)
     try:
-        return import_fixture(source.data, progress=progress, dry_run=dry_run, problems=source.problems)
+        return import_fixture(source.data, progress=progress, dry_run=dry_run, problems=source.problems,
+                              allow_withdrawals=allow_withdrawals)
     except FixtureError as exc:
         exc.source = source
         raise

@@ -125,6 +125,8 @@ class Expander:
         self.problems = [] if problems is None else problems
         self._seen = {}  # id -> the path of the file row that has it
         self.deleted = set()
+        # ids of the rows the file itself withdraws (``withdrawn: true``)
+        self.withdrawn = set()
 
     def expand(self, data):
         out = {key: value for key, value in data.items() if key not in [s.key for s in SECTIONS]}
@@ -165,6 +167,8 @@ class Expander:
             field, value = WITHDRAWABLE[section.key]
             row[field] = value
         self._assign_id(section, row, path)
+        if withdrawn:
+            self.withdrawn.add(row.get("id"))
         if row.pop("deleted", False):
             self.deleted.add(row.get("id"))
         self._check_required(section, row, path)

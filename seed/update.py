@@ -7,7 +7,7 @@ data with the changes applied must pass every check a full import makes, or noth
 written.
 """
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import jsonschema
 from peewee import ForeignKeyField
@@ -16,14 +16,16 @@ from db.source import models as m
 
 from .changes import ChangeSummary, diff
 from .festival_state import FestivalState, state_from_database, state_from_document
-from .fixture_format import SECTIONS, fixture_fields, json_schema
+from .fixture_format import NATURAL_KEYS, SECTIONS, fixture_fields, json_schema, references
 from .locking import write_transaction
 from .importer import DryRun, _insert, after_write, check_rows, link_rows, schema_problems, stored_row
 from .local_times import festival_zone, localise_times
+from .natural_keys import _ATTRS as INDEXED_ATTRS
 from .natural_keys import Expander, KeyIndex
 from .problems import FixtureError
 from .sources import load_source
 from .validation import check_festival_slug, check_foreign_ids, check_shape
+from .withdrawals import WithdrawalRefused, published_withdrawals
 
 _partial_validator = jsonschema.Draft202012Validator(json_schema(partial=True))
 
@@ -34,6 +36,10 @@ class UpdateSummary:
     revision: int
     changes: ChangeSummary
     dry_run: bool = False
+    # published records the update takes away (allowed, or listed by a dry run)
+    withdrawals: list = field(default_factory=list)
+    # a dry run's leaderboards whose entries would move (db.compiler.changes.LeaderboardMove)
+    leaderboards: list = field(default_factory=list)
 
 
 @dataclass
@@ -54,11 +60,40 @@ def _stored_festival(raw):
     return m.Festival.get_or_none(m.Festival.slug == raw["slug"])
 
 
-def _index(state):
+# The columns KeyIndex.add reads: the row's id, its attributes and its natural key.
+_INDEXED = ("id", *INDEXED_ATTRS, "team")
+
+
+def indexed_models(data):
+    """The models whose stored rows an update document can name: its sections' own, those
+    its rows refer to (by reference or in a list), and what looking those up needs (a
+    sub-fest by slug, a registration by its candidate's chest number)."""
+    models = {m.SubFest}
+    for section in SECTIONS:
+        if section.key not in data:
+            continue
+        models.add(section.model)
+        models.update(f.rel_model for f, _ in references(section.model, section))
+        models.update(inline.model._meta.fields[inline.value_field].rel_model for inline in section.inline.values()
+                      if isinstance(inline.model._meta.fields[inline.value_field], ForeignKeyField))
+    if m.Registration in models or m.Result in models:
+        # an entry is known by its candidate's chest number, or a team's own by the team
+        models.update((m.Registration, m.SubFestCandidate, m.Team))
+    return models
+
+
+def _index(state, models=None):
+    """The natural keys of ``state``'s rows (of ``models`` only, when given)."""
     index = KeyIndex()
     for section in SECTIONS:
+        if models is not None and section.model not in models:
+            continue
+        key = NATURAL_KEYS[section.model]
+        names = [k for k in dict.fromkeys((*_INDEXED, key.column, key.scope or "id"))
+                 if k in section.model._meta.fields]
         for row in state.rows[section.key].values():
-            index.add(section.model, {k: (str(v) if isinstance(v, uuid.UUID) else v) for k, v in row.items()})
+            index.add(section.model, {k: (str(v) if isinstance(v, uuid.UUID) else v)
+                                      for k, v in ((k, row.get(k)) for k in names)})
     return index
 
 
@@ -109,13 +144,16 @@ def plan_update(data, problems=()):
     data = localise_times(data, zone, problems)
     old = state_from_database(festival)
     existing_ids = {str(i) for section in SECTIONS for i in old.rows[section.key]}
-    expander = Expander(festival.slug, _index(old), existing_ids, update=True, problems=problems)
+    # Only what the file can name is indexed: a festival at scale 20 has 60,000 rows.
+    expander = Expander(festival.slug, _index(old, indexed_models(data)), existing_ids, update=True,
+                        problems=problems)
     doc = expander.expand({**data, "festival": {**data["festival"], "id": str(festival.id)}})
     changes = state_from_document(doc, problems)
     deleted = {uuid.UUID(i) for i in expander.deleted if i}
     missing = [changes.paths[i] for i in deleted if str(i) not in existing_ids]
     problems += [(f"{path}.deleted", "there is no such row to delete") for path in missing]
     new = _merge(old, changes, deleted)
+    new.said_gone = deleted | {uuid.UUID(i) for i in expander.withdrawn if i}
     _check_deletions(new, deleted, changes.paths, problems)
     # Stored rows were checked when they were written; deletions were checked above.
     check_rows(new, problems, where="in the file or the festival", only=set(changes.paths))
@@ -156,21 +194,32 @@ def _write(plan, changes):
             section.model.delete().where(section.model.id.in_(doomed)).execute()
 
 
-def apply_update(plan, dry_run=False):
-    """Write the planned changes in one transaction (rolled back if ``dry_run``)."""
+def apply_update(plan, dry_run=False, allow_withdrawals=False):
+    """Write the planned changes in one transaction (rolled back if ``dry_run``).
+
+    Refused (:class:`WithdrawalRefused`, nothing written) when it would take published
+    records away that its rows do not withdraw themselves, unless ``allow_withdrawals``.
+    """
+    withdrawals = published_withdrawals(plan.old, plan.new, plan.new.said_gone)
+    if withdrawals and not (allow_withdrawals or dry_run):
+        raise WithdrawalRefused(withdrawals)
     changes = diff(plan.old, plan.new, removed=plan.deleted, only=plan.file_ids | plan.deleted)
     result = None
     try:
         with write_transaction():
             _write(plan, changes)
             festival_changed = any(plan.old.festival.get(k) != v for k, v in plan.new.festival.items())
+            moves = []
             if changes.empty and not festival_changed:
                 from db.source.revisions import current_revision
                 revision = current_revision(plan.festival.id)[0]
                 festival = plan.festival
             else:
-                festival, revision = after_write(plan.festival.id, changes=None if festival_changed else changes)
-            result = UpdateSummary(festival=festival, revision=revision, changes=changes, dry_run=dry_run)
+                festival, published = after_write(plan.festival.id, changes=None if festival_changed else changes,
+                                                  explain=dry_run)
+                revision, moves = published.revision, published.leaderboards
+            result = UpdateSummary(festival=festival, revision=revision, changes=changes, dry_run=dry_run,
+                                   withdrawals=withdrawals, leaderboards=moves)
             if dry_run:
                 raise DryRun
     except DryRun:
@@ -178,15 +227,16 @@ def apply_update(plan, dry_run=False):
     return result
 
 
-def update_fixture(data, dry_run=False, problems=()):
+def update_fixture(data, dry_run=False, problems=(), allow_withdrawals=False):
     """Apply an update document (its rows only) to the stored festival; see :class:`UpdateSummary`."""
-    return apply_update(plan_update(data, problems), dry_run=dry_run)
+    return apply_update(plan_update(data, problems), dry_run=dry_run, allow_withdrawals=allow_withdrawals)
 
 
-def update_file(path, dry_run=False):
+def update_file(path, dry_run=False, allow_withdrawals=False):
     source = load_source(path)
     try:
-        return update_fixture(source.data, dry_run=dry_run, problems=source.problems)
+        return update_fixture(source.data, dry_run=dry_run, problems=source.problems,
+                              allow_withdrawals=allow_withdrawals)
     except FixtureError as exc:
         exc.source = source
         raise

@@ -59,7 +59,7 @@ def test_a_programme_that_stops_being_public_is_removed(republished):
     hidden = copy.deepcopy(changed)
     next(p for p in hidden["subFestProgrammes"] if p["id"] == names["P3"])["is_public"] = False
     with writable(url):
-        import_fixture(hidden)
+        import_fixture(hidden, allow_withdrawals=True)  # a published programme goes: said so
     body = client.ok("/changes", sinceRevision=current, kinds="programme")
     assert [(c["id"], c["action"]) for c in body["data"]] == [(names["P3"], "removed")]
 

@@ -171,7 +171,7 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 def result_day_files():
     """The update folder of "Result day" in docs/spreadsheets.md: ``{file name: text}``."""
-    text = (DOCS / "spreadsheets.md").read_text(encoding="utf-8").split("## Result day", 1)[1]
+    text = (DOCS / "spreadsheets.md").read_text(encoding="utf-8").split("## Result day", 1)[1].split("\n##", 1)[0]
     return dict(re.findall(r"^`(\w+\.csv)`\n```text\n(.*?)^```", text, re.MULTILINE | re.DOTALL))
 
 

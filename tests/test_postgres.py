@@ -13,9 +13,10 @@ import pytest
 
 from app import create_app
 from conftest import API, ON_POSTGRES, SMALL, TEST_DATABASE_URL, TEST_SETTINGS, database_copy, writable
+from db.compiled.tables import PublicDownload
 from db.compiler import compile_festival
 from db.database import PooledPostgresDatabase, PostgresDatabase, bind_database, database, make_database
-from db.query import matches_pattern, search_terms
+from db.read.sql import Select, contains_all, equals, pattern_any
 from db.source import models as m
 
 # Mixed case, accented Latin, Malayalam, LIKE metacharacters, a duplicate title (tie on
@@ -148,20 +149,27 @@ def test_category_filter_follows_the_same_rule(downloads_app, keys, category):
     assert {d["id"] for d in get_downloads(app, keys, category=category)} == expected
 
 
-@pytest.mark.parametrize("pattern", ["a*e", "APP*", "*ക*", "under_*", "*%*", "é*", "É*"])
-def test_star_patterns_follow_the_same_rule(downloads_app, pattern):
+def compiled_download_ids(festival_id, fragment):
+    """Ids of the festival's compiled downloads matching a reader's SQL fragment."""
+    select = Select(PublicDownload).where(*equals(PublicDownload.festival, festival_id)).where(*fragment)
+    return {str(PublicDownload.id.python_value(row_id)) for (row_id,) in select.rows(PublicDownload.id)}
+
+
+@pytest.mark.parametrize("pattern", ["f*t", "FR*", "*ത*", "m*sc", "*o*", "*%*", "pâ*", "PÂ*"])
+def test_star_patterns_follow_the_same_rule(downloads_app, fixture_data, pattern):
+    """A ``*Pattern`` parameter (``db.read.sql.pattern_any``) on a compiled, A-Z folded column."""
     _, _, rows = downloads_app
     regex = re.compile("".join(".*" if ch == "*" else re.escape(ch) for ch in fold(pattern)), re.S)
-    expected = {r["id"] for r in rows if regex.fullmatch(fold(r["title"]))}
-    got = {str(d.id) for d in m.Download.select().where(matches_pattern(m.Download.title, pattern))}
-    assert got == expected
+    expected = {r["id"] for r in rows if r["category"] is not None and regex.fullmatch(fold(r["category"]))}
+    festival_id = uuid.UUID(fixture_data[SMALL]["festival"]["id"])
+    assert compiled_download_ids(festival_id, pattern_any((PublicDownload.category,), [pattern])) == expected
 
 
-def test_several_search_terms_must_all_match(downloads_app):
+def test_several_search_terms_must_all_match(downloads_app, fixture_data):
+    """Search terms (``db.read.sql.contains_all``) on a compiled ``search`` column."""
     _, _, rows = downloads_app
-    query = m.Download.select().where(search_terms((m.Download.title, m.Download.category),
-                                                   ["APPLE", "fruit"]))
-    got = {str(d.id) for d in query}
+    festival_id = uuid.UUID(fixture_data[SMALL]["festival"]["id"])
+    got = compiled_download_ids(festival_id, contains_all(PublicDownload.search, ["APPLE", "fruit"]))
     expected = {r["id"] for r in rows
                 if all(any(fold(t) in fold(r[f] or "") for f in ("title", "category"))
                        for t in ("APPLE", "fruit"))}

@@ -1,8 +1,8 @@
 """Names that travel from the compile step to the request readers inside compiled rows.
 
 The compiler writes them (a tag list's ``kind``, a document's ``kind``, a change's ``kind``
-and ``action``) and a reader looks for the same value; both sides use these constants, so a
-typo on one side is a NameError, not an empty answer.
+and ``action``, a stored total's list) and a reader looks for the same value; both sides
+use these constants, so a typo on one side is a NameError, not an empty answer.
 """
 
 # PublicTag.kind: the set-valued filter columns
@@ -35,3 +35,14 @@ RESULTS = "results"  # a programme whose published results changed
 REMOVED = "removed"
 CHANGE_ACTIONS = (ADDED, CHANGED, RESULTS, REMOVED)
 
+# PublicTotal.list_name: the lists whose total is stored, for a request no filter narrows
+LIST_SUB_FESTS = "sub-fests"  # scope: the festival
+LIST_PROGRAMMES = "programmes"  # scope: the sub-fest
+LIST_CANDIDATES = "candidates"  # scope: the sub-fest
+LIST_TEAMS = "teams"  # scope: the sub-fest
+LIST_CATEGORIES = "categories"  # scope: the sub-fest
+LIST_SCHEDULES = "schedules"  # scope: the festival, and each sub-fest
+LIST_DOWNLOADS = "downloads"  # scope: the festival
+LIST_IMAGES = "images"  # scope: the festival
+LIST_PLACEHOLDERS = "placeholders"  # scope: the sub-fest
+LIST_ENTRIES = "entries"  # scope: the placeholder

@@ -13,6 +13,12 @@ Each row carries:
   send. Values that change with the clock alone are slots in the body, filled at request
   time from instants stored beside it (see :mod:`db.compiled.templates`).
 
+Every list is flat at any size: each of its sort fields has an index that starts with the
+list's scope (the festival, and the sub-fest or placeholder) and ends with the tie-breaking
+id, so a page is read in order, ``LIMIT`` rows and no more, and never sorted; the total of a
+list that no filter narrows is stored (:class:`PublicTotal`), so it is not counted per
+request. ``tests/test_query_plans.py`` reads the plan of every list and sort.
+
 No private column exists in any of these tables: no email, phone, date of birth,
 admission number or admission details. ``admNoPattern`` (an exact match) compares
 ``adm_no_digest``, a keyed hash whose key is kept in :class:`PublicSecret`.
@@ -21,6 +27,7 @@ import hashlib
 import hmac
 
 from peewee import (
+    SQL,
     BlobField,
     BooleanField,
     CharField,
@@ -47,6 +54,33 @@ class Compiled(Model):
     class Meta:
         database = database
         legacy_table_names = False
+
+
+def sort_indexes(model, scope, *keys):
+    """The indexes a list of ``model`` is read in order by: for each sort key (a field, or
+    a tuple of fields sorted one after the other), ``scope`` fields, the key, the id.
+
+    A nullable key sorts NULLs last in both directions (``db.read.sql.Select.sort``):
+    ``(key IS NULL), key, id``, an expression index per direction.
+    """
+    tie = model._meta.primary_key
+    tie = tie if not isinstance(tie, CompositeKey) else model._meta.fields[tie.field_names[-1]]
+    scope = [model._meta.fields[name] for name in scope]
+    for key in keys:
+        fields = key if isinstance(key, tuple) else (key,)
+        name = "_".join([model._meta.table_name, "by", *(f.column_name for f in fields)])
+        nullable = [f for f in fields if f.null]
+        if not nullable:
+            model.add_index(model.index(*scope, *fields, tie, name=name))
+            continue
+        for direction in ("", " DESC"):
+            terms = []
+            for f in fields:
+                if f.null:
+                    terms.append(SQL(f'("{f.column_name}" IS NULL)'))
+                terms.append(SQL(f'"{f.column_name}"{direction}'))
+            model.add_index(model.index(*scope, *terms, SQL(f'"{tie.column_name}"{direction}'),
+                                        name=name + ("_desc" if direction else "")))
 
 
 class PublicSecret(Model):
@@ -144,8 +178,7 @@ class PublicProgramme(Compiled):
     results = TextField()  # JSON array of the published public results
 
     class Meta:
-        indexes = ((("festival", "sub_fest", "display_order"), False),
-                   (("festival", "code"), False))
+        indexes = ((("festival", "code"), False),)
 
 
 class PublicCandidate(Compiled):
@@ -166,8 +199,7 @@ class PublicCandidate(Compiled):
     results = TextField()  # JSON array of the candidate's published public results
 
     class Meta:
-        indexes = ((("festival", "sub_fest", "chest_no_key"), False),
-                   (("festival", "chest_no"), False))
+        indexes = ((("festival", "chest_no"), False),)
 
 
 class PublicRegistration(Compiled):
@@ -236,9 +268,6 @@ class PublicNews(Compiled):
     title_key = BlobField()
     body = TextField()
 
-    class Meta:
-        indexes = ((("festival", "published_at"), False),)
-
 
 class PublicDownload(Compiled):
     id = UUIDField(primary_key=True)
@@ -278,9 +307,6 @@ class PublicPlaceholder(Compiled):
     body = TextField()
     with_entries = TextField()  # the placeholder with its displayed entries (/page-toppers)
 
-    class Meta:
-        indexes = ((("festival", "sub_fest", "display_order"), False),)
-
 
 class PublicTopperEntry(Compiled):
     placeholder = UUIDField()
@@ -306,12 +332,54 @@ class PublicPage(Compiled):
         indexes = ((("festival", "slug"), True),)
 
 
+class PublicTotal(Compiled):
+    """How many rows a list has when no filter narrows it: ``list_name`` names the list
+    (``db.compiled.kinds``), ``scope`` the sub-fest, placeholder or festival it is of."""
+
+    list_name = CharField(max_length=24)
+    scope = UUIDField()
+    total = IntegerField()
+
+    class Meta:
+        primary_key = CompositeKey("festival", "list_name", "scope")
+
+
+# Each sort field of each list (db/read/*.py's sort tables) with the list's scope.
+sort_indexes(PublicSubFest, ("festival",), PublicSubFest.display_order, PublicSubFest.name_key,
+             PublicSubFest.start_date)
+sort_indexes(PublicProgramme, ("festival", "sub_fest"), PublicProgramme.display_order, PublicProgramme.code_key,
+             PublicProgramme.name_key, PublicProgramme.status_key, PublicProgramme.program_type_key,
+             PublicProgramme.published_at)
+sort_indexes(PublicCandidate, ("festival", "sub_fest"), PublicCandidate.chest_no_key, PublicCandidate.name_key)
+sort_indexes(PublicTeam, ("festival", "sub_fest"), PublicTeam.display_order, PublicTeam.name_key,
+             PublicTeam.public_name_key, PublicTeam.level)
+sort_indexes(PublicCategory, ("festival", "sub_fest"), PublicCategory.display_order, PublicCategory.name_key)
+sort_indexes(PublicSchedule, ("festival",), PublicSchedule.scheduled_at, PublicSchedule.duration_minutes,
+             PublicSchedule.program_code_key, PublicSchedule.program_name_key, PublicSchedule.venue_name_key)
+sort_indexes(PublicNews, ("festival",), PublicNews.published_at, PublicNews.created_at, PublicNews.updated_at,
+             PublicNews.title_key)
+sort_indexes(PublicDownload, ("festival",), PublicDownload.created_at, PublicDownload.updated_at,
+             PublicDownload.title_key, PublicDownload.category_key)
+sort_indexes(PublicImage, ("festival",), PublicImage.created_at, PublicImage.updated_at, PublicImage.title_key,
+             PublicImage.display_order)
+sort_indexes(PublicPlaceholder, ("festival", "sub_fest"), PublicPlaceholder.display_order, PublicPlaceholder.label_key,
+             PublicPlaceholder.scope_type_key, PublicPlaceholder.entity_type_key, PublicPlaceholder.last_computed_at)
+sort_indexes(PublicTopperEntry, ("festival", "placeholder"), (PublicTopperEntry.rank, PublicTopperEntry.name_key),
+             PublicTopperEntry.points, PublicTopperEntry.name_key, PublicTopperEntry.programme_count,
+             PublicTopperEntry.last_result_at)
+
 # Cleared and filled per festival by the compiler, in this order.
 READ_MODELS = [
     PublicDocument, PublicTag, PublicSubFest, PublicProgramme, PublicCandidate,
     PublicRegistration, PublicTeam, PublicCategory, PublicSchedule, PublicNews,
-    PublicDownload, PublicImage, PublicPlaceholder, PublicTopperEntry, PublicPage,
+    PublicDownload, PublicImage, PublicPlaceholder, PublicTopperEntry, PublicPage, PublicTotal,
 ]
+
+# Indexes an older database has that the sort indexes replace.
+REPLACED_INDEXES = (
+    "public_programme_festival_sub_fest_display_order", "public_candidate_festival_sub_fest_chest_no_key",
+    "public_news_festival_published_at", "public_placeholder_festival_sub_fest_display_order",
+)
 
 
 # --- what changed: kept across compiles ---------------------------------------------------
@@ -362,7 +430,10 @@ def create_tables(db=None):
     repeat: an older database gets what it lacks)."""
     db = db or database
     create_source_tables(db)
+    # Creates what is missing, new indexes of existing tables too (IF NOT EXISTS).
     db.create_tables([*READ_MODELS, *HISTORY_MODELS, PublicSecret], safe=True)
+    for name in REPLACED_INDEXES:
+        db.execute_sql(f'DROP INDEX IF EXISTS "{name}"')
 
 
 def required_tables():

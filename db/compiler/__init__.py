@@ -11,9 +11,21 @@ is part of the writer's transaction, and the revision moves with it.
 from dataclasses import dataclass, field
 
 from ..compiled import kinds
-from ..compiled.tables import READ_MODELS, PublicCandidate, PublicProgramme, PublicRegistration, PublicTag
+from ..compiled.tables import (
+    READ_MODELS,
+    PublicCandidate,
+    PublicProgramme,
+    PublicRegistration,
+    PublicSchedule,
+    PublicTag,
+)
 from ..database import database
 from ..source import models as m
+from ..source.revisions import bump_revision
+from ..source.toppers import recompute_toppers
+from . import content, filters, people, programmes, structure, toppers
+from .changes import differences, leaderboard_entries, leaderboard_moves, record, snapshot
+from .totals import store_totals
 from .writer import Writer
 
 
@@ -27,10 +39,14 @@ SHOWN_BY_OTHERS = {"subFests", "categories", "teams", "sections", "venues", "jud
 class Scope:
     """What a change touched: the programmes and candidates to compile again.
 
-    Everything else of the festival (sub-fests, teams, categories, content, leaderboards,
-    filter options) is small and compiled whole; the two long lists are compiled per record.
+    Everything else of the festival (sub-fests, teams, categories, news and gallery,
+    leaderboards, filter options) is small and compiled whole; the long lists (programmes
+    with their schedules, candidates with their entries) are compiled per record.
     A programme shows its participants (in its results) and a candidate the programmes they
-    took part in, with their fellow group members: both sides are compiled again.
+    took part in, with their fellow group members: both sides are compiled again. A
+    programme's other participants are compiled again with it (their entries show its
+    results); a candidate's other programmes only when the candidate's own record changed
+    (``touched["people"]``): a new result of theirs shows nowhere else.
     """
 
     programme_ids: set = field(default_factory=set)
@@ -43,7 +59,7 @@ class Scope:
         if changes is None or SHOWN_BY_OTHERS & {key for key, ids in changes.rows.items() if ids}:
             return None
         touched = changes.touched
-        programmes = set(touched.get("subFestProgrammes", ())) | programmes_of(touched.get("subFestCandidates", ()))
+        programmes = set(touched.get("subFestProgrammes", ())) | programmes_of(touched.get("people", ()))
         candidates = set(touched.get("subFestCandidates", ())) | participants_of(programmes)
         return cls(programmes, candidates)
 
@@ -78,21 +94,20 @@ def participants_of(programme_ids):
 
 
 def _whole_steps():
-    # Imported here: the steps use the output schemas, which import db.
-    from . import content, filters, structure, toppers
     return (structure.compile_sub_fests, structure.compile_structure, content.compile_content,
             toppers.compile_toppers, filters.compile_filters)
 
 
 def _per_record_steps():
-    from . import people, programmes
-    return ((programmes.compile_programmes, "programme_ids"), (people.compile_candidates, "candidate_ids"))
+    return ((programmes.compile_programmes, "programme_ids"), (content.compile_schedules, "programme_ids"),
+            (people.compile_candidates, "candidate_ids"))
 
 
 # Rows the per-record steps write, with the id column that names their record (and the
 # kinds of tag they write).
 _PER_RECORD_ROWS = {
-    "programme_ids": ((PublicProgramme, PublicProgramme.id), (PublicTag, PublicTag.item, kinds.PROGRAMME_TAGS)),
+    "programme_ids": ((PublicProgramme, PublicProgramme.id), (PublicTag, PublicTag.item, kinds.PROGRAMME_TAGS),
+                      (PublicSchedule, PublicSchedule.sub_fest_programme)),
     "candidate_ids": ((PublicCandidate, PublicCandidate.id), (PublicRegistration, PublicRegistration.candidate),
                       (PublicTag, PublicTag.item, kinds.CANDIDATE_TAGS)),
 }
@@ -101,7 +116,7 @@ _PER_RECORD_ROWS = {
 def clear_festival(festival_id, scope=None):
     """Delete the festival's compiled rows: all of them, or what ``scope`` compiles again
     (its records' rows and every row of the small, whole-compiled lists)."""
-    per_record = {PublicProgramme, PublicCandidate, PublicRegistration, PublicTag}
+    per_record = {PublicProgramme, PublicSchedule, PublicCandidate, PublicRegistration, PublicTag}
     for model in READ_MODELS:
         if scope is None or model not in per_record:
             model.delete().where(model.festival == festival_id).execute()
@@ -134,25 +149,37 @@ def compile_festival(festival_id, scope=None):
             elif getattr(scope, name):
                 step(festival_id, writer, getattr(scope, name))
         writer.flush()
+        store_totals(festival_id)
 
 
-def publish(festival, now=None, recompute=True, changes=None):
+@dataclass
+class Publication:
+    """What :func:`publish` did: the new revision, the public changes it recorded
+    (``(kind, id, action, sub-fest, visible_at)``), and with ``explain`` the leaderboards
+    whose entries moved (``db.compiler.changes.LeaderboardMove``)."""
+
+    revision: int
+    changes: list
+    leaderboards: list = field(default_factory=list)
+
+
+def publish(festival, now=None, recompute=True, changes=None, explain=False):
     """After a change to a festival's data, inside the writer's transaction: recompute its
     leaderboards, compile its public view, bump its revision and record what changed in
-    public terms. Returns ``(revision, number of public changes)``."""
-    from ..source.models import utcnow
-    from ..source.revisions import bump_revision
-    from ..source.toppers import recompute_toppers
-    from .changes import differences, record, snapshot
-
-    now = now or utcnow()
+    public terms. Returns a :class:`Publication`."""
+    now = now or m.utcnow()  # read at call time: tests set the clock on the models
     with database.atomic():
-        if recompute:
-            recompute_toppers(festival, now=now)
+        boards = leaderboard_entries(festival.id) if explain else None
         scope = Scope.of(changes)
+        if recompute:
+            # A leaderboard counts its own sub-fest's results: those of the sub-fests the
+            # change touched are recomputed (all of them when the scope is the festival).
+            touched = None if scope is None else changes.touched.get("subFests", set())
+            recompute_toppers(festival, now=now, sub_fest_ids=touched)
         before = snapshot(festival.id)
         compile_festival(festival.id, scope)
         changes = differences(before, snapshot(festival.id), now)
         revision = bump_revision(festival)
         record(festival.id, revision, changes, now)
-    return revision, len(changes)
+        moves = leaderboard_moves(boards, leaderboard_entries(festival.id)) if explain else []
+    return Publication(revision, changes, moves)

@@ -5,6 +5,8 @@ record is never listed and nothing in the list tells that one exists. A record t
 being public is listed once as ``removed`` (its id was public until then).
 """
 import hashlib
+import json
+from dataclasses import dataclass
 
 from ..compiled import kinds
 from ..compiled.tables import (
@@ -19,6 +21,9 @@ from ..compiled.tables import (
 )
 
 CHUNK = 200
+# The changes of a festival's last KEPT_REVISIONS revisions are kept; older ones are pruned
+# as each revision is recorded (a site that polls less often than that refetches).
+KEPT_REVISIONS = 1000
 
 
 def _digest(*texts):
@@ -47,7 +52,9 @@ def snapshot(festival_id):
                           PublicImage.select(PublicImage.id, PublicImage.body)
                           .where(PublicImage.festival == festival_id).tuples()},
     }
-    boards = {row[0]: [row[1], row[2]] for row in
+    # A leaderboard is "changed" only when what it shows moved: its computation time alone
+    # (recomputed with every import) is no change.
+    boards = {row[0]: [_without_time(row[1]), row[2]] for row in
               PublicPlaceholder.select(PublicPlaceholder.id, PublicPlaceholder.body, PublicPlaceholder.sub_fest)
               .where(PublicPlaceholder.festival == festival_id).tuples()}
     e = PublicTopperEntry
@@ -55,8 +62,70 @@ def snapshot(festival_id):
                               .order_by(e.placeholder, e.rank, e.entity_id).tuples()):
         if placeholder in boards:
             boards[placeholder][0] += body
-    found[kinds.CHANGE_LEADERBOARD] = {pid: (_digest(text), None, sub_fest, None) for pid, (text, sub_fest) in boards.items()}
+    found[kinds.CHANGE_LEADERBOARD] = {pid: (_digest(text), None, sub_fest, None)
+                                       for pid, (text, sub_fest) in boards.items()}
     return found
+
+
+def _without_time(body):
+    shown = json.loads(body)
+    shown.pop("lastComputedAt", None)
+    return json.dumps(shown, sort_keys=True)
+
+
+@dataclass
+class LeaderboardMove:
+    """A public leaderboard whose entries move: ``entries`` is ``[(name, points before,
+    points after)]`` of each entity whose points changed or who comes on or goes off the
+    board (None: not on it), in the order of the board after."""
+
+    id: object
+    label: str
+    sub_fest: str
+    entries: list
+
+    def line(self):
+        moved = ", ".join(f"{name} {_points(old)} -> {_points(new)}" for name, old, new in self.entries)
+        return f"leaderboard {self.sub_fest} {self.label!r}: {moved or 'order or details'}"
+
+
+def _points(value):
+    if value is None:
+        return "-"
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def leaderboard_entries(festival_id):
+    """``{placeholder id: (label, sub-fest slug, {entity id: (name, points, rank)})}`` of the
+    public leaderboards."""
+    boards = {}
+    for pid, body in (PublicPlaceholder.select(PublicPlaceholder.id, PublicPlaceholder.body)
+                      .where(PublicPlaceholder.festival == festival_id).tuples()):
+        shown = json.loads(body)
+        boards[pid] = (shown.get("label"), (shown.get("subFest") or {}).get("slug"), {})
+    e = PublicTopperEntry
+    for pid, entity, points, rank, body in (e.select(e.placeholder, e.entity_id, e.points, e.rank, e.body)
+                                            .where(e.festival == festival_id).tuples()):
+        if pid in boards:
+            boards[pid][2][entity] = (json.loads(body).get("name"), points, rank)
+    return boards
+
+
+def leaderboard_moves(before, after):
+    """The leaderboards whose entries differ between two :func:`leaderboard_entries`."""
+    moves = []
+    for pid, (label, sub_fest, entries) in after.items():
+        old = before.get(pid, (label, sub_fest, {}))[2]
+        if old == entries:
+            continue
+        moved = []
+        for entity in sorted(old.keys() | entries.keys(),
+                             key=lambda i: ((entries.get(i) or old[i])[2], (entries.get(i) or old[i])[0] or "")):
+            was, now = old.get(entity), entries.get(entity)
+            if (was and was[1]) != (now and now[1]):  # points changed, or on or off the board
+                moved.append(((now or was)[0], was and was[1], now and now[1]))
+        moves.append(LeaderboardMove(pid, label, sub_fest, moved))
+    return sorted(moves, key=lambda move: (move.sub_fest or "", move.label or ""))
 
 
 def differences(before, after, now):
@@ -82,7 +151,8 @@ def differences(before, after, now):
 
 
 def record(festival_id, revision, changes, now):
-    """Store the revision's time and its changes."""
+    """Store the revision's time and its changes; prune the changes of revisions older than
+    the last :data:`KEPT_REVISIONS`."""
     # A revision is recorded once; a rolled-back dry run leaves nothing behind.
     PublicRevision.insert(festival=festival_id, revision=revision, changed_at=now).execute()
     rows = [{"festival": festival_id, "revision": revision, "kind": kind, "item": item, "action": action,
@@ -90,4 +160,7 @@ def record(festival_id, revision, changes, now):
             for kind, item, action, sub_fest, visible_at in changes]
     for start in range(0, len(rows), CHUNK):
         PublicChange.insert_many(rows[start:start + CHUNK]).execute()
+    (PublicChange.delete()
+     .where((PublicChange.festival == festival_id) & (PublicChange.revision <= revision - KEPT_REVISIONS))
+     .execute())
     return len(rows)

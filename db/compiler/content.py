@@ -1,4 +1,9 @@
 """Compile the festival's content: news, downloads, gallery images and albums, schedules."""
+from schemas.downloads import DownloadSchema
+from schemas.gallery import GalleryAlbumSchema, GalleryImageSchema
+from schemas.news import NewsSchema
+from schemas.schedules import ScheduleSchema
+
 from ..compiled import kinds
 from ..compiled.tables import PublicDocument, PublicDownload, PublicImage, PublicNews, PublicSchedule
 from ..compiled.templates import dumps
@@ -10,17 +15,15 @@ from ..source.schedules import load_schedules
 
 
 def compile_content(festival_id, writer):
+    """News, downloads and the gallery (schedules are compiled per programme)."""
     compile_news(festival_id, writer)
     compile_downloads(festival_id, writer)
     compile_gallery(festival_id, writer)
-    compile_schedules(festival_id, writer)
 
 
 def compile_news(festival_id, writer):
     """News that is visible now or once its ``publishedAt`` passes; a request decides which
     (``published_at <= now``). Tags are stored A-Z folded for the ``tags`` filter."""
-    from schemas.news import NewsSchema
-
     schema = NewsSchema()
     items = list(scopes.published_news_of(festival_id))
     attach_tags(items)
@@ -35,8 +38,6 @@ def compile_news(festival_id, writer):
 
 
 def compile_downloads(festival_id, writer):
-    from schemas.downloads import DownloadSchema
-
     schema = DownloadSchema()
     for download in scopes.public_downloads(festival_id):
         category = download.category
@@ -52,8 +53,6 @@ def compile_downloads(festival_id, writer):
 def compile_gallery(festival_id, writer):
     """Public images of public albums (their programme and category kept only when public),
     and the album summaries every ``/gallery`` answer carries (a document)."""
-    from schemas.gallery import GalleryAlbumSchema, GalleryImageSchema
-
     schema = GalleryImageSchema()
     for image in load_images(festival_id):
         writer.add(
@@ -66,12 +65,11 @@ def compile_gallery(festival_id, writer):
     writer.add(PublicDocument, kind=kinds.DOCUMENT_GALLERY_ALBUMS, key="", body=dumps(albums))
 
 
-def compile_schedules(festival_id, writer):
-    """Schedules of visible programmes; the venue is kept only when it is public."""
-    from schemas.schedules import ScheduleSchema
-
+def compile_schedules(festival_id, writer, programme_ids=None):
+    """Schedules of visible programmes (of ``programme_ids`` only, when given: the caller
+    has cleared their rows); the venue is kept only when it is public."""
     schema = ScheduleSchema()
-    for schedule in load_schedules(festival_id):
+    for schedule in load_schedules(festival_id, programme_ids):
         programme = schedule.sub_fest_programme
         venue = schedule.venue_ref if getattr(schedule.venue_ref, "id", None) else None
         writer.add(

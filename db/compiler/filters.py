@@ -1,5 +1,7 @@
 """Compile the filter options (``/filters``): one document for the whole festival (key
 ``""``) and one per public sub-fest (key: its slug), each with a ``context`` slot."""
+from schemas.filters import FilterOptionsSchema
+
 from ..compiled import kinds
 from ..compiled.tables import PublicDocument
 from ..compiled.templates import make_template
@@ -8,8 +10,6 @@ from ..source.filters import filter_options
 
 
 def compile_filters(festival_id, writer):
-    from schemas.filters import FilterOptionsSchema
-
     schema = FilterOptionsSchema()
     writer.add(PublicDocument, kind=kinds.DOCUMENT_FILTERS, key="", body=_document(schema, filter_options(festival_id)))
     for sub_fest in scopes.public_sub_fests(festival_id):

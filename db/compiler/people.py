@@ -8,6 +8,10 @@ the entry in ``PublicRegistration`` and the entry's published result in their
 import secrets
 import uuid
 
+from schemas.candidates import CandidateDetailSchema, CandidateSchema
+from schemas.registrations import RegistrationSchema
+from schemas.results import CandidateResultItemSchema, ResultCandidateSchema
+
 from ..compiled import kinds
 from ..compiled.tables import PublicCandidate, PublicRegistration, PublicSecret, adm_no_digest
 from ..compiled.templates import dumps, make_template
@@ -46,11 +50,15 @@ def festival_hash_key(festival_id):
     return row.hash_key
 
 
-def _adm_no_digests(festival_id):
-    """``{sub-fest candidate id: adm_no_digest}`` of the visible candidates with a number."""
+def _adm_no_digests(festival_id, candidate_ids=None):
+    """``{sub-fest candidate id: adm_no_digest}`` of the visible candidates with a number
+    (of ``candidate_ids`` only, when given)."""
     hash_key = festival_hash_key(festival_id)
-    rows = scopes.public_candidates(festival_id, m.SubFestCandidate.id, m.Candidate.admission_number).tuples()
-    return {candidate_id: adm_no_digest(hash_key, number) for candidate_id, number in rows if number is not None}
+    rows = scopes.public_candidates(festival_id, m.SubFestCandidate.id, m.Candidate.admission_number)
+    if candidate_ids is not None:
+        rows = rows.where(m.SubFestCandidate.id.in_(list(candidate_ids)))
+    return {candidate_id: adm_no_digest(hash_key, number) for candidate_id, number in rows.tuples()
+            if number is not None}
 
 
 def _team_chains(festival_id):
@@ -74,8 +82,6 @@ def _entries_of(query, candidate_ids):
 
 def _results_by_candidate(festival_id, candidate_ids=None):
     """``{sub-fest candidate id: [result JSON, latest first]}`` as ``/candidate-result`` lists them."""
-    from schemas.results import CandidateResultItemSchema
-
     schema = CandidateResultItemSchema()
     results = list(_entries_of(scopes.public_entry_results(festival_id, m.Result, m.Registration,
                                                            m.SubFestProgramme, m.Programme), candidate_ids)
@@ -93,11 +99,8 @@ def _results_by_candidate(festival_id, candidate_ids=None):
 def compile_candidates(festival_id, writer, candidate_ids=None):
     """Compile the visible candidates of the festival's public sub-fests and their entries
     (those of ``candidate_ids`` only, when given: the caller has cleared their rows)."""
-    from schemas.candidates import CandidateDetailSchema, CandidateSchema
-    from schemas.results import ResultCandidateSchema
-
     schemas = CandidateSchema(), CandidateDetailSchema(), ResultCandidateSchema()
-    digests = _adm_no_digests(festival_id)
+    digests = _adm_no_digests(festival_id, candidate_ids)
     chains = _team_chains(festival_id)
     results = _results_by_candidate(festival_id, candidate_ids)
     for sub_fest in scopes.public_sub_fests(festival_id):
@@ -140,8 +143,6 @@ def _compile_one(writer, c, digest, team_chain, results, item_schema, detail_sch
 
 def compile_registrations(festival_id, writer, candidate_ids=None):
     """Each visible entry once for every visible candidate who took part in it."""
-    from schemas.registrations import RegistrationSchema
-
     schema = RegistrationSchema()
     entries = list(_entries_of(scopes.public_registrations(festival_id, m.Registration, m.SubFestProgramme,
                                                            m.Programme), candidate_ids))

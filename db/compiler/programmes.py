@@ -1,4 +1,8 @@
 """Compile programmes: list items, details, published results and their filter columns."""
+from schemas.nested import ScheduleRefSchema
+from schemas.programmes import ProgrammeDetailSchema, ProgrammeSchema
+from schemas.results import EntryResultSchema
+
 from ..compiled import kinds
 from ..compiled.tables import PublicProgramme
 from ..compiled.templates import dumps, make_template
@@ -38,10 +42,6 @@ def _visible_programmes(festival_id, sub_fest_id, programme_ids=None):
 def compile_programmes(festival_id, writer, programme_ids=None):
     """Compile the visible programmes of the festival (those of ``programme_ids`` only, when
     given: the caller has cleared their compiled rows)."""
-    from schemas.nested import ScheduleRefSchema
-    from schemas.programmes import ProgrammeDetailSchema, ProgrammeSchema
-    from schemas.results import EntryResultSchema
-
     item_schema, detail_schema = ProgrammeSchema(), ProgrammeDetailSchema()
     schedule_schema, result_schema = ScheduleRefSchema(), EntryResultSchema(many=True)
     for sub_fest_id in [s.id for s in scopes.public_sub_fests(festival_id)]:

@@ -1,4 +1,9 @@
 """Compile the festival's structure: sub-fests, teams and categories."""
+from schemas.categories import CategorySchema
+from schemas.common import SubFestSummarySchema
+from schemas.subfests import SubFestSchema
+from schemas.teams import TeamSchema
+
 from ..compiled.tables import PublicCategory, PublicSubFest, PublicTeam, color_key
 from ..compiled.templates import dumps
 from ..query import search_text, text_sort_key
@@ -11,9 +16,6 @@ BATCH = 500
 
 
 def compile_sub_fests(festival_id, writer):
-    from schemas.common import SubFestSummarySchema
-    from schemas.subfests import SubFestSchema
-
     body_schema, summary_schema = SubFestSchema(), SubFestSummarySchema()
     for sub_fest in scopes.public_sub_fests(festival_id):
         writer.add(
@@ -26,9 +28,6 @@ def compile_sub_fests(festival_id, writer):
 
 def compile_structure(festival_id, writer):
     """Teams and categories of the public sub-fests, with their public counts."""
-    from schemas.categories import CategorySchema
-    from schemas.teams import TeamSchema
-
     team_schema, category_schema = TeamSchema(), CategorySchema()
     for sub_fest in scopes.public_sub_fests(festival_id):
         teams = list(scopes.public_teams(sub_fest.id))

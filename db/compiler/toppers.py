@@ -2,6 +2,13 @@
 that show them. The entries themselves are computed by :mod:`db.source.toppers`; here they are
 only stored, with the placeholders the rules of :mod:`db.source.topper_lists` let the public see
 (scope keys of hidden sections and collections masked)."""
+from schemas.toppers import (
+    TopperEntrySchema,
+    TopperPlaceholderSchema,
+    TopperPlaceholderWithEntriesSchema,
+    WebsitePageSchema,
+)
+
 from ..compiled.tables import PublicPage, PublicPlaceholder, PublicTopperEntry
 from ..compiled.templates import dumps
 from ..query import text_sort_key
@@ -11,13 +18,6 @@ from ..source.topper_lists import attach_categories, attach_entry_lists, page_pl
 
 
 def compile_toppers(festival_id, writer):
-    from schemas.toppers import (
-        TopperEntrySchema,
-        TopperPlaceholderSchema,
-        TopperPlaceholderWithEntriesSchema,
-        WebsitePageSchema,
-    )
-
     body_schema, with_entries_schema = TopperPlaceholderSchema(), TopperPlaceholderWithEntriesSchema()
     entry_schema = TopperEntrySchema()
     placeholders = list(visible_placeholders(festival_id).order_by(m.TopperPlaceholder.id))

@@ -55,6 +55,7 @@ def list_candidates(festival_id, sub_fest_id, page, limit, sort_by, sort_order, 
     return (Select(C)
             .where(*equals(C.festival, festival_id))
             .where(*equals(C.sub_fest, sub_fest_id))
+            .total_of(kinds.LIST_CANDIDATES, festival_id, sub_fest_id)
             .filter(candidate_filters(festival_id), filters)
             .sort(CANDIDATE_SORTS, sort_by, sort_order, C.id)
             .page(page, limit, C.body))

@@ -1,4 +1,5 @@
 """Downloads from the compiled tables: ``/downloads``."""
+from ..compiled import kinds
 from ..compiled.tables import PublicDownload as D
 from ..query import ascii_lower
 from .sql import Select, contains_all, equals
@@ -22,6 +23,7 @@ def list_downloads(festival_id, page, limit, sort_by, sort_order, **filters):
     """One page of the festival's public downloads: ``(body,)`` rows."""
     return (Select(D)
             .where(*equals(D.festival, festival_id))
+            .total_of(kinds.LIST_DOWNLOADS, festival_id, festival_id)
             .filter(DOWNLOAD_FILTERS, filters)
             .sort(DOWNLOAD_SORTS, sort_by, sort_order, D.id)
             .page(page, limit, D.body))

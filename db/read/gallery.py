@@ -26,6 +26,7 @@ def list_images(festival_id, page, limit, sort_by, sort_order, **filters):
     """One page of public images: ``(body,)`` rows."""
     return (Select(I)
             .where(*equals(I.festival, festival_id))
+            .total_of(kinds.LIST_IMAGES, festival_id, festival_id)
             .filter(IMAGE_FILTERS, filters)
             .sort(IMAGE_SORTS, sort_by, sort_order, I.id)
             .page(page, limit, I.body))

@@ -81,6 +81,7 @@ def _programmes(festival_id, sub_fest_id, now, sort_by, sort_order, filters):
     return (Select(P)
             .where(*equals(P.festival, festival_id))
             .where(*equals(P.sub_fest, sub_fest_id))
+            .total_of(kinds.LIST_PROGRAMMES, festival_id, sub_fest_id)
             .filter(programme_filters(festival_id, now), filters)
             .sort(PROGRAMME_SORTS, sort_by, sort_order, P.id))
 

@@ -10,6 +10,7 @@ the festival's time zone here, the one place that knows it.
 import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from ..compiled import kinds
 from ..compiled.tables import PublicSchedule as S
 from .sql import Select, compare, equals
 
@@ -22,7 +23,6 @@ SCHEDULE_SORTS = {
 }
 
 SCHEDULE_FILTERS = {
-    "sub_fest_id": lambda sub_fest_id: equals(S.sub_fest, sub_fest_id),
     "sub_fest_program_id": lambda programme_id: equals(S.sub_fest_programme, programme_id),
     "venue_id": lambda venue_id: equals(S.venue, venue_id),
     "scheduled_at_from": lambda moment: compare(S.scheduled_at, ">=", moment),
@@ -64,8 +64,12 @@ def list_schedules(festival_id, time_zone, page, limit, sort_by, sort_order, **f
     end = filters["scheduled_at_to"] = utc_moment(filters.get("scheduled_at_to"), zone)
     if start is not None and end is not None and start > end:
         raise ReversedRange("scheduledAtFrom must not be after scheduledAtTo.")
-    return (Select(S)
-            .where(*equals(S.festival, festival_id))
+    select = Select(S).where(*equals(S.festival, festival_id))
+    sub_fest_id = filters.pop("sub_fest_id", None)
+    if sub_fest_id is not None:
+        select.where(*equals(S.sub_fest, sub_fest_id))
+    return (select
+            .total_of(kinds.LIST_SCHEDULES, festival_id, sub_fest_id or festival_id)
             .filter(SCHEDULE_FILTERS, filters)
             .sort(SCHEDULE_SORTS, sort_by, sort_order, S.id)
             .page(page, limit, S.body))

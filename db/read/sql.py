@@ -1,8 +1,10 @@
 """The SQL of request-time reads, written from fragments: filters as a table of data.
 
 A compiled table is flat and indexed for its reads, so a request's SQL is a few ``WHERE``
-fragments, an ``ORDER BY`` and a ``LIMIT``. Building it from strings costs microseconds;
-building the same with Peewee's query objects cost about as much as the rest of a request.
+fragments, an ``ORDER BY`` that an index gives in order (``db.compiled.tables.sort_indexes``)
+and a ``LIMIT``; the total of a list no filter narrows is read, not counted. Building it
+from strings costs microseconds; building the same with Peewee's query objects cost about
+as much as the rest of a request.
 Every value is a bound parameter, converted by the column's own Peewee field (UUIDs,
 booleans and datetimes are stored differently by each engine); nothing from a request is
 ever formatted into the SQL text.
@@ -12,6 +14,7 @@ marker.
 """
 from dataclasses import dataclass, field
 
+from ..compiled.tables import PublicTag, PublicTotal
 from ..database import database
 from ..query import SEARCH_SEPARATOR, Page, _escape_like, ascii_lower
 
@@ -82,8 +85,7 @@ def pattern_any(model_fields, patterns):
 
 def tagged(model, kind, festival_id, values):
     """Rows of ``model`` that have any of ``values`` in ``PublicTag`` list ``kind``."""
-    from ..compiled.tables import PublicTag as T
-
+    T = PublicTag
     values = [str(v) for v in values]
     return (f'{column(model.id)} IN (SELECT "item" FROM "{T._meta.table_name}" '
             f'WHERE "festival" = ? AND "kind" = ? AND "value" IN ({marks(values)}))',
@@ -103,10 +105,17 @@ class Select:
     conditions: list = field(default_factory=list)
     params: list = field(default_factory=list)
     order: str = ""
+    stored_total: tuple = ()  # see ``total_of``
 
     def where(self, sql, params=()):
         self.conditions.append(f"({sql})")
         self.params.extend(params)
+        return self
+
+    def total_of(self, list_name, festival_id, scope_id):
+        """The rows so far are the whole list ``list_name`` of ``scope_id``: while no
+        later condition narrows them, ``count`` reads the total the compiler stored."""
+        self.stored_total = (len(self.conditions), list_name, festival_id, scope_id)
         return self
 
     def filter(self, filters, args):
@@ -119,15 +128,17 @@ class Select:
         return self
 
     def sort(self, sorts, sort_by, sort_order, tie_breaker):
-        """Order by ``sorts[sort_by]`` (a field or a tuple of fields), NULLs last, then by
-        ``tie_breaker``; the order ``db.query.apply_sorting`` gives."""
+        """Order by ``sorts[sort_by]`` (a field or a tuple of fields), NULLs last in both
+        directions, then by ``tie_breaker``: the terms of the field's sort index."""
         fields_ = sorts[sort_by]
         if not isinstance(fields_, tuple):
             fields_ = (fields_,)
         direction = "DESC" if sort_order == "desc" else "ASC"
         keys = []
         for model_field in fields_:
-            keys += [f"({column(model_field)} IS NULL)", f"{column(model_field)} {direction}"]
+            if model_field.null:
+                keys.append(f"({column(model_field)} IS NULL)")
+            keys.append(f"{column(model_field)} {direction}")
         keys.append(f"{column(tie_breaker)} {direction}")
         self.order = ", ".join(keys)
         return self
@@ -156,6 +167,8 @@ class Select:
         return tuple(f.python_value(value) for f, value in zip(model_fields, rows[0]))
 
     def count(self):
+        if self.stored_total and self.stored_total[0] == len(self.conditions):
+            return stored_total(*self.stored_total[1:])
         return run(self._sql(["COUNT(*)"]), self.params).fetchone()[0]
 
     def page(self, page, limit, *model_fields):
@@ -165,6 +178,14 @@ class Select:
         offset = (page - 1) * limit
         items = self.rows(*model_fields, limit=limit, offset=offset) if offset < total else []
         return Page(items=items, page=page, limit=limit, total=total)
+
+
+def stored_total(list_name, festival_id, scope_id):
+    """The total the compiler stored for a list (none: the list is empty)."""
+    T = PublicTotal
+    row = run(f'SELECT "total" FROM "{T._meta.table_name}" WHERE "festival" = ? AND "list_name" = ? AND "scope" = ?',
+              [T.festival.db_value(festival_id), list_name, T.scope.db_value(scope_id)]).fetchone()
+    return row[0] if row else 0
 
 
 def run(sql, params):

@@ -3,6 +3,7 @@
 ``candidateCount`` counts the active public candidates of the team and of the public teams
 below it (worked out by the compiler, see ``db/source/teams.py``).
 """
+from ..compiled import kinds
 from ..compiled.tables import PublicTeam as T
 from ..compiled.tables import color_key
 from .sql import Select, any_bool, contains_all, equals, one_of
@@ -27,6 +28,7 @@ def list_teams(festival_id, sub_fest_id, page, limit, sort_by, sort_order, **fil
     return (Select(T)
             .where(*equals(T.festival, festival_id))
             .where(*equals(T.sub_fest, sub_fest_id))
+            .total_of(kinds.LIST_TEAMS, festival_id, sub_fest_id)
             .filter(TEAM_FILTERS, filters)
             .sort(TEAM_SORTS, sort_by, sort_order, T.id)
             .page(page, limit, T.body))

@@ -3,6 +3,7 @@
 entries :mod:`db.source.toppers` computed for them and the pages that show them."""
 import orjson
 
+from ..compiled import kinds
 from ..compiled.tables import PublicPage as W
 from ..compiled.tables import PublicPlaceholder as P
 from ..compiled.tables import PublicTopperEntry as E
@@ -37,6 +38,7 @@ def list_placeholders(festival_id, sub_fest_id, page, limit, sort_by, sort_order
     return (Select(P)
             .where(*equals(P.festival, festival_id))
             .where(*equals(P.sub_fest, sub_fest_id))
+            .total_of(kinds.LIST_PLACEHOLDERS, festival_id, sub_fest_id)
             .filter(PLACEHOLDER_FILTERS, filters)
             .sort(PLACEHOLDER_SORTS, sort_by, sort_order, P.id)
             .page(page, limit, P.body))
@@ -55,6 +57,7 @@ def list_entries(festival_id, placeholder_id, page, limit, sort_by, sort_order):
     return (Select(E)
             .where(*equals(E.festival, festival_id))
             .where(*equals(E.placeholder, placeholder_id))
+            .total_of(kinds.LIST_ENTRIES, festival_id, placeholder_id)
             .sort(ENTRY_SORTS, sort_by, sort_order, E.entity_id)
             .page(page, limit, E.body))
 

@@ -1,10 +1,12 @@
-"""What the public may see. Every query of the API starts from one of these scopes.
+"""What the public may see. Every record the compile step reads starts from one of these
+scopes.
 
-A record outside its scope is treated as if it did not exist: absent from lists, 404 on
-detail, not counted anywhere. Review the privacy rules here and only here.
+A record outside its scope is treated as if it did not exist: it gets no compiled row, so
+it is absent from lists, 404 on detail and not counted anywhere. Review the privacy rules
+here and only here.
 """
 from . import models as m
-from .models import utcnow
+from .models import utcnow  # noqa: F401  the clock of the rules and of requests (tests set it here)
 
 
 def visible_sub_fest():
@@ -28,16 +30,12 @@ def visible_result():
 
 
 def published_news():
-    """News that is visible once its ``publishedAt`` has passed: the part of
-    :func:`visible_news` that does not change with the clock (the compiler stores these,
-    and a request keeps those whose ``publishedAt`` is not after its ``now``)."""
+    """News that is visible once its ``publishedAt`` has passed: the part of the rule that
+    does not change with the clock (the compiler stores these, and a request keeps those
+    whose ``publishedAt`` is not after its ``now``: ``db/read/news.py``)."""
     return ((m.News.status == "published") & (m.News.is_public == True)  # noqa: E712
             & (m.News.is_deleted == False)  # noqa: E712
             & m.News.published_at.is_null(False))
-
-
-def visible_news(now=None):
-    return published_news() & (m.News.published_at <= (now or utcnow()))
 
 
 def public_sub_fests(festival_id):
@@ -153,10 +151,6 @@ def public_pages(festival_id):
     return m.WebsitePage.select().where(
         (m.WebsitePage.festival == festival_id)
         & (m.WebsitePage.is_published == True) & (m.WebsitePage.is_public == True))  # noqa: E712
-
-
-def public_news(festival_id, now=None):
-    return m.News.select().where((m.News.festival == festival_id) & visible_news(now))
 
 
 def published_news_of(festival_id):

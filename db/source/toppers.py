@@ -6,8 +6,11 @@ programme, with a visible participant), and only visible teams, sections and can
 ever receive points. Every placeholder is computed, published or not, so publishing one
 later needs no recomputation.
 """
+import uuid
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+
+from peewee import Alias, ForeignKeyField, UUIDField
 
 from . import models as m
 from .scopes import public_candidates, public_entry_results, public_programmes
@@ -48,22 +51,55 @@ def _team_ref(team):
     return {key: team[key] for key in ("id", "name", "public_name", "color_code", "level", "logo_url")}
 
 
-class FestivalData:
-    """Everything a recomputation needs from one festival, loaded with a fixed number of queries."""
+class _Ids:
+    """Stored ids as ``uuid.UUID``, each made once (Peewee makes one per value read: most
+    of the load's time at scale 20)."""
 
-    def __init__(self, festival_id):
+    def __init__(self):
+        self.made = {}
+
+    def __call__(self, value):
+        if value is None or isinstance(value, uuid.UUID):
+            return value
+        found = self.made.get(value)
+        if found is None:
+            found = self.made[value] = uuid.UUID(value)
+        return found
+
+
+def _dicts(query, ids):
+    """The rows of ``query`` as dicts named like Peewee's ``.dicts()`` (its columns are
+    fields or aliased fields)."""
+    names, convert = [], []
+    for node in query._returning:
+        f = node.node if isinstance(node, Alias) else node
+        names.append(node._alias if isinstance(node, Alias) else f.name)
+        convert.append(ids if isinstance(f, (UUIDField, ForeignKeyField)) else f.python_value)
+    cursor = query.model._meta.database.execute(query)
+    return [dict(zip(names, [c(v) for c, v in zip(convert, row)])) for row in cursor]
+
+
+class FestivalData:
+    """Everything a recomputation needs from one festival, loaded with a fixed number of queries.
+
+    ``sub_fest_ids``: only the candidates, programmes and results of these sub-fests (a
+    leaderboard counts the results of its own sub-fest only).
+    """
+
+    def __init__(self, festival_id, sub_fest_ids=None):
+        self.sub_fest_ids = None if sub_fest_ids is None else list(sub_fest_ids)
+        self.ids = _Ids()
         self.candidates = {
-            row["id"]: row for row in public_candidates(
+            row["id"]: row for row in _dicts(self._of_sub_fests(public_candidates(
                 festival_id, m.SubFestCandidate.id, m.SubFestCandidate.chest_no,
                 m.SubFestCandidate.avatar_url, m.SubFestCandidate.team, m.SubFestCandidate.category,
-                m.Candidate.name, m.Candidate.name_local, m.Candidate.gender).dicts()}
-        self.teams = {row["id"]: row for row in (
+                m.Candidate.name, m.Candidate.name_local, m.Candidate.gender), m.SubFestCandidate), self.ids)}
+        self.teams = {row["id"]: row for row in _dicts(
             m.Team.select(m.Team.id, m.Team.sub_fest, m.Team.parent, m.Team.level, m.Team.name,
                           m.Team.display_name, m.Team.public_name, m.Team.color_code, m.Team.logo_url)
             .join(m.SubFest)
             .where((m.SubFest.festival == festival_id)
-                   & (m.Team.is_active == True) & (m.Team.is_public == True))  # noqa: E712
-            .dicts())}
+                   & (m.Team.is_active == True) & (m.Team.is_public == True)), self.ids)}  # noqa: E712
         self.categories = {row["id"]: row for row in (
             m.Category.select(m.Category.id, m.Category.name, m.Category.name_local)
             .join(m.SubFest)
@@ -72,50 +108,61 @@ class FestivalData:
             .dicts())}
         self.sections = {}  # section id -> row
         self.sections_of = defaultdict(set)  # sub-fest candidate id -> visible section ids
-        links = (m.SubFestCandidateSection
-                 .select(m.SubFestCandidateSection.sub_fest_candidate, m.Section.id, m.Section.sub_fest,
-                         m.Section.key, m.Section.name, m.Section.name_local)
-                 .join(m.Section)
-                 .join(m.SubFest)
-                 .where((m.SubFest.festival == festival_id)
-                        & (m.Section.is_active == True) & (m.Section.is_public == True))  # noqa: E712
-                 .dicts())
+        links = _dicts(m.SubFestCandidateSection
+                       .select(m.SubFestCandidateSection.sub_fest_candidate, m.Section.id, m.Section.sub_fest,
+                               m.Section.key, m.Section.name, m.Section.name_local)
+                       .join(m.Section)
+                       .join(m.SubFest)
+                       .where((m.SubFest.festival == festival_id)
+                              & (m.Section.is_active == True) & (m.Section.is_public == True)),  # noqa: E712
+                       self.ids)
         for row in links:
             candidate_id = row.pop("sub_fest_candidate")
             self.sections[row["id"]] = row
             if candidate_id in self.candidates:
                 self.sections_of[candidate_id].add(row["id"])
-        self.programmes = list(public_programmes(
+        self.programmes = _dicts(self._of_sub_fests(public_programmes(
             festival_id, m.SubFestProgramme.id, m.SubFestProgramme.sub_fest,
-            m.SubFestProgramme.category).dicts())
+            m.SubFestProgramme.category), m.SubFestProgramme), self.ids)
         self.collection_keys = defaultdict(set)  # programme id -> keys of its public collections
         collection_links = (m.SubFestProgrammeCollection
                             .select(m.SubFestProgrammeCollection.sub_fest_programme, m.ProgrammeCollection.key)
                             .join(m.ProgrammeCollection)
                             .where((m.ProgrammeCollection.festival == festival_id)
-                                   & (m.ProgrammeCollection.is_public == True))  # noqa: E712
-                            .tuples())
-        for programme_id, key in collection_links:
-            self.collection_keys[programme_id].add(key)
+                                   & (m.ProgrammeCollection.is_public == True)))  # noqa: E712
+        for row in _dicts(collection_links, self.ids):
+            self.collection_keys[row["sub_fest_programme"]].add(row["key"])
         self.results = self._load_results(festival_id)
+        self.results_of = defaultdict(list)  # programme id -> its counted results, in load order
+        self.order = {}  # id(result) -> its place in self.results
+        for n, result in enumerate(self.results):
+            self.results_of[result.programme_id].append(result)
+            self.order[id(result)] = n
+        # Every placeholder asks for the same few people and teams again and again.
+        self._refs = {}
+
+    def _of_sub_fests(self, query, model):
+        if self.sub_fest_ids is None:
+            return query
+        return query.where(model.sub_fest.in_(self.sub_fest_ids))
 
     def _load_results(self, festival_id):
-        rows = public_entry_results(
+        rows = _dicts(self._of_sub_fests(public_entry_results(
             festival_id, m.Result.points, m.Result.published_at, m.Result.sub_fest_programme,
             m.SubFestProgramme.sub_fest, m.SubFestProgramme.code, m.Programme.name.alias("programme_name"),
             m.Programme.name_local.alias("programme_name_local"), m.Registration.id.alias("registration_id"),
             m.Registration.type, m.Registration.team, m.Registration.group_name,
             m.Registration.sub_fest_candidate, m.Programme.id.alias("master_id"),
             m.Programme.code.alias("master_code"), m.Programme.program_type, m.Programme.duration_minutes,
-            m.SubFestProgramme.status, m.SubFestProgramme.category).dicts()
+            m.SubFestProgramme.status, m.SubFestProgramme.category), m.SubFestProgramme), self.ids)
         members = defaultdict(list)
         member_rows = (m.RegistrationMember
                        .select(m.RegistrationMember.registration, m.RegistrationMember.sub_fest_candidate)
-                       .where(m.RegistrationMember.registration.in_(
-                           public_entry_results(festival_id, m.Registration.id)))
-                       .order_by(m.RegistrationMember.display_order, m.RegistrationMember.id)
-                       .tuples())
-        for registration_id, candidate_id in member_rows:
+                       .where(m.RegistrationMember.registration.in_(self._of_sub_fests(
+                           public_entry_results(festival_id, m.Registration.id), m.SubFestProgramme)))
+                       .order_by(m.RegistrationMember.display_order, m.RegistrationMember.id))
+        for registration_id, candidate_id in ((row["registration"], row["sub_fest_candidate"])
+                                              for row in _dicts(member_rows, self.ids)):
             if candidate_id in self.candidates:
                 members[registration_id].append(candidate_id)
         results = []
@@ -139,12 +186,24 @@ class FestivalData:
 
     # --- public views of entities, stored in TopperEntry.details ---
 
+    def _ref(self, kind, make, key):
+        found = self._refs.get((kind, key))
+        if found is None and (kind, key) not in self._refs:
+            found = self._refs[(kind, key)] = make(key)
+        return found
+
     def candidate_identity(self, candidate_id):
+        return self._ref("candidate", self._candidate_identity, candidate_id)
+
+    def team_ref(self, team_id):
+        return self._ref("team", self._team_ref, team_id)
+
+    def _candidate_identity(self, candidate_id):
         row = self.candidates[candidate_id]
         return {"id": _str(row["id"]), "chest_no": row["chest_no"], "name": row["name"],
                 "name_local": row["name_local"], "gender": row["gender"], "avatar_url": row["avatar_url"]}
 
-    def team_ref(self, team_id):
+    def _team_ref(self, team_id):
         team = self.teams.get(team_id)
         return {**_team_ref(team), "id": _str(team_id)} if team else None
 
@@ -242,9 +301,10 @@ def totals_for(data, placeholder):
     section_id = _scope_section(data, placeholder) if placeholder.scope_type == "section" else None
     totals = {}
     counted = set()
-    for result in data.results:
-        if result.programme_id not in scope:
-            continue
+    in_scope = [result for programme_id in scope for result in data.results_of.get(programme_id, ())]
+    # in the order of data.results, so that fractional points add up the same way every time
+    in_scope.sort(key=lambda result: data.order[id(result)])
+    for result in in_scope:
         counted.add(result.programme_id)
         participants = result.participants
         if placeholder.scope_type == "section":
@@ -286,19 +346,25 @@ def rank(totals, top_n=None):
 # --- storing ----------------------------------------------------------------------------------------
 
 
-def recompute_toppers(festival, now=None):
-    """Recompute and store every topper placeholder of ``festival``; return how many.
+def recompute_toppers(festival, now=None, sub_fest_ids=None):
+    """Recompute and store every topper placeholder of ``festival`` (of the sub-fests
+    ``sub_fest_ids`` only, when given: a change elsewhere cannot move them); return how many.
 
     Run it inside the transaction that changed the results, so readers never see a
     leaderboard that disagrees with the results next to it.
     """
     now = now or m.utcnow()
-    placeholders = list(m.TopperPlaceholder
-                        .select()
-                        .join(m.SubFest)
-                        .where(m.SubFest.festival == festival.id)
-                        .order_by(m.TopperPlaceholder.id))
-    data = FestivalData(festival.id)
+    query = (m.TopperPlaceholder
+             .select()
+             .join(m.SubFest)
+             .where(m.SubFest.festival == festival.id)
+             .order_by(m.TopperPlaceholder.id))
+    if sub_fest_ids is not None:
+        query = query.where(m.TopperPlaceholder.sub_fest.in_(list(sub_fest_ids)))
+    placeholders = list(query)
+    if not placeholders:
+        return 0
+    data = FestivalData(festival.id, sub_fest_ids)
     if placeholders:
         m.TopperEntry.delete().where(m.TopperEntry.placeholder.in_([p.id for p in placeholders])).execute()
     rows = []

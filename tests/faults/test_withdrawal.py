@@ -5,8 +5,6 @@ import json
 import os
 import subprocess
 
-import pytest
-
 from conftest import SMALL, writable
 from db.source import models as m
 from test_multiprocess import festival_api
@@ -20,8 +18,6 @@ def published_entry(fixture):
     raise AssertionError("the fixture has no published result")
 
 
-@pytest.mark.xfail(strict=True, reason="the update refuses to withdraw an entry with a published result "
-                                       "(seed/update.py, the importer's apply logic)")
 def test_withdrawing_an_entry_with_a_published_result_is_refused_and_the_dry_run_says_why(
         database, fixture_data, tmp_path):
     registration, result = published_entry(fixture_data[SMALL])

@@ -1,0 +1,123 @@
+"""The change log says exactly what moved: leaderboards whose entries moved, results that went
+with their entries, news that was deleted; and it keeps the last 1,000 revisions."""
+import datetime
+
+import pytest
+from click.testing import CliRunner
+
+from app.cli import main as cli
+from conftest import API, writable
+from db.source import models as m
+from db.compiler.changes import KEPT_REVISIONS, record
+from db.source.keys import create_key
+from db.compiled.tables import PublicChange
+from db.source.revisions import current_revision
+from natural_festival import SLUG, natural_festival
+from seed.importer import import_fixture
+from seed.update import update_fixture
+
+PUBLISHED = "2026-01-11T10:00:00Z"
+
+
+def update(**sections):
+    return {"formatVersion": 1, "festival": {"slug": SLUG}, **sections}
+
+
+@pytest.fixture
+def festival(fresh_app):
+    """``(client, url, ids, revision)``: the natural festival, with a leaderboard per sub-fest."""
+    app, url = fresh_app
+    data = natural_festival()
+    data["topperPlaceholders"].append({"sub_fest_slug": "junior", "label": "Junior toppers",
+                                       "entity_type": "candidate", "is_published": True})
+    with writable(url):
+        import_fixture(data)
+        stored = m.Festival.get(m.Festival.slug == SLUG)
+        key = create_key(stored, label="t")[1]
+        boards = {p.label: str(p.id) for p in m.TopperPlaceholder.select().join(m.SubFest)
+                  .where(m.SubFest.festival == stored.id)}
+        revision = current_revision(stored.id)[0]
+    client = app.test_client()
+
+    def changes(since):
+        response = client.get(f"{API}/changes", headers={"X-API-Key": key},
+                              query_string={"sinceRevision": since, "limit": 100})
+        assert response.status_code == 200
+        return {(c["kind"], c["id"]): c["action"] for c in response.get_json()["data"]}
+
+    return changes, url, boards, revision, (client, key)
+
+
+def junior_results():
+    return update(
+        subFestProgrammes=[{"sub_fest_slug": "junior", "code": "P1", "status": "result_published",
+                            "published_at": PUBLISHED}],
+        results=[{"sub_fest_slug": "junior", "sub_fest_programme_code": "P1", "chest_no": "101",
+                  "position": 1, "points": 7, "is_published": True, "published_at": PUBLISHED}])
+
+
+def test_only_the_leaderboards_whose_entries_moved_are_listed(festival):
+    changes, url, boards, revision, _ = festival
+    with writable(url):
+        update_fixture(junior_results())
+    listed = {item for kind, item in changes(revision) if kind == "leaderboard"}
+    assert listed == {boards["Junior toppers"]}, "a new computation time alone is no change"
+
+
+def test_a_dry_run_lists_the_leaderboards_that_would_move_with_points_before_and_after(festival, monkeypatch,
+                                                                                        tmp_path):
+    _, url, _, _, _ = festival
+    with writable(url):
+        summary = update_fixture(update(results=[
+            {"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "chest_no": "102", "position": 1},
+            {"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "chest_no": "101", "position": 2}]),
+            dry_run=True)
+    assert [move.line() for move in summary.leaderboards] == ["leaderboard main 'Toppers': Anu 10 -> 8, Bala 6 -> 8"]
+    monkeypatch.setenv("DATABASE_URL", url)
+    folder = tmp_path / "junior"
+    folder.mkdir()
+    (folder / "festival.csv").write_text(f"slug\n{SLUG}\n", encoding="utf-8")
+    (folder / "results.csv").write_text("sub_fest_slug,sub_fest_programme_code,chest_no,position,points,is_published,"
+                                        "published_at\njunior,P1,101,1,7,yes,2026-01-11T10:00:00Z\n", encoding="utf-8")
+    output = CliRunner().invoke(cli, ["import", "--update", "--dry-run", str(folder)]).output
+    assert "leaderboard junior 'Junior toppers': Farah - -> 7" in output
+
+
+def test_when_an_entry_and_its_result_are_withdrawn_the_programme_and_leaderboard_are_listed(festival):
+    changes, url, boards, revision, _ = festival
+    with writable(url):
+        programme = (m.SubFestProgramme.select().join(m.SubFest)
+                     .where(m.SubFest.slug == "main", m.SubFestProgramme.code == "P1").get())
+        update_fixture(update(
+            registrations=[{"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "chest_no": "101",
+                            "withdrawn": True}],
+            results=[{"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "chest_no": "101",
+                      "withdrawn": True}]))
+    listed = changes(revision)
+    assert listed[("programme", str(programme.id))] == "results"
+    assert listed[("leaderboard", boards["Toppers"])] == "changed"
+
+
+def test_a_deleted_news_item_is_a_removal(festival):
+    changes, url, _, revision, (client, key) = festival
+    with writable(url):
+        news_id = str(m.News.get(m.News.title == "Welcome").id)
+        update_fixture(update(news=[{"title": "Welcome", "deleted": True}]))
+    assert changes(revision) == {("news", news_id): "removed"}
+    assert client.get(f"{API}/news/{news_id}", headers={"X-API-Key": key}).status_code == 404
+
+
+def test_the_changes_of_the_last_thousand_revisions_are_kept(festival):
+    _, url, _, _, _ = festival
+    now = datetime.datetime(2026, 1, 11)
+    festival_id = "00000000-0000-0000-0000-000000000001"
+    last = KEPT_REVISIONS + 5
+    with writable(url) as db:
+        with db.atomic():
+            for revision in range(1, last + 1):
+                record(festival_id, revision, [("news", f"00000000-0000-0000-0000-{revision:012d}", "changed", None,
+                                                now)], now)
+        kept = sorted(r for (r,) in PublicChange.select(PublicChange.revision)
+                      .where(PublicChange.festival == festival_id).tuples())
+    assert KEPT_REVISIONS >= 1000
+    assert kept == list(range(last - KEPT_REVISIONS + 1, last + 1))

@@ -1,0 +1,151 @@
+"""Every list is flat at any size: SQLite's plan of each list's page, for every sort field
+and direction, reads an index in order (no temporary B-tree, no scan of a compiled table),
+and the total of an unfiltered list is one stored row, not a count (docs/performance.md,
+"Query plans"). PostgreSQL's plans depend on the size of the tables; the scale-20 ones are
+in docs/performance.md.
+"""
+import datetime
+
+import pytest
+
+import db.read.registrations
+import db.read.sql
+from conftest import BIG, ON_POSTGRES, writable
+from db.compiled.tables import PublicCandidate, PublicPlaceholder, PublicProgramme, PublicSubFest
+from db.read import (
+    candidates,
+    categories,
+    downloads,
+    gallery,
+    news,
+    programmes,
+    registrations,
+    schedules,
+    subfests,
+    teams,
+    toppers,
+)
+from db.source import models as m
+
+pytestmark = pytest.mark.skipif(ON_POSTGRES, reason="SQLite's EXPLAIN QUERY PLAN")
+
+NOW = datetime.datetime(2026, 1, 15, 12, 0)
+
+# list -> (its sort table, a call reading one page: (ids, sort_by, sort_order, **filters))
+LISTS = {
+    "/subfests": (subfests.SUB_FEST_SORTS, lambda i, by, order, **f: subfests.list_sub_fests(
+        i["festival"], 1, 20, by, order, **f)),
+    "/programmes": (programmes.PROGRAMME_SORTS, lambda i, by, order, **f: programmes.list_programmes(
+        i["festival"], i["sub_fest"], 1, 20, by, order, NOW, **f)),
+    "/programme-results": (programmes.PROGRAMME_SORTS, lambda i, by, order, **f: programmes.list_programme_results(
+        i["festival"], i["sub_fest"], 1, 20, by, order, NOW, **f)),
+    "/candidates": (candidates.CANDIDATE_SORTS, lambda i, by, order, **f: candidates.list_candidates(
+        i["festival"], i["sub_fest"], 1, 20, by, order, **f)),
+    "/teams": (teams.TEAM_SORTS, lambda i, by, order, **f: teams.list_teams(
+        i["festival"], i["sub_fest"], 1, 20, by, order, **f)),
+    "/categories": (categories.CATEGORY_SORTS, lambda i, by, order, **f: categories.list_categories(
+        i["festival"], i["sub_fest"], 1, 20, by, order, **f)),
+    "/schedules": (schedules.SCHEDULE_SORTS, lambda i, by, order, **f: schedules.list_schedules(
+        i["festival"], "Asia/Kolkata", 1, 20, by, order, **f)),
+    "/topper-placeholders": (toppers.PLACEHOLDER_SORTS, lambda i, by, order, **f: toppers.list_placeholders(
+        i["festival"], i["sub_fest"], 1, 20, by, order, **f)),
+    "/toppers": (toppers.ENTRY_SORTS, lambda i, by, order: toppers.list_entries(
+        i["festival"], i["placeholder"], 1, 20, by, order)),
+    "/gallery": (gallery.IMAGE_SORTS, lambda i, by, order, **f: gallery.list_images(
+        i["festival"], 1, 20, by, order, **f)),
+    "/downloads": (downloads.DOWNLOAD_SORTS, lambda i, by, order, **f: downloads.list_downloads(
+        i["festival"], 1, 20, by, order, **f)),
+}
+# Small lists that keep a sort step, each for a reason:
+OTHERS = {
+    # the news visible now: the planner reads the (festival, publishedAt) range and sorts
+    # what it finds by another field; a festival has a few dozen news items at any size
+    "/news": (news.NEWS_SORTS, lambda i, by, order: news.list_news(i["festival"], 1, 20, by, order, NOW)),
+    # one candidate's entries, joined to the candidate: a handful of rows
+    "/candidate-registrations": (registrations.REGISTRATION_SORTS, lambda i, by, order: (
+        registrations.list_candidate_registrations(i["festival"], i["candidate"], 1, 20, by, order))),
+}
+
+
+@pytest.fixture(scope="module")
+def ids(seeded):
+    with writable(seeded[0]):
+        festival = m.Festival.get(m.Festival.slug == BIG).id
+        sub_fest = max((s.id for s in PublicSubFest.select().where(PublicSubFest.festival == festival)),
+                       key=lambda s: PublicProgramme.select().where(PublicProgramme.sub_fest == s).count())
+        placeholder = (PublicPlaceholder.select().where(PublicPlaceholder.sub_fest == sub_fest)
+                       .order_by(PublicPlaceholder.id).first().id)
+        candidate = PublicCandidate.select().where(PublicCandidate.sub_fest == sub_fest).order_by(PublicCandidate.id).first().id
+    return {"festival": festival, "sub_fest": sub_fest, "placeholder": placeholder, "candidate": candidate}
+
+
+@pytest.fixture
+def plans(seeded, monkeypatch):
+    """``plans(read)``: ``[(sql, [plan lines])]`` of every statement ``read()`` runs."""
+    def collect(read):
+        statements = []
+        run = db.read.sql.run
+
+        def recording(sql, params):
+            statements.append((sql, params))
+            return run(sql, params)
+
+        monkeypatch.setattr(db.read.sql, "run", recording)
+        monkeypatch.setattr(db.read.registrations, "run", recording)
+        with writable(seeded[0]) as connection:
+            read()
+            return [(sql, [row[3] for row in connection.execute_sql(f"EXPLAIN QUERY PLAN {sql}", params)])
+                    for sql, params in statements]
+    return collect
+
+
+def _cases(lists):
+    return [(name, sort_by, order) for name, (sorts, _) in lists.items() for sort_by in sorts
+            for order in ("asc", "desc")]
+
+
+@pytest.mark.parametrize("name, sort_by, order", _cases(LISTS))
+def test_a_page_is_read_in_index_order_and_the_total_is_stored(plans, ids, name, sort_by, order):
+    _, read = LISTS[name]
+    (total_sql, total_plan), (page_sql, page_plan) = plans(lambda: read(ids, sort_by, order))
+    assert '"public_total"' in total_sql and "COUNT" not in total_sql
+    assert [line for line in total_plan if not line.startswith("SEARCH public_total USING")] == []
+    assert len(page_plan) == 1, page_plan
+    assert page_plan[0].startswith("SEARCH public_") and " USING INDEX " in page_plan[0], page_plan
+    assert "_by_" in page_plan[0], page_plan  # one of the sort indexes
+
+
+def test_the_schedules_of_one_sub_fest_have_a_stored_total(plans, ids):
+    _, read = LISTS["/schedules"]
+    (total_sql, _), (_, page_plan) = plans(lambda: read(ids, "scheduledAt", "asc", sub_fest_id=ids["sub_fest"]))
+    assert '"public_total"' in total_sql
+    assert page_plan == ["SEARCH public_schedule USING INDEX public_schedule_by_scheduled_at (festival=?)"]
+
+
+@pytest.mark.parametrize("name, sort_by, order", _cases(OTHERS))
+def test_the_small_lists_search_an_index_and_never_scan_a_table(plans, ids, name, sort_by, order):
+    _, read = OTHERS[name]
+    for sql, plan in plans(lambda: read(ids, sort_by, order)):
+        assert not [line for line in plan if line.startswith("SCAN public_")], (sql, plan)
+
+
+@pytest.mark.parametrize("name, filters", [
+    ("/programmes", {"statuses": ["completed", "result_published"]}),
+    ("/programmes", {"has_results": True}),
+    ("/candidates", {"gender": ["female"]}),
+    ("/candidates", {"search": "a"}),
+    ("/teams", {"has_candidates": [True]}),
+    ("/schedules", {"sub_fest_id": "SUB_FEST", "scheduled_at_to": datetime.datetime(2030, 1, 1)}),
+    ("/schedules", {"scheduled_at_from": datetime.datetime(2020, 1, 1)}),
+])
+def test_a_filtered_list_is_counted_within_its_scope_index(plans, ids, name, filters):
+    """A filter narrows the list, so its total is counted, over the rows of the list's
+    scope found by index, never over the whole table."""
+    filters = {key: ids["sub_fest"] if value == "SUB_FEST" else value for key, value in filters.items()}
+    sorts, read = LISTS[name]
+    statements = plans(lambda: read(ids, next(iter(sorts)), "asc", **filters))
+    assert len(statements) == 2
+    (count_sql, count_plan), (_, page_plan) = statements
+    assert count_sql.startswith("SELECT COUNT(*)")
+    for plan in (count_plan, page_plan):
+        assert not [line for line in plan if line.startswith("SCAN public_") or "TEMP B-TREE" in line], plan
