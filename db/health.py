@@ -10,6 +10,7 @@ from typing import NamedTuple
 from urllib.parse import urlparse
 
 import psycopg2
+from psycopg2 import extensions
 from playhouse.db_url import parse as parse_url
 
 from .database import POSTGRES_SCHEMES, sqlite_path
@@ -136,8 +137,10 @@ def _postgres_problem(url, tables, timeout):
     # libpq waits at least 2 seconds to connect; callers that need less wait in a thread.
     params["connect_timeout"] = max(2, round(timeout))
     params["options"] = f"{params.get('options') or ''} -c statement_timeout={int(timeout * 1000)}".strip()
-    # The service's connections wait through a deadline (db/deadlines.py): so does this one.
-    params["connection_factory"] = deadline_connection(params["connect_timeout"], timeout + 0.2)
+    if extensions.get_wait_callback() is not None:
+        # In the service, connections wait through db/deadlines.py (libpq's connect_timeout
+        # does not apply then): this one gets deadlines of its own. Commands keep libpq's.
+        params["connection_factory"] = deadline_connection(params["connect_timeout"], timeout + 0.2)
     try:
         connection = psycopg2.connect(**params)
     except psycopg2.Error:

@@ -69,14 +69,17 @@ def test_health_and_new_requests_are_answered_at_256_open_and_1000_idle_connecti
         busy, served = serve_on_each(server.port, keys[BIG], KEEP_ALIVE)
         for sock in busy:
             stack.callback(sock.close)
+        print(f"served {served} of {KEEP_ALIVE} keep-alive connections")
         assert served == KEEP_ALIVE
 
         health, fresh = server.get("/healthz"), server.get("/subfests", keys[BIG])
+        print(f"at {KEEP_ALIVE} open: /healthz {health.seconds:.3f} s, a new request {fresh.seconds:.3f} s")
         assert (health.status, fresh.status) == (200, 200)
         assert health.seconds < 1 and fresh.seconds < 1, (health.seconds, fresh.seconds)
 
         for _ in range(IDLE):  # connected, never a byte sent
             stack.callback(socket.create_connection(("127.0.0.1", server.port), timeout=5).close)
         health, fresh = server.get("/healthz"), server.get("/subfests", keys[BIG])
+        print(f"and {IDLE} idle: /healthz {health.seconds:.3f} s, a new request {fresh.seconds:.3f} s")
         assert (health.status, fresh.status) == (200, 200)
         assert health.seconds < 1 and fresh.seconds < 1, (health.seconds, fresh.seconds)
