@@ -21,6 +21,7 @@ from ..compiled.tables import (
 )
 from ..database import database
 from ..source import models as m
+from ..source.registrations import registrations_of
 from ..source.revisions import bump_revision
 from ..source.toppers import recompute_toppers
 from . import content, filters, people, programmes, structure, toppers
@@ -62,14 +63,6 @@ class Scope:
         programmes = set(touched.get("subFestProgrammes", ())) | programmes_of(touched.get("people", ()))
         candidates = set(touched.get("subFestCandidates", ())) | participants_of(programmes)
         return cls(programmes, candidates)
-
-
-def registrations_of(candidate_ids):
-    """Condition: registrations the candidates take part in (as an individual or a member)."""
-    ids = list(candidate_ids)
-    return (m.Registration.sub_fest_candidate.in_(ids)
-            | m.Registration.id.in_(m.RegistrationMember.select(m.RegistrationMember.registration)
-                                    .where(m.RegistrationMember.sub_fest_candidate.in_(ids))))
 
 
 def programmes_of(candidate_ids):

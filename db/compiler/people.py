@@ -20,7 +20,7 @@ from ..source import models as m
 from ..source import scopes
 from ..source.candidates import attach_candidate_fields, public_candidate_rows
 from ..source.programmes import attach_categories
-from ..source.registrations import attach_results
+from ..source.registrations import attach_results, registrations_of
 from ..source.results import CANDIDATE_RESULT_ORDER, _with_entries, attach_entries
 from ..source.teams import team_tree
 
@@ -75,8 +75,6 @@ def _team_chains(festival_id):
 def _entries_of(query, candidate_ids):
     """``query`` narrowed to the registrations the candidates take part in (not at all when
     ``candidate_ids`` is None)."""
-    from . import registrations_of
-
     return query if candidate_ids is None else query.where(registrations_of(candidate_ids))
 
 

@@ -3,6 +3,14 @@ from . import models as m
 from . import scopes
 
 
+def registrations_of(candidate_ids):
+    """Condition: registrations the candidates take part in (as an individual or a member)."""
+    ids = list(candidate_ids)
+    return (m.Registration.sub_fest_candidate.in_(ids)
+            | m.Registration.id.in_(m.RegistrationMember.select(m.RegistrationMember.registration)
+                                    .where(m.RegistrationMember.sub_fest_candidate.in_(ids))))
+
+
 def attach_results(festival_id, registrations):
     """``registration.result_ref``: its result when published and public, else None."""
     by_registration = {}
