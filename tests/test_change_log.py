@@ -7,10 +7,10 @@ from click.testing import CliRunner
 
 from app.cli import main as cli
 from conftest import API, writable
+from db.compiled.tables import KEPT_REVISIONS, PublicChange
+from db.compiler.changes import record
 from db.source import models as m
-from db.compiler.changes import KEPT_REVISIONS, record
 from db.source.keys import create_key
-from db.compiled.tables import PublicChange
 from db.source.revisions import current_revision
 from natural_festival import SLUG, natural_festival
 from seed.importer import import_fixture
@@ -133,3 +133,24 @@ def test_a_programme_an_update_hides_is_a_removal_and_no_other_programme_is_list
     listed = changes(revision)
     assert {(kind, item): action for (kind, item), action in listed.items() if kind == "programme"} == {
         ("programme", str(programme.id)): "removed"}
+
+
+def test_a_since_revision_whose_changes_were_pruned_is_a_409_and_zero_lists_what_is_kept(festival, monkeypatch):
+    import db.read.changes
+
+    changes, url, _, revision, (client, key) = festival
+    with writable(url):
+        update_fixture(junior_results())  # revision + 1
+    monkeypatch.setattr(db.read.changes, "KEPT_REVISIONS", 1)  # only the newest revision's changes are kept
+
+    def get(since):
+        return client.get(f"{API}/changes", headers={"X-API-Key": key}, query_string={"sinceRevision": since})
+
+    behind = get(revision)
+    assert behind.status_code == 409
+    assert behind.headers["Cache-Control"] == "no-store"
+    message = behind.get_json()["message"]
+    assert f"too far behind the festival's data revision {revision + 1}" in message
+    assert f"sinceRevision={revision + 1}" in message
+    assert get(revision + 1).status_code == 200
+    assert get(0).status_code == 200  # everything kept: a client starting over

@@ -2,7 +2,7 @@
 from flask_smorest import abort
 
 from db.compiled.templates import dumps
-from db.read.changes import ahead_of_revision, list_changes
+from db.read.changes import list_changes, unknown_revision
 from db.source import scopes
 from schemas.changes import ChangeListSchema, ChangeQueryArgsSchema, ChangeSchema
 
@@ -20,12 +20,13 @@ _change = ChangeSchema()
 @blp.doc(operationId="listChanges")
 @blp.arguments(ChangeQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ChangeListSchema)
-@blp.alt_response(409, response="CONFLICT", description="sinceRevision is ahead of the festival's revision")
+@blp.alt_response(409, response="CONFLICT", description="sinceRevision is ahead of the festival's revision, "
+                  "or so far behind it that changes after it are no longer kept: read the lists again")
 def changes(since_revision, page, limit, kinds=None):
     """List what changed in the public data after a revision, newest first"""
-    ahead = ahead_of_revision(since_revision, current().revision)
-    if ahead:
-        abort(409, message=ahead)
+    unknown = unknown_revision(since_revision, current().revision)
+    if unknown:
+        abort(409, message=unknown)
     found = list_changes(festival_id(), since_revision, page, limit, scopes.utcnow(), kinds)
     items = [dumps(_change.dump({"revision": revision, "changed_at": visible_at, "kind": kind, "id": item,
                                  "action": action, "sub_fest_id": sub_fest}))

@@ -384,6 +384,11 @@ REPLACED_INDEXES = (
 
 # --- what changed: kept across compiles ---------------------------------------------------
 
+# The changes of a festival's last KEPT_REVISIONS revisions are kept; older ones are pruned
+# as each revision is recorded. A site that polls less often than that is told to read its
+# lists again (``/changes`` answers 409).
+KEPT_REVISIONS = 1000
+
 
 class PublicChange(Model):
     """One public record that became different at a revision, in public terms.

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from ..compiled import kinds
 from ..compiled.tables import (
+    KEPT_REVISIONS,
     PublicChange,
     PublicDownload,
     PublicImage,
@@ -21,9 +22,6 @@ from ..compiled.tables import (
 )
 
 CHUNK = 200
-# The changes of a festival's last KEPT_REVISIONS revisions are kept; older ones are pruned
-# as each revision is recorded (a site that polls less often than that refetches).
-KEPT_REVISIONS = 1000
 
 
 def _digest(*texts):

@@ -1,4 +1,5 @@
 """``/changes``: what became different in a festival's public data after a revision."""
+from ..compiled.tables import KEPT_REVISIONS
 from ..compiled.tables import PublicChange as C
 from ..compiled.tables import PublicRevision as R
 from .sql import Select, column, equals, one_of
@@ -6,15 +7,21 @@ from .sql import Select, column, equals, one_of
 COLUMNS = (C.revision, C.visible_at, C.kind, C.item, C.action, C.sub_fest)
 
 
-def ahead_of_revision(since_revision, revision):
-    """The message for a ``sinceRevision`` above the festival's current ``revision`` (a
-    restore from an older backup takes the revision back), else None. An empty list would
-    make a polling client miss every change until the revision caught up again."""
-    if since_revision <= revision:
-        return None
-    return (f"sinceRevision {since_revision} is ahead of the festival's data revision {revision}: "
-            f"the data was restored from an older copy. Drop what you kept, read the lists again, "
-            f"and poll from sinceRevision={revision}.")
+def unknown_revision(since_revision, revision):
+    """The message when the changes after ``since_revision`` cannot be listed whole, else
+    None: it is above the festival's current ``revision`` (a restore from an older backup
+    takes the revision back), or so far behind that changes after it were pruned (only the
+    last ``KEPT_REVISIONS`` revisions' are kept). An empty or partial list would make a
+    polling client miss changes without knowing. ``0`` asks for every change kept."""
+    if since_revision > revision:
+        return (f"sinceRevision {since_revision} is ahead of the festival's data revision {revision}: "
+                f"the data was restored from an older copy. Drop what you kept, read the lists again, "
+                f"and poll from sinceRevision={revision}.")
+    if 0 < since_revision <= revision - KEPT_REVISIONS:
+        return (f"sinceRevision {since_revision} is too far behind the festival's data revision {revision}: "
+                f"only the changes of the last {KEPT_REVISIONS} revisions are kept. Read the lists again, "
+                f"and poll from sinceRevision={revision}.")
+    return None
 
 
 def list_changes(festival_id, since_revision, page, limit, now, kinds=None):
