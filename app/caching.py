@@ -53,6 +53,10 @@ class ResponseCache:
                          if seconds > 0 and entries > 0 else None)
         self._lock = threading.Lock()
         self._makers = {}  # key -> lock held by the request making that answer
+        # Keys whose answer is an error of the request (a 404 for a mistyped chest number):
+        # never kept, so identical requests make it side by side instead of queueing.
+        self._not_kept = (TTLCache(maxsize=entries, ttl=seconds, timer=timer)
+                          if self._entries is not None else None)
 
     @property
     def enabled(self):
@@ -72,14 +76,21 @@ class ResponseCache:
 
     def make_or_wait(self, key):
         """Wait for a request already making ``key``, then become its maker: return the held
-        lock, or None when the wait timed out (the answer is then made without the lock)."""
+        lock, or None when the wait timed out or ``key``'s answer is not kept (the answer is
+        then made without the lock)."""
         with self._lock:
+            if key in self._not_kept:
+                return None
             maker = self._makers.setdefault(key, threading.Lock())
         return maker if maker.acquire(timeout=MAKER_WAIT_SECONDS) else None
 
-    def made(self, key, maker):
-        """Let the requests waiting for ``key`` go: the answer is in the cache, or failed."""
+    def made(self, key, maker, kept=True):
+        """Let the requests waiting for ``key`` go: the answer is in the cache, or failed
+        (they make it again), or is an error of the request itself (``kept=False``: later
+        identical requests make it without waiting, for the cache's seconds)."""
         with self._lock:
             if self._makers.get(key) is maker:
                 del self._makers[key]
+            if not kept:
+                self._not_kept[key] = True
         maker.release()

@@ -128,6 +128,10 @@ class FrontDoor:
             if answer.status == 200 and answer.etag is not None:
                 answer.entry = CachedResponse(answer.body, list(answer.headers), answer.etag)
                 self.cache.put(cache_key, answer.entry)
+            elif 400 <= answer.status < 500 and maker is not None:
+                # The same request gets the same error: the next ones need not wait for it.
+                self.cache.made(cache_key, maker, kept=False)
+                maker = None
             return answer
         except Unavailable as error:
             self.logger.error("database unavailable: %s", error)

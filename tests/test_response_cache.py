@@ -217,3 +217,35 @@ def test_identical_misses_wait_for_the_one_making_the_answer(cached_client, keys
         assert statuses == {"first": 500, "second": 200, "third": 200} and view.calls == 2
     else:
         assert statuses == {"first": 200, "second": 200, "third": 200} and view.calls == 1
+
+
+def test_identical_requests_for_an_error_of_the_request_do_not_queue(cached_client, keys, monkeypatch):
+    app, client = cached_client
+    cache = app.extensions["front_door"].cache
+    made, real_made = [], cache.made
+
+    def spy(key, maker, kept=True):
+        made.append(kept)
+        return real_made(key, maker, kept)
+
+    monkeypatch.setattr(cache, "made", spy)
+    missing = f"{API}/candidate-result?chestNo=no-such-chest&subFestSlug=general"
+    headers = {"X-API-Key": keys[BIG]}
+    assert client.get(missing, headers=headers).status_code == 404
+    assert made == [False]  # the maker said: not kept
+    key = next(iter(cache._not_kept))
+    assert cache.make_or_wait(key) is None  # no lock, no wait: made side by side
+    assert client.get(missing, headers=headers).status_code == 404
+    assert made == [False]  # the second request had no maker to release
+
+
+def test_a_key_not_kept_is_made_with_a_maker_again_after_the_cache_seconds():
+    now = [0.0]
+    cache = ResponseCache(5, 100, timer=lambda: now[0])
+    maker = cache.make_or_wait("k")
+    cache.made("k", maker, kept=False)
+    assert cache.make_or_wait("k") is None
+    now[0] += 5.1
+    again = cache.make_or_wait("k")
+    assert again is not None
+    cache.made("k", again)
