@@ -7,6 +7,7 @@
 programmes of the sub-fest joined with their master record and category, plus the count,
 as JSON (sqlite3 + orjson, one connection per thread): the least any list request costs.
 """
+import logging
 import sqlite3
 import sys
 import threading
@@ -60,6 +61,9 @@ def rows_app(path):
 
 
 if __name__ == "__main__":
+    # waitress warns on every request while its workers are busy; the service limits that
+    # line (app/server.py), so the baselines must not pay for it either.
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     kind, port = sys.argv[1], int(sys.argv[2])
     app = hello_app if kind == "hello" else rows_app(sys.argv[3])
     serve(app, host="127.0.0.1", port=port, threads=int(sys.argv[4]) if len(sys.argv) > 4 else 8,
