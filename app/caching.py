@@ -45,17 +45,30 @@ class CachedResponse:
                 self.encoded[encoding] = data
 
 
-class ResponseCache:
-    """A thread-safe TTL cache of :class:`CachedResponse`; ``seconds=0`` disables it."""
+def _weight(entry):
+    """What an answer is counted as against the byte budget: its body twice, to leave room
+    for the compressed copies kept with it later (each smaller than the body)."""
+    return 2 * len(entry.body)
 
-    def __init__(self, seconds, entries, timer=time.monotonic):
-        self._entries = (TTLCache(maxsize=entries, ttl=seconds, timer=timer)
-                         if seconds > 0 and entries > 0 else None)
+
+class ResponseCache:
+    """A thread-safe TTL cache of :class:`CachedResponse`; ``seconds=0`` disables it.
+
+    It holds at most ``entries`` answers and ``max_bytes`` of them (see :func:`_weight`):
+    at scale, a few thousand pages of 500 rows would otherwise take gigabytes. The least
+    recently used answers make room for new ones; an answer larger than the whole budget is
+    not kept.
+    """
+
+    def __init__(self, seconds, entries, timer=time.monotonic, max_bytes=256 * 2**20):
+        self._max_entries = entries
+        self._entries = (TTLCache(maxsize=max_bytes, ttl=seconds, timer=timer, getsizeof=_weight)
+                         if seconds > 0 and entries > 0 and max_bytes > 0 else None)
         self._lock = threading.Lock()
         self._makers = {}  # key -> lock held by the request making that answer
         # Keys whose answer is an error of the request (a 404 for a mistyped chest number):
         # never kept, so identical requests make it side by side instead of queueing.
-        self._not_kept = (TTLCache(maxsize=entries, ttl=seconds, timer=timer)
+        self._not_kept = (TTLCache(maxsize=max(entries, 1), ttl=seconds, timer=timer)
                           if self._entries is not None else None)
 
     @property
@@ -67,8 +80,19 @@ class ResponseCache:
             return self._entries.get(key)
 
     def put(self, key, entry):
+        """Keep ``entry`` (unless it alone is larger than the byte budget)."""
         with self._lock:
+            if _weight(entry) > self._entries.maxsize:
+                return
+            while len(self._entries) >= self._max_entries and key not in self._entries:
+                self._entries.popitem()
             self._entries[key] = entry
+
+    @property
+    def size(self):
+        """The bytes the kept answers count for (see :func:`_weight`)."""
+        with self._lock:
+            return self._entries.currsize if self._entries is not None else 0
 
     def __len__(self):
         with self._lock:

@@ -66,7 +66,8 @@ class FrontDoor:
         self.health = HealthCheck(config["DATABASE_URL"], self.database, app.logger)
         self.keys = KeyCache(config["API_KEY_CACHE_SECONDS"])
         self.limits = make_rate_limits(config, logger=app.logger)
-        self.cache = ResponseCache(config["RESPONSE_CACHE_SECONDS"], config["RESPONSE_CACHE_ENTRIES"])
+        self.cache = ResponseCache(config["RESPONSE_CACHE_SECONDS"], config["RESPONSE_CACHE_ENTRIES"],
+                                   max_bytes=config["RESPONSE_CACHE_MB"] * 2**20)
         self.headers = ApiHeaders(config)
         self.trusts_proxies = config["TRUSTED_PROXIES"] > 0
         self._warned_about_proxy = False

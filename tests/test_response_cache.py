@@ -249,3 +249,25 @@ def test_a_key_not_kept_is_made_with_a_maker_again_after_the_cache_seconds():
     again = cache.make_or_wait("k")
     assert again is not None
     cache.made("k", again)
+
+
+def test_the_cache_keeps_within_its_byte_budget_and_skips_what_cannot_fit():
+    from app.caching import CachedResponse
+
+    cache = ResponseCache(60, 100, max_bytes=10_000)
+    for n in range(4):
+        cache.put(("page", n), CachedResponse(b"x" * 2_000, [], f'W/"{n}"'))  # counts 4,000 bytes each
+    assert cache.get(("page", 0)) is None and cache.get(("page", 1)) is None  # made room
+    assert cache.get(("page", 2)) is not None and cache.get(("page", 3)) is not None
+    assert cache.size == 8_000
+    cache.put(("huge",), CachedResponse(b"x" * 6_000, [], 'W/"huge"'))  # 12,000: more than the budget
+    assert cache.get(("huge",)) is None and len(cache) == 2
+
+
+def test_the_cache_keeps_at_most_its_entries():
+    from app.caching import CachedResponse
+
+    cache = ResponseCache(60, 3)
+    for n in range(5):
+        cache.put(("page", n), CachedResponse(b"{}", [], f'W/"{n}"'))
+    assert len(cache) == 3 and cache.get(("page", 4)) is not None and cache.get(("page", 0)) is None
