@@ -13,6 +13,7 @@ import jsonschema
 from peewee import ForeignKeyField
 
 from db.source import models as m
+from db.source.revisions import current_revision
 
 from .changes import ChangeSummary, diff
 from .festival_state import FestivalState, state_from_database, state_from_document
@@ -49,6 +50,16 @@ class PlannedUpdate:
     new: FestivalState
     file_ids: set
     deleted: set
+    revision: int = 0  # the festival's data revision when ``old`` was read
+
+
+class StalePlan(Exception):
+    """The festival changed between planning an update and taking the write lock (another
+    import or update ran meanwhile): the plan's picture of the stored rows is out of date."""
+
+
+# How often an update is planned again when other writers keep changing the festival.
+PLAN_ATTEMPTS = 3
 
 
 def _stored_festival(raw):
@@ -142,6 +153,7 @@ def plan_update(data, problems=()):
     given_zone = data["festival"].get("timezone")
     zone = festival_zone(given_zone if given_zone is not None else festival.timezone, problems)
     data = localise_times(data, zone, problems)
+    revision = current_revision(festival.id)[0]  # before the rows: a later write shows as a newer one
     old = state_from_database(festival)
     existing_ids = {str(i) for section in SECTIONS for i in old.rows[section.key]}
     # Only what the file can name is indexed: a festival at scale 20 has 60,000 rows.
@@ -162,7 +174,7 @@ def plan_update(data, problems=()):
     if problems:
         raise FixtureError(problems)
     file_ids = {i for section in SECTIONS for i in changes.rows[section.key]}
-    return PlannedUpdate(festival, old, new, file_ids, deleted)
+    return PlannedUpdate(festival, old, new, file_ids, deleted, revision)
 
 
 def _write(plan, changes):
@@ -207,11 +219,12 @@ def apply_update(plan, dry_run=False, allow_withdrawals=False):
     result = None
     try:
         with write_transaction():
+            if current_revision(plan.festival.id)[0] != plan.revision:
+                raise StalePlan()
             _write(plan, changes)
             festival_changed = any(plan.old.festival.get(k) != v for k, v in plan.new.festival.items())
             moves = []
             if changes.empty and not festival_changed:
-                from db.source.revisions import current_revision
                 revision = current_revision(plan.festival.id)[0]
                 festival = plan.festival
             else:
@@ -228,8 +241,18 @@ def apply_update(plan, dry_run=False, allow_withdrawals=False):
 
 
 def update_fixture(data, dry_run=False, problems=(), allow_withdrawals=False):
-    """Apply an update document (its rows only) to the stored festival; see :class:`UpdateSummary`."""
-    return apply_update(plan_update(data, problems), dry_run=dry_run, allow_withdrawals=allow_withdrawals)
+    """Apply an update document (its rows only) to the stored festival; see :class:`UpdateSummary`.
+
+    An update that waited for another writer is planned again against what that writer
+    left, so it never writes from an out-of-date picture of the festival.
+    """
+    for attempt in range(1, PLAN_ATTEMPTS + 1):
+        try:
+            return apply_update(plan_update(data, problems), dry_run=dry_run, allow_withdrawals=allow_withdrawals)
+        except StalePlan:
+            if attempt == PLAN_ATTEMPTS:
+                raise FixtureError([("$", "the festival kept changing while this update waited for other "
+                                          "imports; nothing was written: run it again")]) from None
 
 
 def update_file(path, dry_run=False, allow_withdrawals=False):

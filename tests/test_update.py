@@ -268,3 +268,42 @@ def test_a_row_changed_by_id_looks_its_keys_up_in_its_own_sub_fest(natural):
         # "Senior" is a category of both sub-fests: Farah's row is in "junior"
         update_fixture(update(subFestCandidates=[{"id": str(farah.id), "category_name": "Senior"}]))
         assert entry("101", "junior").category.sub_fest == sub_fest("junior")
+
+
+def test_an_update_that_waited_for_another_writer_is_planned_again_and_keeps_both_changes(natural, monkeypatch):
+    import seed.update as update_module
+
+    _, url = natural
+    real_plan, plans = update_module.plan_update, []
+
+    def plan_then_another_writer(data, problems=()):
+        plan = real_plan(data, problems)
+        plans.append(plan.revision)
+        if len(plans) == 1:  # another update commits after this plan was made, before its lock
+            update_module.apply_update(real_plan(junior_results()))
+        return plan
+
+    monkeypatch.setattr(update_module, "plan_update", plan_then_another_writer)
+    with writable(url):
+        festival = m.Festival.get(m.Festival.slug == SLUG)
+        before = current_revision(festival.id)[0]
+        update_fixture(update(festival={"slug": SLUG, "name": "A festival renamed while another update ran"}))
+        assert plans == [before, before + 1]  # the second plan saw the other writer's revision
+        assert current_revision(festival.id)[0] == before + 2
+        assert m.Festival.get_by_id(festival.id).name == "A festival renamed while another update ran"
+        assert programme("P1", "junior").status == "result_published"  # the other writer's change stays
+
+
+def test_a_stale_plan_is_refused_and_writes_nothing(natural):
+    from seed.update import StalePlan, apply_update, plan_update
+
+    _, url = natural
+    with writable(url):
+        festival = m.Festival.get(m.Festival.slug == SLUG)
+        stale = plan_update(update(festival={"slug": SLUG, "name": "Never written"}))
+        update_fixture(junior_results())  # another writer, after the plan was made
+        revision, counts = current_revision(festival.id)[0], row_counts()
+        with pytest.raises(StalePlan):
+            apply_update(stale)
+        assert current_revision(festival.id)[0] == revision and row_counts() == counts
+        assert m.Festival.get_by_id(festival.id).name != "Never written"
