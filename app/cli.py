@@ -247,11 +247,16 @@ def toppers():
 def toppers_recompute(slug):
     """Recompute every topper placeholder of festival SLUG (of every festival without SLUG)."""
     from db.compiler import publish
+    from seed.locking import WriteError, write_transaction
 
     open_database()
     festivals = [_festival_or_fail(slug)] if slug else list(m.Festival.select().order_by(m.Festival.slug))
     for festival in festivals:
-        published = publish(festival)
+        try:
+            with write_transaction():  # one writer at a time, like imports and updates
+                published = publish(festival)
+        except WriteError as error:
+            raise SetupError(str(error))
         count = m.TopperPlaceholder.select().join(m.SubFest).where(m.SubFest.festival == festival.id).count()
         click.echo(f"Recomputed {count} topper placeholder(s) of {festival.slug}, revision {published.revision} "
                    f"({len(published.changes)} public change(s))", err=True)

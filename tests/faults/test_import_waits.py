@@ -1,5 +1,5 @@
-"""Imports and updates write one at a time: one that finds another writing says so and waits
-(up to ``IMPORT_WAIT_SECONDS``); a full disk is called a full disk."""
+"""Imports, updates and leaderboard recomputations write one at a time: one that finds another
+writing says so and waits (up to ``IMPORT_WAIT_SECONDS``); a full disk is called a full disk."""
 import contextlib
 import json
 import os
@@ -144,3 +144,14 @@ def test_a_full_disk_is_named_and_nothing_is_written(sqlite_database, monkeypatc
         "and run the command again")
     with contextlib.closing(sqlite3.connect(path)) as connection:
         assert connection.execute("SELECT festival_id, revision FROM festival_revision ORDER BY 1").fetchall() == before
+
+
+def test_toppers_recompute_waits_for_another_writer_like_an_import(database):
+    hold = postgres_lock(database) if ON_POSTGRES else sqlite_lock(sqlite_path(database))
+    with another_writer(hold) as release:
+        process, said = run_until_waiting(database, "toppers", "recompute", SMALL)
+        release()
+        _, rest = process.communicate(timeout=60)
+    assert WAITING in said, said + rest
+    assert process.returncode == 0, said + rest
+    assert f"of {SMALL}, revision" in said + rest
