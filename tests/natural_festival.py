@@ -76,3 +76,21 @@ _FESTIVAL = {
 def natural_festival():
     """A fresh copy of the festival document."""
     return copy.deepcopy(_FESTIVAL)
+
+
+# What result-day updates of this festival say, for the tests of ``import --update``.
+PUBLISHED = "2026-01-11T10:00:00Z"
+
+
+def update(**sections):
+    """An update document of this festival holding ``sections``."""
+    return {"formatVersion": 1, "festival": {"slug": SLUG}, **sections}
+
+
+def junior_results():
+    """Publish the junior P1 results: the programme's new status and its one result."""
+    return update(
+        subFestProgrammes=[{"sub_fest_slug": "junior", "code": "P1", "status": "result_published",
+                            "published_at": PUBLISHED}],
+        results=[{"sub_fest_slug": "junior", "sub_fest_programme_code": "P1", "chest_no": "101",
+                  "position": 1, "points": 7, "is_published": True, "published_at": PUBLISHED}])

@@ -12,16 +12,9 @@ from db.compiler.changes import record
 from db.source import models as m
 from db.source.keys import create_key
 from db.source.revisions import current_revision
-from natural_festival import SLUG, natural_festival
+from natural_festival import SLUG, junior_results, natural_festival, update
 from seed.importer import import_fixture
 from seed.update import update_fixture
-
-PUBLISHED = "2026-01-11T10:00:00Z"
-
-
-def update(**sections):
-    return {"formatVersion": 1, "festival": {"slug": SLUG}, **sections}
-
 
 @pytest.fixture
 def festival(fresh_app):
@@ -46,14 +39,6 @@ def festival(fresh_app):
         return {(c["kind"], c["id"]): c["action"] for c in response.get_json()["data"]}
 
     return changes, url, boards, revision, (client, key)
-
-
-def junior_results():
-    return update(
-        subFestProgrammes=[{"sub_fest_slug": "junior", "code": "P1", "status": "result_published",
-                            "published_at": PUBLISHED}],
-        results=[{"sub_fest_slug": "junior", "sub_fest_programme_code": "P1", "chest_no": "101",
-                  "position": 1, "points": 7, "is_published": True, "published_at": PUBLISHED}])
 
 
 def test_only_the_leaderboards_whose_entries_moved_are_listed(festival):

@@ -9,28 +9,12 @@ from conftest import API, writable
 from db.source import models as m
 from db.source.keys import create_key
 from db.source.revisions import current_revision
-from natural_festival import SLUG, natural_festival
+from natural_festival import PUBLISHED, SLUG, junior_results, natural_festival, update
 from seed.importer import FixtureError, import_fixture
 from seed.update import update_fixture
 
-PUBLISHED = "2026-01-11T10:00:00Z"
-
-
 def row_counts():
     return {model.__name__: model.select().count() for model in m.ALL_MODELS}
-
-
-def update(**sections):
-    return {"formatVersion": 1, "festival": {"slug": SLUG}, **sections}
-
-
-def junior_results():
-    """Publish the junior P1 results: the programme's new status and its one result."""
-    return update(
-        subFestProgrammes=[{"sub_fest_slug": "junior", "code": "P1", "status": "result_published",
-                            "published_at": PUBLISHED}],
-        results=[{"sub_fest_slug": "junior", "sub_fest_programme_code": "P1", "chest_no": "101",
-                  "position": 1, "points": 7, "is_published": True, "published_at": PUBLISHED}])
 
 
 @pytest.fixture

@@ -9,13 +9,10 @@ from conftest import API, writable
 from db.source import models as m
 from db.source.keys import create_key
 from db.source.revisions import current_revision
-from natural_festival import SLUG, natural_festival
+from natural_festival import PUBLISHED, SLUG, natural_festival, update
 from seed.importer import import_file, import_fixture
 from seed.update import update_fixture
 from seed.withdrawals import WithdrawalRefused
-
-PUBLISHED = "2026-01-11T10:00:00Z"
-
 
 @pytest.fixture
 def natural(fresh_app):
@@ -24,10 +21,6 @@ def natural(fresh_app):
     with writable(url):
         import_fixture(natural_festival())
     return app, url
-
-
-def update(**sections):
-    return {"formatVersion": 1, "festival": {"slug": SLUG}, **sections}
 
 
 def stored():
