@@ -45,11 +45,10 @@ _REASONS = {200: "200 OK", 304: "304 NOT MODIFIED"}
 class Answer:
     """An answer on its way out: status, headers, body and, for a ``200``, its weak ETag."""
 
-    __slots__ = ("status", "headers", "body", "etag", "entry", "encoding")
+    __slots__ = ("status", "headers", "body", "etag", "entry")
 
     def __init__(self, status, headers, body, etag=None, entry=None):
         self.status, self.headers, self.body, self.etag, self.entry = status, headers, body, etag, entry
-        self.encoding = None
 
 
 class FrontDoor:
