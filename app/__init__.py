@@ -1,19 +1,14 @@
 """Application factory of the Festival Data Service."""
-import sqlite3
-
-import psycopg2
 import swagger_ui_bundle
-from flask import Flask, request, send_from_directory
-from peewee import DatabaseError, InterfaceError
+from flask import Flask, send_from_directory
 
 from .access_log import init_access_log
 from .config import load_config
 from .demo import init_demo
-from .errors import error_body
 from .frontdoor import FrontDoor
 from .health import init_health
 from .limits import trust_proxies
-from .smorest import ENDPOINT_GROUPS, SECURITY, SECURITY_SCHEMES, Api
+from .smorest import ENDPOINT_GROUPS, SECURITY, SECURITY_SCHEMES, Api, operation
 
 API_PREFIX = "/public-api/v1"
 DOCS_ASSETS = f"{API_PREFIX}/docs/assets"
@@ -65,8 +60,9 @@ def _openapi_settings():
 def create_app(config=None):
     """Create the WSGI app; ``config`` overrides settings read from the environment.
 
-    The app is Flask (routing, arguments, views, the OpenAPI document) behind the front door
-    (``app/frontdoor.py``), which every request passes first.
+    The app is the front door (``app/frontdoor.py``), which every request passes first and
+    which answers the API's data endpoints by calling their views, in front of Flask, whose
+    routes describe the API (the OpenAPI document) and serve everything else.
     """
     app = Flask(__name__, static_folder=None)  # app/static is served by the demo page only
     # "//news" is a 404 in the JSON error shape, not an HTML redirect.
@@ -91,20 +87,12 @@ def create_app(config=None):
     door = FrontDoor(app, f"{API_PREFIX}/")
     names = {blp.name for blp in BLUEPRINTS}
     rules = [rule for rule in app.url_map.iter_rules() if rule.rule.startswith(f"{API_PREFIX}/")]
-    door.serve_paths(data_paths=[rule.rule for rule in rules if rule.endpoint.split(".")[0] in names],
-                     open_paths=[rule.rule for rule in rules if not rule.arguments
-                                 and rule.endpoint.split(".")[0] not in names])
+    door.serve(operations={rule.rule: operation(app.view_functions[rule.endpoint])
+                           for rule in rules if rule.endpoint.split(".")[0] in names},
+               open_paths=[rule.rule for rule in rules if not rule.arguments
+                           and rule.endpoint.split(".")[0] not in names],
+               http_error=api.handle_http_exception)
     init_health(app, door.health)
-
-    # Peewee's exceptions, and the drivers' own from reads on the raw connection: the front
-    # door decides between 503 (the database is the problem) and 500, and answers.
-    @app.errorhandler(DatabaseError)
-    @app.errorhandler(InterfaceError)
-    @app.errorhandler(sqlite3.Error)
-    @app.errorhandler(psycopg2.Error)
-    def database_error(error):
-        door.database_error(request.environ, error)
-        return error_body(503), 503
 
     app.extensions["festival_api"] = api
     app.extensions["front_door"] = door

@@ -1,7 +1,7 @@
 """What a view knows of its request: the festival, the data revision, and the ``context`` block.
 
-The front door (``app/frontdoor.py``) resolves the key, reads the revision and leaves a
-:class:`RequestState` in the WSGI environ before Flask sees the request; views read it with
+The front door (``app/frontdoor.py``) resolves the key, reads the revision and holds a
+:class:`RequestState` for the thread while it calls the endpoint's view; views read it with
 the functions below. The festival's summary and its public sub-fests are read once per
 data revision and kept in memory (:class:`FestivalView`), so a request builds its context
 without a query.
@@ -10,13 +10,13 @@ import threading
 import time
 from urllib.parse import parse_qsl
 
-from flask import request
+import werkzeug.urls  # noqa: F401  (registers the "werkzeug.url_quote" decoding error handler)
 
 from db.compiled.templates import dumps
 from db.read.subfests import sub_fest_summaries
 
-# Where the front door leaves the request's state in the WSGI environ.
-STATE = "festival_api.state"
+# The request each thread is answering: set and cleared by the front door around a request.
+_current = threading.local()
 
 
 class RequestState:
@@ -28,8 +28,10 @@ class RequestState:
     def __init__(self, query_string):
         self.started = time.perf_counter()
         self.started_at = time.time()
-        # (name, value) pairs of the query string, parsed once: the cache key and the log use them
-        self.query = parse_qsl(query_string, keep_blank_values=True) if query_string else []
+        # (name, value) pairs of the query string, parsed once (as Flask would: bytes that are not
+        # UTF-8 stay percent-encoded) for the view's arguments, the cache key and the log
+        self.query = parse_qsl(query_string.encode("latin-1").decode(errors="replace"), keep_blank_values=True,
+                               errors="werkzeug.url_quote") if query_string else []
         self.key_id = self.festival = None
         self.revision, self.changed_at = 0, None
         self.limit_headers = ()  # X-RateLimit-* of the key's budget
@@ -39,12 +41,21 @@ class RequestState:
 
 def current():
     """The :class:`RequestState` of the request being handled."""
-    return request.environ[STATE]
+    return _current.state
 
 
 def festival_id():
     """The id of the festival the request's API key belongs to."""
-    return request.environ[STATE].festival.id
+    return _current.state.festival.id
+
+
+def begin_request(state):
+    """Make ``state`` the thread's current request (the front door, before the view)."""
+    _current.state = state
+
+
+def end_request():
+    _current.state = None
 
 
 class SubFestRef:

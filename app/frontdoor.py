@@ -9,9 +9,10 @@ It owns everything requests share, each step written once, in this order:
 3. the rate limit (``app/limits.py``), counted once per request: 429 when over budget;
 4. the response cache (``app/caching.py``): an identical request at the same revision is
    answered from memory, a ``304`` when the client holds the ETag;
-5. on a miss, Flask: routing, argument parsing, the view and its stitched answer, nothing
-   else (no Flask hook repeats a step of this list); a ``200`` is given its weak ETag and
-   kept in the cache;
+5. on a miss, the endpoint's :class:`~app.smorest.Operation`: its parameters loaded by the
+   plan made from its flask-smorest argument schema, then its view, which stitches the
+   answer; a ``200`` is given its weak ETag and kept in the cache. Flask is not entered: its
+   routes are the API's description (the OpenAPI document) and serve everything else;
 6. every answer under the API prefix, whoever made it: ``304`` for a matching
    ``If-None-Match``, compression, CORS, ``Vary`` and ``Cache-Control`` (``app/http.py``),
    the rate-limit headers; and one access-log line for every request (``app/access_log.py``).
@@ -19,9 +20,13 @@ It owns everything requests share, each step written once, in this order:
 Views read what the front door resolved (festival, revision) from ``app/context.py``.
 Requests outside the API's data endpoints (``/healthz``, the documentation, the demo page,
 unknown paths, other methods) go to Flask with no key and no snapshot; the front door
-still finishes and logs them.
+still finishes and logs them. Errors have one shape whoever finds them: the door renders a
+view's ``abort`` and bad parameters with the same handler Flask uses for its own.
 """
 
+import marshmallow as ma
+import orjson
+from werkzeug.exceptions import BadRequest, HTTPException, InternalServerError
 from werkzeug.http import HTTP_STATUS_CODES, generate_etag, parse_etags, quote_etag, remove_entity_headers
 
 from db.deadlines import is_deadline_error
@@ -29,7 +34,7 @@ from db.deadlines import is_deadline_error
 from .access_log import log_request
 from .auth import CHALLENGE, ENVIRON_HEADER, MISSING_MESSAGE, UNKNOWN_MESSAGE, KeyCache
 from .caching import CachedResponse, ResponseCache
-from .context import STATE, RequestState
+from .context import RequestState, begin_request, end_request
 from .database import DATABASE_ERRORS, ServiceDatabase, Unavailable
 from .errors import error_json
 from .health import HealthCheck
@@ -70,12 +75,17 @@ class FrontDoor:
         self.headers = ApiHeaders(config)
         self.trusts_proxies = config["TRUSTED_PROXIES"] > 0
         self._warned_about_proxy = False
-        self.data_paths = frozenset()  # GET needs a key and reads the database
+        self.operations = {}  # path -> Operation: GET needs a key and reads the database
+        self.data_paths = frozenset()
         self.open_paths = frozenset()  # under the prefix, but no key: the API's documentation
+        self.http_error = None  # HTTPException -> (payload, status, headers), as Flask answers it
 
-    def serve_paths(self, data_paths, open_paths):
-        """Name the API's data endpoints and its documentation's paths (taken from the routes)."""
-        self.data_paths, self.open_paths = frozenset(data_paths), frozenset(open_paths)
+    def serve(self, operations, open_paths, http_error):
+        """Serve the API's data endpoints (``{path: Operation}``), let its documentation's paths
+        through without a key, and render errors with ``http_error`` (taken from the app)."""
+        self.operations = dict(operations)
+        self.data_paths, self.open_paths = frozenset(self.operations), frozenset(open_paths)
+        self.http_error = http_error
 
     # -- the door ----------------------------------------------------------------------
 
@@ -84,7 +94,6 @@ class FrontDoor:
         path = environ.get("PATH_INFO", "")
         method = environ.get("REQUEST_METHOD", "GET")
         if path in self.data_paths and method in ("GET", "HEAD"):
-            environ[STATE] = state
             answer = self._data(environ, state)
         elif method == "OPTIONS" and (path in self.data_paths or path in self.open_paths):
             answer = Answer(200, self.headers.preflight(environ), b"")
@@ -113,7 +122,7 @@ class FrontDoor:
                 if not allowed:
                     return self._error(429, None, [])
             if not self.cache.enabled:
-                return self._made(environ)
+                return self._made(environ, state)
             # The key's digest names the key, and so its festival: two keys never share answers.
             cache_key = (digest, state.revision, environ["PATH_INFO"], _query_key(state.query))
             entry = self.cache.get(cache_key)
@@ -124,7 +133,7 @@ class FrontDoor:
                 state.cache = "hit"
                 return Answer(200, list(entry.headers), entry.body, entry.etag, entry)
             state.cache = "miss"
-            answer = self._made(environ)
+            answer = self._made(environ, state)
             if answer.status == 200 and answer.etag is not None:
                 answer.entry = CachedResponse(answer.body, list(answer.headers), answer.etag)
                 self.cache.put(cache_key, answer.entry)
@@ -143,20 +152,24 @@ class FrontDoor:
                 self.cache.made(cache_key, maker)
             self.database.end()
 
-    def _made(self, environ):
-        """The view's answer, by Flask; a ``200`` JSON answer gets its weak ETag."""
-        method = environ["REQUEST_METHOD"]
-        environ["REQUEST_METHOD"] = "GET"  # a HEAD's answer is the GET's, sent without its body
+    def _made(self, environ, state):
+        """The endpoint's answer, by its operation; a ``200`` gets its weak ETag."""
+        operation = self.operations[environ["PATH_INFO"]]
+        begin_request(state)
         try:
-            answer = self._through_flask(environ)
+            body = operation(state.query)
+        except ma.ValidationError as error:
+            return self._http_failure(BadRequest(), messages={"query": error.messages})
+        except HTTPException as error:  # the view's abort(): 404, or a 400 of its own
+            return self._http_failure(error)
+        except DATABASE_ERRORS:
+            raise
+        except Exception:
+            self.logger.exception("Exception on %s [%s]", environ["PATH_INFO"], environ["REQUEST_METHOD"])
+            return self._http_failure(InternalServerError())
         finally:
-            environ["REQUEST_METHOD"] = method
-        failure = environ.pop("festival_api.database_error", None)
-        if failure is not None:
-            return self._database_failed(failure)
-        if answer.status == 200 and _content_type(answer.headers).startswith("application/json"):
-            answer.etag = quote_etag(generate_etag(answer.body), weak=True)
-        return answer
+            end_request()
+        return Answer(200, [("Content-Type", "application/json")], body, quote_etag(generate_etag(body), weak=True))
 
     def _through_flask(self, environ):
         started = []
@@ -177,10 +190,6 @@ class FrontDoor:
 
     # -- failures ----------------------------------------------------------------------
 
-    def database_error(self, environ, error):
-        """Called by the Flask error handler: a view met ``error``; the front door answers."""
-        environ["festival_api.database_error"] = error
-
     def _database_failed(self, error):
         """503 when the database is the problem (gone, locked, damaged, unreachable); 500 when
         it answers and the statement itself was wrong."""
@@ -194,6 +203,14 @@ class FrontDoor:
             return self._error(500)
         self.logger.error("database unavailable: %s", problem.reason, exc_info=error)
         return self._error(503)
+
+    def _http_failure(self, error, **data):
+        """``error`` answered as Flask answers its own HTTP errors (``app/smorest.py``'s ``Api``)."""
+        if data:
+            error.data = data
+        payload, status, headers = self.http_error(error)
+        return Answer(status, [("Content-Type", "application/json"), *dict(headers).items()],
+                      orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS) + b"\n")
 
     def _error(self, status, message=None, headers=()):
         return Answer(status, [("Content-Type", "application/json"), *headers], error_json(status, message))

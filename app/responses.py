@@ -1,18 +1,16 @@
 """Answers stitched from stored public JSON (the compiled read model), sent as they are.
 
-The view returns a ready :class:`flask.Response`; flask-smorest passes it through
-unchanged, and its ``@blp.response`` schema still documents the answer.
+A view returns its answer's JSON as bytes, which the front door sends as they are; the
+view's ``@blp.response`` schema documents the answer.
 """
-from flask import current_app
-
 from db.compiled.templates import dumps
 
 from .context import context_json
 
 
 def json_text(text):
-    """A JSON answer from JSON text (with the trailing newline Flask's own JSON has)."""
-    return current_app.response_class(text + "\n", mimetype=current_app.json.mimetype)
+    """A JSON answer from JSON text (with the trailing newline of the API's other JSON)."""
+    return (text + "\n").encode()
 
 
 def meta_json(page):

@@ -3,16 +3,18 @@ arguments parsed at the cost of what the request sends, and an OpenAPI document 
 a good client (operation ids, the contract's endpoint groups as tags, the key on every
 operation, one documented error shape).
 
-An endpoint's ``*QueryArgsSchema`` stays the one description of its parameters (the
-OpenAPI document is made from it). Parsing a request loads only the fields it sends, plus
-those with a default and the required ones: one schema instance per set of sent parameters, made once
-(:class:`ArgumentPlan`), instead of asking every one of the schema's fields for a value.
+An endpoint's ``*QueryArgsSchema`` stays the one description of its parameters: the OpenAPI
+document is made from it, and the front door (``app/frontdoor.py``) loads a request's
+parameters with it. ``@blp.arguments`` documents the schema and gives the view its
+:class:`ArgumentPlan`; the front door calls the view as an :class:`Operation`, without Flask.
+A request's parameters are loaded at the cost of what it sends: one schema instance per set
+of sent parameters, made once, instead of asking every one of the schema's fields for a value.
 """
+import inspect
 import threading
 
 import flask_smorest
 import marshmallow as ma
-from webargs.flaskparser import FlaskParser
 
 from schemas.common import camelcase
 
@@ -29,7 +31,13 @@ MAX_PLANS = 256
 
 
 class ArgumentPlan:
-    """One endpoint's argument schema, specialised per set of sent parameters."""
+    """How one endpoint's query parameters are loaded: its argument schema, specialised per
+    set of sent parameters.
+
+    ``name[]=`` keys count as ``name=``; unknown parameters are ignored (cache-busters); a
+    parameter that takes one value and is sent twice, and any value with a control
+    character, is a 400 like every other bad value.
+    """
 
     def __init__(self, schema):
         self.schema = schema
@@ -46,6 +54,26 @@ class ArgumentPlan:
         self._schemas = {}
         self._lock = threading.Lock()
 
+    def load(self, pairs):
+        """The view's arguments from the query's ``(name, value)`` pairs; a
+        ``marshmallow.ValidationError`` holds the messages per parameter."""
+        values, errors = {}, {}
+        for raw_key, value in pairs:
+            key = raw_key[:-2] if raw_key.endswith("[]") else raw_key
+            if not CONTROL_CHARACTERS.isdisjoint(value):
+                errors[key] = [CONTROL_MESSAGE]  # in any parameter, known or not
+            elif key not in self.attribute:
+                continue
+            elif self.multiple[key]:
+                values.setdefault(key, []).append(value)
+            elif key in values:
+                errors[key] = [REPEATED_MESSAGE]
+            else:
+                values[key] = value
+        if errors:
+            raise ma.ValidationError(errors)
+        return self.schema_for(frozenset(values)).load(values)
+
     def schema_for(self, sent):
         """A schema loading the fields named by the data keys in ``sent``, the fields with a
         default and the required fields."""
@@ -59,56 +87,28 @@ class ArgumentPlan:
         return found
 
 
-class QueryParser(FlaskParser):
-    """Query strings loaded at the cost of what they send (see the module doc).
+class Operation:
+    """A data endpoint as the front door calls it: the view, with the arguments its plan
+    loads from the request's query."""
 
-    ``name[]=`` keys count as ``name=``; a parameter that takes one value and is sent twice,
-    and any value with a control character, is a 400 like every other bad value.
-    """
+    __slots__ = ("view", "plan")
 
-    DEFAULT_VALIDATION_STATUS = 400
+    def __init__(self, view, plan):
+        self.view, self.plan = view, plan
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._plans = {}
-
-    def _plan(self, schema):
-        """The plan of an endpoint's schema, or of a schema a plan made."""
-        plan = self._plans.get(id(schema))
-        if plan is None:
-            plan = self._plans[id(schema)] = ArgumentPlan(schema)
-        return plan
-
-    def _get_schema(self, argmap, req):
-        schema = super()._get_schema(argmap, req)
-        plan = self._plan(schema)
-        sent = frozenset(key for key in map(_plain_key, req.args.keys()) if key in plan.attribute)
-        specialised = plan.schema_for(sent)
-        self._plans.setdefault(id(specialised), plan)
-        return specialised
-
-    def load_querystring(self, req, schema):
-        plan = self._plans[id(schema)]
-        values, errors = {}, {}
-        for raw_key, items in req.args.lists():
-            key = _plain_key(raw_key)
-            if any(CONTROL_CHARACTERS.intersection(item) for item in items):
-                errors[key] = [CONTROL_MESSAGE]  # in any parameter, known or not
-            elif key not in plan.attribute:
-                continue  # unknown parameters are ignored (cache-busters)
-            elif plan.multiple[key]:
-                values.setdefault(key, []).extend(items)
-            elif key in values or len(items) > 1:
-                errors[key] = [REPEATED_MESSAGE]
-            else:
-                values[key] = items[0]
-        if errors:
-            raise ma.ValidationError(errors)
-        return values
+    def __call__(self, pairs):
+        """The view's answer (JSON bytes); raises ``marshmallow.ValidationError`` for bad
+        parameters and the views' own HTTP errors (``abort``)."""
+        return self.view(**self.plan.load(pairs))
 
 
-def _plain_key(key):
-    return key[:-2] if key.endswith("[]") else key
+def operation(view_function):
+    """The :class:`Operation` of a view registered with ``@blp.arguments``."""
+    plan = getattr(view_function, "query_plan", None)
+    if plan is None:
+        raise TypeError(f"{view_function.__name__}: a data endpoint declares its parameters "
+                        f"with @blp.arguments")
+    return Operation(inspect.unwrap(view_function), plan)
 
 
 # The contract's endpoint groups: the OpenAPI document's tags, one per operation.
@@ -151,8 +151,6 @@ class ErrorSchema(ma.Schema):
 class Blueprint(flask_smorest.Blueprint):
     """A resource's blueprint, in one of the contract's endpoint groups (``group``, its tag)."""
 
-    ARGUMENTS_PARSER = QueryParser()
-
     def __init__(self, *args, group, **kwargs):
         super().__init__(*args, **kwargs)
         self.group = group
@@ -161,12 +159,21 @@ class Blueprint(flask_smorest.Blueprint):
         """Tag the operation with the blueprint's endpoint group."""
         return super().route(rule, parameters=parameters, tags=tags or [self.group], **options)
 
-    def arguments(self, schema, *args, **kwargs):
-        """Parse with one schema instance: webargs would build a new one (copying every
-        field) for each request when given the class."""
-        if isinstance(schema, type):
-            schema = schema()
-        return super().arguments(schema, *args, **kwargs)
+    def arguments(self, schema, *, location="query", as_kwargs=True, **kwargs):
+        """Document the query parameters as flask-smorest does, and give the view the
+        :class:`ArgumentPlan` the front door loads them with (its arguments as keywords)."""
+        if location != "query" or not as_kwargs:
+            raise ValueError("the API's parameters are query parameters, given to the view as keywords")
+        schema = schema() if isinstance(schema, type) else schema
+        document = super().arguments(schema, location=location, as_kwargs=as_kwargs, error_status_code=400,
+                                     **kwargs)
+
+        def decorator(func):
+            func._apidoc = document(func)._apidoc
+            func.query_plan = ArgumentPlan(schema)
+            return func
+
+        return decorator
 
     # Errors every API endpoint can answer, documented on each operation.
     COMMON_ERRORS = ((401, "UNAUTHORIZED"), (404, "NOT_FOUND"), (429, "TOO_MANY_REQUESTS"))
