@@ -60,6 +60,7 @@ class StderrHandler(logging.StreamHandler):
 
 
 _HANDLER = StderrHandler()
+_SERVICE = logging.getLogger("festival_api")
 _ACCESS = logging.getLogger(ACCESS_LOGGER)
 
 
@@ -68,13 +69,32 @@ def _iso(timestamp):
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+class _Clock:
+    """``_iso`` of the access lines, the date and time text made once per second."""
+
+    __slots__ = ("second", "text")
+
+    def __init__(self):
+        self.second, self.text = None, ""
+
+    def iso(self, timestamp):
+        second = int(timestamp)
+        if second != self.second:
+            self.text = _iso(second)[:-5]  # "2026-11-24T19:40:41"
+            self.second = second
+        return f"{self.text}.{int((timestamp - second) * 1000):03d}Z"
+
+
+_CLOCK = _Clock()
+
+
 def log_request(method, path, query, status, started, festival, key_id, size, cache, started_at=None):
     """Write one access line (the front door, ``app/frontdoor.py``, writes one per request)."""
     logger = _ACCESS
     if not logger.isEnabledFor(logging.INFO):
         return
     fields = {
-        "time": _iso(started_at or time.time()),
+        "time": _CLOCK.iso(started_at or time.time()),
         "method": method,
         "path": path,
         "query": sorted(set(query)),
@@ -85,7 +105,7 @@ def log_request(method, path, query, status, started, festival, key_id, size, ca
         "bytes": size,
         "cache": cache,
     }
-    if logger.handlers == [_HANDLER]:  # as configured: no other handler wants a record
+    if not logger.handlers and _SERVICE.handlers == [_HANDLER]:  # as configured: no other handler wants a record
         _HANDLER.write_line({"time": fields["time"], "level": "INFO", "logger": ACCESS_LOGGER, **fields})
     else:
         logger.info("request", extra={"fields": fields})

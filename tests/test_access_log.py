@@ -72,3 +72,17 @@ def test_an_unexpected_error_is_logged_with_traceback_but_answered_generically(a
     assert "Traceback" in error["traceback"] and "RuntimeError: boom in list_news" in error["traceback"]
     [access] = access_lines()
     assert access["status"] == 500 and access["festival"] == BIG
+
+
+def test_as_configured_the_access_line_is_written_to_stderr_with_the_fields_of_the_logged_one(api, capsys, capture_log):
+    api.get("/news", limit=5)  # made once: the next two are answered alike, from the cache
+    capsys.readouterr()
+    api.get("/news", limit=5)
+    [written] = [json.loads(line) for line in capsys.readouterr().err.splitlines()]
+    access_lines = capture_log(ACCESS_LOGGER)
+    api.get("/news", limit=5)
+    [logged] = access_lines()
+    assert written.keys() == logged.keys()
+    assert {**written, "time": None, "duration_ms": None} == {**logged, "time": None, "duration_ms": None}
+    assert written["logger"] == ACCESS_LOGGER and written["status"] == 200 and written["query"] == ["limit"]
+    assert len(written["time"]) == len("2026-11-24T19:40:41.123Z") and written["time"].endswith("Z")
