@@ -6,6 +6,7 @@ can be personal, e.g. a chest number), status, duration, festival slug, the API 
 """
 import datetime
 import logging
+import os
 import sys
 import time
 
@@ -52,13 +53,33 @@ class StderrHandler(logging.StreamHandler):
     def write_line(self, line):
         """Write ``line`` (a dict) as a JSON line without a log record: for the access line
         of every request, whose fields are already made, logging's record, caller lookup
-        and formatting would cost as much as a cached answer."""
-        text = orjson.dumps(line, default=str).decode() + "\n"
+        and formatting would cost as much as a cached answer.
+
+        To the process's own stderr the line goes in one ``write(2)`` with no lock held: the
+        kernel keeps a line whole (appended to a file, or up to 4 kB into a pipe), and
+        worker threads never queue behind each other's system call for a lock, which at
+        64 connections cost two thirds of the throughput."""
+        data = orjson.dumps(line, default=str) + b"\n"
+        stream = self.stream
+        if stream is sys.__stderr__ and _STDERR_FD is not None:
+            written = os.write(_STDERR_FD, data)
+            while written < len(data):  # only a signal or a full disk cuts a write short
+                data = data[written:]
+                written = os.write(_STDERR_FD, data)
+            return
         with self.lock:
-            self.stream.write(text)
-            self.stream.flush()
+            stream.write(data.decode())
+            stream.flush()
 
 
+def _stderr_fd():
+    try:
+        return sys.__stderr__.fileno()
+    except (AttributeError, OSError, ValueError):  # no stderr, or not a file (embedded)
+        return None
+
+
+_STDERR_FD = _stderr_fd()
 _HANDLER = StderrHandler()
 _SERVICE = logging.getLogger("festival_api")
 _ACCESS = logging.getLogger(ACCESS_LOGGER)

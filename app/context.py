@@ -19,6 +19,25 @@ from db.read.subfests import sub_fest_summaries
 _current = threading.local()
 
 
+# Query strings parsed lately: on result day most requests repeat a few hundred URLs.
+_parsed = {}
+MAX_PARSED, MAX_PARSED_LENGTH = 4096, 512
+
+
+def parse_query(query_string):
+    """The ``(name, value)`` pairs of a query string, as Flask parses them (bytes that are not
+    UTF-8 stay percent-encoded), as a tuple; short query strings are parsed once."""
+    pairs = _parsed.get(query_string)
+    if pairs is None:
+        pairs = tuple(parse_qsl(query_string.encode("latin-1").decode(errors="replace"), keep_blank_values=True,
+                                errors="werkzeug.url_quote"))
+        if len(query_string) <= MAX_PARSED_LENGTH:
+            if len(_parsed) >= MAX_PARSED:
+                _parsed.clear()
+            _parsed[query_string] = pairs
+    return pairs
+
+
 class RequestState:
     """One API request as the front door resolved it (key, festival, revision) and answered it."""
 
@@ -28,10 +47,8 @@ class RequestState:
     def __init__(self, query_string):
         self.started = time.perf_counter()
         self.started_at = time.time()
-        # (name, value) pairs of the query string, parsed once (as Flask would: bytes that are not
-        # UTF-8 stay percent-encoded) for the view's arguments, the cache key and the log
-        self.query = parse_qsl(query_string.encode("latin-1").decode(errors="replace"), keep_blank_values=True,
-                               errors="werkzeug.url_quote") if query_string else []
+        # (name, value) pairs of the query string, for the view's arguments, the cache key and the log
+        self.query = parse_query(query_string) if query_string else ()
         self.key_id = self.festival = None
         self.revision, self.changed_at = 0, None
         self.limit_headers = ()  # X-RateLimit-* of the key's budget

@@ -27,7 +27,8 @@ def programmes(sub_fest_id=None, sub_fest_slug=None, **args):
     sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
     now = scopes.utcnow()
     page = list_programmes(festival_id(), sub_fest.id, now=now, **args)
-    return list_json(page, [render_item(body, schedules, now) for body, schedules in page.items], sub_fest)
+    now_iso = now.isoformat()
+    return list_json(page, [render_item(body, schedules, now_iso) for body, schedules in page.items], sub_fest)
 
 
 @blp.get("/programme-detail", tags=[SCHEDULES_AND_RESULTS])  # the contract's group of details

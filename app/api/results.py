@@ -29,7 +29,8 @@ def programme_results_list(sub_fest_id=None, sub_fest_slug=None, **args):
     sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
     now = scopes.utcnow()
     page = list_programme_results(festival_id(), sub_fest.id, now=now, **args)
-    items = [f'{{"programme":{render_item(body, schedules, now)},"results":{results}}}'
+    now_iso = now.isoformat()
+    items = [f'{{"programme":{render_item(body, schedules, now_iso)},"results":{results}}}'
              for body, schedules, results in page.items]
     return list_json(page, items, sub_fest)
 
@@ -44,7 +45,7 @@ def programme_result(sub_fest_program_id=None, program_code=None, sub_fest_id=No
     matches = find_programmes(festival_id(), sub_fest_program_id, program_code, sub_fest and sub_fest.id)
     sub_fest_id, body, schedules, results = the_one(matches, "Programme", "programCode", sub_fest)
     return object_json(context=context_json(festival_view().sub_fests[sub_fest_id]),
-                       programme=render_item(body, schedules, scopes.utcnow()), results=results)
+                       programme=render_item(body, schedules, scopes.utcnow().isoformat()), results=results)
 
 
 @blp.get("/candidate-result")

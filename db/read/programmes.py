@@ -68,9 +68,10 @@ def programme_filters(festival_id, now):
     }
 
 
-def next_schedule(schedules, now):
-    """The JSON of the earliest stored schedule at or after ``now``, or ``null``."""
-    moment = now.isoformat()
+def next_schedule(schedules, now_iso):
+    """The JSON of the earliest stored schedule at or after ``now_iso`` (the request's clock
+    as ``datetime.isoformat()`` text, made once per request), or ``null``."""
+    moment = now_iso
     for instant, schedule in orjson.loads(schedules):
         if instant >= moment:
             return schedule
@@ -112,9 +113,10 @@ def find_programmes(festival_id, programme_id=None, code=None, sub_fest_id=None,
         (P.id, programme_id), (P.code, None if code is None else ascii_lower(code)), (P.sub_fest, sub_fest_id)))
 
 
-def render_item(body, schedules, now):
-    """A stored programme list item with its ``nextSchedule`` at ``now``."""
-    return render(body, {"nextSchedule": next_schedule(schedules, now)})
+def render_item(body, schedules, now_iso):
+    """A stored programme list item with its ``nextSchedule`` at ``now_iso`` (see
+    :func:`next_schedule`)."""
+    return render(body, {"nextSchedule": next_schedule(schedules, now_iso)})
 
 
 def render_detail(row, context, now):
@@ -123,7 +125,7 @@ def render_detail(row, context, now):
     _, detail, schedules, candidate_opens, candidate_closes, topic_opens, topic_closes = row
     return render(detail, {
         "context": context,
-        "nextSchedule": next_schedule(schedules, now),
+        "nextSchedule": next_schedule(schedules, now.isoformat()),
         "candidateRegistrationOpen": _json_bool(window_is_open(candidate_opens, candidate_closes, now)),
         "topicRegistrationOpen": _json_bool(window_is_open(topic_opens, topic_closes, now)),
     })
