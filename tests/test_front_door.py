@@ -1,7 +1,8 @@
 """The front door: one WSGI layer in front of Flask that every request passes.
 
-A repeated GET is answered from the response cache without Flask, with the same status,
-body and headers as the first answer (but ``Date`` and the rate-limit counts, which are per
+A GET of a data endpoint is answered by the door calling the endpoint's view, never by
+Flask, whose routes describe the API. A repeated GET is answered from the response cache,
+with the same status, body and headers as the first answer (but ``Date`` and the rate-limit counts, which are per
 request), counted against the same rate limits, and never stale after an import or after
 the database file is replaced. The key is hashed once, the revision read once and the cache
 key built once per request; keys, preflights and errors never reach Flask's views.
@@ -57,7 +58,7 @@ REQUESTS = [
 def test_a_repeated_request_is_answered_outside_flask_exactly_as_flask_answers(cached, keys, flask_requests,
                                                                               path, extra):
     headers = {"X-API-Key": keys[BIG], **extra}
-    first = cached.get(f"{API}{path}", headers=headers)  # made by Flask, cached
+    first = cached.get(f"{API}{path}", headers=headers)  # made by the view, cached
     handled = len(flask_requests)
     second = cached.get(f"{API}{path}", headers=headers)  # from the cache
     third = cached.get(f"{API}{path}", headers=headers)
@@ -183,3 +184,25 @@ def test_a_replaced_database_file_is_seen_by_the_next_request_hit_or_miss(
     after = client.get(f"{API}/news", headers=headers).get_json()
     assert after["context"]["data"]["revision"] == before[0]["context"]["data"]["revision"] + 1
     assert "A title of the file that replaces the served one" in {item["title"] for item in after["data"]}
+
+
+def test_data_endpoints_are_answered_by_their_views_without_entering_flask(app_with, keys, flask_requests):
+    client = app_with(RESPONSE_CACHE_SECONDS=0).test_client()
+    door = client.application.extensions["front_door"]
+    headers = {"X-API-Key": keys[BIG]}
+    statuses = {client.get(path, headers=headers).status_code for path in door.operations}
+    assert statuses <= {200, 400} and 200 in statuses and 400 in statuses  # some need a selector
+    assert client.get(f"{API}/news?limit=0", headers=headers).status_code == 400
+    assert client.get(f"{API}/categories?subFestSlug=no-such-sub-fest", headers=headers).status_code == 404
+    assert flask_requests == []
+    assert client.get("/healthz").status_code == 200 and len(flask_requests) == 1
+
+
+def test_each_data_route_loads_the_parameters_its_openapi_operation_documents(app):
+    door = app.extensions["front_door"]
+    document = app.test_client().get(f"{API}/openapi.json").get_json()
+    assert set(door.operations) == {path for path in document["paths"]}
+    for path, operation in door.operations.items():
+        documented = {parameter["name"] for parameter in document["paths"][path]["get"]["parameters"]
+                      if parameter["in"] == "query"}
+        assert documented == set(operation.plan.attribute), path
