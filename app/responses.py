@@ -21,12 +21,12 @@ def meta_json(page):
 
 
 def list_json(page, items, sub_fest=None, **extra):
-    """``{"data": [items], "meta": ..., "context": ..., **extra}`` from JSON texts."""
-    text = (f'{{"data":[{",".join(items)}],"meta":{meta_json(page)},'
-            f'"context":{context_json(sub_fest)}')
+    """``{"data": [items], "meta": ..., "context": ..., **extra}`` from JSON texts, joined
+    once and encoded once (a page of results is tens of kilobytes: every copy counts)."""
+    tail = f'],"meta":{meta_json(page)},"context":{context_json(sub_fest)}'
     for name, value in extra.items():
-        text += f',"{name}":{value}'
-    return json_text(text + "}")
+        tail += f',"{name}":{value}'
+    return "".join(('{"data":[', ",".join(items), tail, "}\n")).encode()
 
 
 def object_json(**members):
