@@ -91,19 +91,24 @@ def _iso(timestamp):
 
 
 class _Clock:
-    """``_iso`` of the access lines, the date and time text made once per second."""
+    """``_iso`` of the access lines, the date and time text made once per second (kept as one
+    ``(second, text)`` pair, so threads never see a second with another second's text)."""
 
-    __slots__ = ("second", "text")
+    __slots__ = ("made",)
 
     def __init__(self):
-        self.second, self.text = None, ""
+        self.made = (None, "")
 
     def iso(self, timestamp):
         second = int(timestamp)
-        if second != self.second:
-            self.text = _iso(second)[:-5]  # "2026-11-24T19:40:41"
-            self.second = second
-        return f"{self.text}.{int((timestamp - second) * 1000):03d}Z"
+        micro = round((timestamp - second) * 1_000_000)  # as datetime rounds a timestamp
+        if micro == 1_000_000:
+            second, micro = second + 1, 0
+        made_second, text = self.made
+        if second != made_second:
+            text = _iso(second)[:-5]  # "2026-11-24T19:40:41"
+            self.made = (second, text)
+        return f"{text}.{micro // 1000:03d}Z"
 
 
 _CLOCK = _Clock()

@@ -26,8 +26,8 @@ view's ``abort`` and bad parameters with the same handler Flask uses for its own
 
 import marshmallow as ma
 import orjson
-from werkzeug.exceptions import BadRequest, HTTPException, InternalServerError
 import xxhash
+from werkzeug.exceptions import BadRequest, HTTPException, InternalServerError
 from werkzeug.http import HTTP_STATUS_CODES, parse_etags, remove_entity_headers
 
 from db.deadlines import is_deadline_error

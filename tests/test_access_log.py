@@ -86,3 +86,14 @@ def test_as_configured_the_access_line_is_written_to_stderr_with_the_fields_of_t
     assert {**written, "time": None, "duration_ms": None} == {**logged, "time": None, "duration_ms": None}
     assert written["logger"] == ACCESS_LOGGER and written["status"] == 200 and written["query"] == ["limit"]
     assert len(written["time"]) == len("2026-11-24T19:40:41.123Z") and written["time"].endswith("Z")
+
+
+def test_the_access_lines_clock_writes_the_time_datetime_writes():
+    import random
+
+    from app.access_log import _CLOCK, _iso
+
+    edges = [1700000000.0, 1700000000.123, 1700000000.9995, 1700000000.9999996, 1700000001.5]
+    rng = random.Random(14)
+    moments = edges + [rng.uniform(1.6e9, 1.9e9) for _ in range(20_000)]
+    assert [_CLOCK.iso(t) for t in moments] == [_iso(t) for t in moments]

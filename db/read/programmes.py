@@ -71,9 +71,8 @@ def programme_filters(festival_id, now):
 def next_schedule(schedules, now_iso):
     """The JSON of the earliest stored schedule at or after ``now_iso`` (the request's clock
     as ``datetime.isoformat()`` text, made once per request), or ``null``."""
-    moment = now_iso
     for instant, schedule in orjson.loads(schedules):
-        if instant >= moment:
+        if instant >= now_iso:
             return schedule
     return "null"
 
