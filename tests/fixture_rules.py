@@ -4,6 +4,7 @@ These are written independently of ``db/source/scopes.py`` on purpose: a test co
 API's answer with what these say the fixture makes visible.
 """
 import datetime
+import json
 
 PRIVATE_FIELD_NAMES = (
     "email", "phone", "dateOfBirth", "date_of_birth", "admissionNumber", "admission_number",
@@ -80,4 +81,6 @@ def private_values(data):
         for name in ("email", "phone", "date_of_birth", "admission_number", "admission_details"):
             if candidate.get(name):
                 values.add(str(candidate[name]))
+                # as JSON answers write it: other characters than ASCII as \u escapes
+                values.add(json.dumps(str(candidate[name]))[1:-1])
     return values

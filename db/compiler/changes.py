@@ -9,6 +9,7 @@ import json
 from dataclasses import dataclass
 
 from ..compiled import kinds
+from ..compiled.templates import ascii_json
 from ..compiled.tables import (
     KEPT_REVISIONS,
     PublicChange,
@@ -25,9 +26,11 @@ CHUNK = 200
 
 
 def _digest(*texts):
+    # Of the ASCII form (templates.ascii_json): JSON compiled before stored text was ASCII
+    # digests as the same JSON compiled now, so an upgrade alone changes nothing.
     h = hashlib.blake2b(digest_size=16)
     for text in texts:
-        h.update(str(text).encode())
+        h.update(ascii_json(str(text)).encode())
         h.update(b"\x00")
     return h.digest()
 
