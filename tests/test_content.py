@@ -191,11 +191,11 @@ def test_gallery_sorting_is_stable_across_pages(api, sort_by, order):
 
 
 @pytest.mark.parametrize("path, expected", [
-    # key, then the compiled rows' count and page
-    ("/subfests", 3),
-    ("/downloads", 3),
+    # key, then the compiled rows' page with its total
+    ("/subfests", 2),
+    ("/downloads", 2),
     # ... and the compiled album summaries
-    ("/gallery", 4),
+    ("/gallery", 3),
 ])
 def test_query_count_does_not_grow_with_the_page(api, query_count, path, expected):
     # Warm up: the first request after a commit also reads the revision and the sub-fests.

@@ -166,26 +166,38 @@ class Select:
             return None
         return tuple(f.python_value(value) for f, value in zip(model_fields, rows[0]))
 
-    def count(self):
+    def _total(self):
+        """``(sql, params)`` of the list's total: the stored one while no condition narrowed
+        the rows since ``total_of``, else a count."""
         if self.stored_total and self.stored_total[0] == len(self.conditions):
-            return stored_total(*self.stored_total[1:])
-        return run(self._sql(["COUNT(*)"]), self.params).fetchone()[0]
+            return stored_total_sql(*self.stored_total[1:])
+        return self._sql(["COUNT(*)"]), self.params
+
+    def count(self):
+        sql, params = self._total()
+        row = run(sql, params).fetchone()
+        return row[0] if row else 0
 
     def page(self, page, limit, *model_fields):
-        """One page of ``model_fields`` tuples and the total (count first: a page past the
-        end reads no row)."""
-        total = self.count()
+        """One page of ``model_fields`` tuples and the total, in one statement: the total is
+        a scalar subquery on every row of the page (the engine reads it once). Only a page
+        with no row asks for the total again: past the end of a list, or of an empty one."""
         offset = (page - 1) * limit
-        items = self.rows(*model_fields, limit=limit, offset=offset) if offset < total else []
-        return Page(items=items, page=page, limit=limit, total=total)
+        total_sql, total_params = self._total()
+        sql = self._sql([f"COALESCE(({total_sql}), 0)", *(column(f) for f in model_fields)])
+        sql += f" ORDER BY {self.order} LIMIT ? OFFSET ?" if self.order else " LIMIT ? OFFSET ?"
+        rows = run(sql, [*total_params, *self.params, limit, offset]).fetchall()
+        if rows:
+            return Page(items=[row[1:] for row in rows], page=page, limit=limit, total=rows[0][0])
+        return Page(items=[], page=page, limit=limit, total=self.count() if offset else 0)
 
 
-def stored_total(list_name, festival_id, scope_id):
-    """The total the compiler stored for a list (none: the list is empty)."""
+def stored_total_sql(list_name, festival_id, scope_id):
+    """``(sql, params)`` of the total the compiler stored for a list (no row: the list is
+    empty)."""
     T = PublicTotal
-    row = run(f'SELECT "total" FROM "{T._meta.table_name}" WHERE "festival" = ? AND "list_name" = ? AND "scope" = ?',
-              [T.festival.db_value(festival_id), list_name, T.scope.db_value(scope_id)]).fetchone()
-    return row[0] if row else 0
+    return (f'SELECT "total" FROM "{T._meta.table_name}" WHERE "festival" = ? AND "list_name" = ? AND "scope" = ?',
+            [T.festival.db_value(festival_id), list_name, T.scope.db_value(scope_id)])
 
 
 def run(sql, params):
