@@ -6,8 +6,7 @@ request and asks :class:`KeyCache`; a missing, unknown or revoked key is a 401 t
 the scheme (``WWW-Authenticate``).
 """
 import threading
-
-from cachetools import TTLCache
+import time
 
 from db.source.keys import find_active_key_by_hash, hash_key
 
@@ -21,10 +20,16 @@ _MISSING = object()
 
 
 class KeyCache:
-    """Key lookups by hash, reused for a few seconds (``seconds=0``: every request asks)."""
+    """Key lookups by hash, reused for a few seconds (``seconds=0``: every request asks).
 
-    def __init__(self, seconds, size=10_000):
-        self._cache = TTLCache(maxsize=size, ttl=seconds) if seconds > 0 else None
+    A plain dict of ``digest -> (found, expires at)``: a lookup is one dict read, without a
+    lock (every request of a cached answer makes one). At ``size`` entries the expired ones
+    go; if none has expired, all do.
+    """
+
+    def __init__(self, seconds, size=10_000, timer=time.monotonic):
+        self._seconds, self._size, self._timer = seconds, size, timer
+        self._found = {}
         self._lock = threading.Lock()
 
     def lookup(self, plain):
@@ -35,12 +40,16 @@ class KeyCache:
         return digest, self._find(digest)
 
     def _find(self, digest):
-        if self._cache is None:
+        if self._seconds <= 0:
             return find_active_key_by_hash(digest)
+        now = self._timer()
+        entry = self._found.get(digest)
+        if entry is not None and now < entry[1]:
+            return entry[0]
+        found = find_active_key_by_hash(digest)
         with self._lock:
-            found = self._cache.get(digest, _MISSING)
-        if found is _MISSING:
-            found = find_active_key_by_hash(digest)
-            with self._lock:
-                self._cache[digest] = found
+            if len(self._found) >= self._size:
+                kept = {d: e for d, e in self._found.items() if now < e[1]}
+                self._found = kept if len(kept) < self._size else {}
+            self._found[digest] = (found, now + self._seconds)
         return found
