@@ -96,3 +96,41 @@ def test_the_server_shortens_the_gil_switch_interval(app):
             assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL) != default
     finally:
         sys.setswitchinterval(default)
+
+
+def test_idle_workers_are_woken_last_in_first_out():
+    from app.server import LastInFirstOut
+
+    condition, woken = LastInFirstOut(), []
+
+    def worker(name):
+        with condition:
+            condition.wait()
+            woken.append(name)
+
+    threads = []
+    for name in ("first", "second", "third"):
+        thread = threading.Thread(target=worker, args=(name,))
+        thread.start()
+        threads.append(thread)
+        while True:  # each waits before the next starts
+            with condition:
+                if len(condition._waiters) == len(threads):
+                    break
+    for expected in (["third"], ["third", "second"], ["third", "second", "first"]):
+        with condition:
+            condition.notify()
+        threads[3 - len(expected)].join(timeout=5)
+        assert woken == expected
+
+
+def test_the_servers_workers_wait_on_the_last_in_first_out_condition(app):
+    server = create_server(app, host="127.0.0.1", port=0, threads=2)
+    try:
+        from app.server import LastInFirstOut
+
+        dispatcher = server.task_dispatcher
+        assert isinstance(dispatcher.queue_cv, LastInFirstOut) and dispatcher.queue_cv._lock is dispatcher.lock
+    finally:
+        server.close()
+        server.task_dispatcher.shutdown()
