@@ -106,7 +106,6 @@ SETTINGS = {
     "DATABASE_READONLY": ("true", _bool, "Open the database read-only in the HTTP service (SQLite mode=ro, PostgreSQL read-only sessions)"),
     "DATABASE_CONNECT_TIMEOUT": ("3", whole(2, 600), "Seconds the HTTP service waits to connect to PostgreSQL before answering 503 (libpq's minimum is 2)"),
     "DATABASE_STATEMENT_TIMEOUT_MS": ("5000", whole(0, 3_600_000), "Longest a request's PostgreSQL statement may run, in milliseconds, before the request is answered 503 (0: no limit)"),
-    "DATABASE_PREPARED_STATEMENTS": ("true", _bool, "Prepare each kind of request statement once per PostgreSQL connection, not on every request; turn off behind a pooler that does not keep a session's prepared statements (PgBouncer in transaction mode)"),
     "API_KEY_CACHE_SECONDS": ("5", seconds, "How long a key lookup is reused; a revoked key stops working within this time"),
     "RESPONSE_CACHE_SECONDS": ("5", seconds, "How long an identical request at the same data revision is answered from memory (0 disables)"),
     "RESPONSE_CACHE_ENTRIES": ("2000", whole(0), "Most responses kept in the in-memory response cache"),

@@ -46,12 +46,10 @@ class Unavailable(Exception):
 class ServiceDatabase:
     """The bound Peewee database with per-thread read snapshots (see the module doc)."""
 
-    def __init__(self, url, readonly=True, prepared_statements=True, **deadlines):
+    def __init__(self, url, readonly=True, **deadlines):
         self.url = url
         # deadlines: connect_timeout and statement_timeout_ms of PostgreSQL (db/deadlines.py)
         self.db = bind_database(url, readonly=readonly, **deadlines)
-        # On PostgreSQL, request statements are prepared once per connection (db/read/sql.py).
-        self.db.prepares_reads = prepared_statements
         path = sqlite_path(url)
         self._path = path if path not in (None, ":memory:") else None
         self._local = threading.local()  # the file identity each thread's connection reads

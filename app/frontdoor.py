@@ -67,8 +67,7 @@ class FrontDoor:
         self.prefix = prefix
         self.database = ServiceDatabase(config["DATABASE_URL"], readonly=config["DATABASE_READONLY"],
                                         connect_timeout=config["DATABASE_CONNECT_TIMEOUT"],
-                                        statement_timeout_ms=config["DATABASE_STATEMENT_TIMEOUT_MS"],
-                                        prepared_statements=config["DATABASE_PREPARED_STATEMENTS"])
+                                        statement_timeout_ms=config["DATABASE_STATEMENT_TIMEOUT_MS"])
         self.health = HealthCheck(config["DATABASE_URL"], self.database, app.logger)
         self.keys = KeyCache(config["API_KEY_CACHE_SECONDS"])
         self.limits = make_rate_limits(config, logger=app.logger)

@@ -12,8 +12,7 @@ import peewee
 import pytest
 
 from app import create_app
-from conftest import API, ON_POSTGRES, SMALL, TEST_DATABASE_URL, TEST_SETTINGS, ApiClient, database_copy, writable
-from custom_apps import app_with  # noqa: F401  (fixture)
+from conftest import API, ON_POSTGRES, SMALL, TEST_DATABASE_URL, TEST_SETTINGS, database_copy, writable
 from db.compiled.tables import PublicDownload
 from db.compiler import compile_festival
 from db.database import PooledPostgresDatabase, PostgresDatabase, bind_database, database, make_database
@@ -215,34 +214,3 @@ def test_other_database_schemes_are_refused():
 def test_postgres_session_database_is_the_one_named_by_test_database_url(app, api):
     assert database.obj.database == TEST_DATABASE_URL.rsplit("/", 1)[1].split("?")[0]
     assert api.ok("/news")["data"]  # and the API answers from it
-
-
-def statements_of(app, keys, path, **params):
-    """The SQL statements (text only) of one request, and its answer's body."""
-    from playhouse.test_utils import count_queries
-
-    with count_queries() as counter:
-        response = ApiClient(app.test_client(), keys).get(path, **params)
-    assert response.status_code == 200, response.get_data(as_text=True)
-    return [query.msg[0] for query in counter.get_queries()], response.get_json()
-
-
-LIST = ("/programmes", {"subFestSlug": "general", "limit": 5, "sortBy": "name"})
-
-
-@pytest.mark.skipif(not ON_POSTGRES, reason="needs TEST_DATABASE_URL (PostgreSQL)")
-def test_a_request_statement_is_prepared_once_per_connection(app_with, keys):
-    app = app_with()
-    first, body = statements_of(app, keys, *LIST[:1], **LIST[1])
-    again, same = statements_of(app, keys, *LIST[:1], **LIST[1])
-    assert [s for s in first if s.startswith("PREPARE fds_read_")], first
-    assert [s for s in again if s.startswith("EXECUTE fds_read_")] and not [s for s in again if "PREPARE" in s], again
-    assert same == body
-
-
-@pytest.mark.skipif(not ON_POSTGRES, reason="needs TEST_DATABASE_URL (PostgreSQL)")
-def test_prepared_statements_can_be_turned_off_and_answer_the_same(app_with, keys):
-    _, body = statements_of(app_with(), keys, *LIST[:1], **LIST[1])
-    statements, plain = statements_of(app_with(DATABASE_PREPARED_STATEMENTS=False), keys, *LIST[:1], **LIST[1])
-    assert not [s for s in statements if "PREPARE" in s or "EXECUTE" in s], statements
-    assert plain["data"] == body["data"] and plain["meta"] == body["meta"]

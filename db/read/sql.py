@@ -12,10 +12,6 @@ ever formatted into the SQL text.
 A fragment is written with ``?`` for parameters; :func:`run` turns them into the engine's
 marker.
 """
-import itertools
-import re
-import threading
-import weakref
 from dataclasses import dataclass, field
 
 from ..compiled.tables import PublicTag, PublicTotal
@@ -205,47 +201,8 @@ def stored_total_sql(list_name, festival_id, scope_id):
 
 
 def run(sql, params):
-    """Execute on the bound database, with its parameter marker; on PostgreSQL as a prepared
-    statement of the connection when the service's database says so (``prepares_reads``:
-    ``DATABASE_PREPARED_STATEMENTS``, see :func:`_run_prepared`)."""
+    """Execute on the bound database, with its parameter marker."""
     db = database.obj
-    if db.param == "?":
-        return db.execute_sql(sql, params)
-    if getattr(db, "prepares_reads", False):
-        return _run_prepared(db, sql, params)
-    return db.execute_sql(sql.replace("%", "%%").replace("?", db.param), params)
-
-
-# The statements each PostgreSQL connection prepared: connection -> {SQL text: name}. A
-# connection is used by one thread at a time; a closed one drops out with its statements.
-_prepared = weakref.WeakKeyDictionary()
-_prepared_lock = threading.Lock()
-_names = itertools.count(1)  # names unique in the process, whichever connection prepares
-# A connection prepares at most this many statements (one per distinct SQL text: a list's
-# filters and sort make a few hundred shapes); past it, statements run unprepared.
-MAX_PREPARED = 512
-_MARK = re.compile(r"\?")
-
-
-def _run_prepared(db, sql, params):
-    """``sql`` as a prepared statement of the connection: PostgreSQL parses and plans a
-    request's statement once per connection, not once per request. The first use prepares
-    and executes in one round trip. Prepared statements belong to the session, so a
-    transaction's ``ROLLBACK`` keeps them; a new connection starts with none."""
-    connection = db.connection()
-    names = _prepared.get(connection)
-    if names is None:
-        with _prepared_lock:
-            names = _prepared.setdefault(connection, {})
-    name = names.get(sql)
-    arguments = f"({', '.join(['%s'] * len(params))})" if params else ""
-    if name is not None:
-        return db.execute_sql(f"EXECUTE {name}{arguments}", params)
-    if len(names) >= MAX_PREPARED:
-        return db.execute_sql(sql.replace("%", "%%").replace("?", db.param), params)
-    name = f"fds_read_{next(_names)}"
-    numbers = iter(range(1, len(params) + 1))
-    body = _MARK.sub(lambda _: f"${next(numbers)}", sql.replace("%", "%%"))
-    cursor = db.execute_sql(f"PREPARE {name} AS {body}; EXECUTE {name}{arguments}", params)
-    names[sql] = name
-    return cursor
+    if db.param != "?":
+        sql = sql.replace("%", "%%").replace("?", db.param)
+    return db.execute_sql(sql, params)
