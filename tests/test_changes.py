@@ -1,6 +1,7 @@
 """/changes: what became different in the public data after a revision, visibility included."""
 import copy
 import datetime
+import re
 
 import pytest
 
@@ -105,3 +106,34 @@ def test_a_teams_own_result_lists_its_programme_and_its_teams_leaderboards_only(
     assert sorted((c["kind"], c["id"], c["action"]) for c in body["data"]) == sorted([
         ("programme", names["G1"], "results"),
         *(("leaderboard", names[key], "changed") for key in ("houses", "departments", "stage-houses"))])
+
+
+def _as_utf8(text):
+    """Stored JSON as the compiler wrote it before it was ASCII: ``\\uXXXX`` escapes of
+    characters beyond ASCII written as the characters."""
+    def character(match):
+        code = int(match.group(1), 16)
+        return chr(code) if code >= 0x80 and not 0xD800 <= code <= 0xDFFF else match.group(0)
+    return re.sub(r"\\u([0-9a-f]{4})", character, text)
+
+
+def test_json_compiled_before_it_was_ascii_is_no_change(seeded, tmp_path):
+    """An upgrade alone lists nothing: the change log's digests read the stored JSON of an
+    older compile (UTF-8) and of this one (ASCII) as the same."""
+    from conftest import BIG, database_copy
+    from db.compiled.tables import PublicNews, PublicProgramme
+    from db.compiler.changes import snapshot
+    from db.source import models as m
+
+    with database_copy(seeded[0], tmp_path) as url, writable(url):
+        festival = m.Festival.get(m.Festival.slug == BIG).id
+        before = snapshot(festival)
+        rewritten = 0
+        for model, columns in ((PublicProgramme, ("body", "results")), (PublicNews, ("body",))):
+            for row in model.select().where(model.festival == festival):
+                old = {name: _as_utf8(getattr(row, name)) for name in columns}
+                if any(old[name] != getattr(row, name) for name in columns):
+                    model.update(**old).where(model.id == row.id).execute()
+                    rewritten += 1
+        assert rewritten > 10  # Malayalam names and titles, stored escaped, now stored as UTF-8
+        assert snapshot(festival) == before
