@@ -16,7 +16,6 @@ ENVIRON_HEADER = "HTTP_X_API_KEY"
 CHALLENGE = f'{HEADER} realm="public-api"'
 MISSING_MESSAGE = "A valid X-API-Key header is required."
 UNKNOWN_MESSAGE = "The API key is unknown or revoked."
-_MISSING = object()
 
 
 class KeyCache:

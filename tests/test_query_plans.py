@@ -132,7 +132,6 @@ def test_the_schedules_of_one_sub_fest_have_a_stored_total(plans, ids):
 
 
 def test_a_page_past_the_end_asks_for_the_total_alone(plans, ids):
-    _, read = LISTS["/programmes"]
     found = []
     statements = plans(lambda: found.append(programmes.list_programmes(
         ids["festival"], ids["sub_fest"], 10**6, 20, "displayOrder", "asc", NOW)))

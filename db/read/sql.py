@@ -149,9 +149,13 @@ class Select:
             sql += " WHERE " + " AND ".join(self.conditions)
         return sql
 
-    def rows(self, *model_fields, limit=None, offset=0):
-        sql = self._sql([column(f) for f in model_fields])
-        params = list(self.params)
+    def rows(self, *model_fields, limit=None, offset=0, leading=("", ())):
+        """Rows of ``model_fields`` in order; ``leading`` is ``(sql, params)`` of an expression
+        put before them in every row (a page's total)."""
+        expression, leading_params = leading
+        columns = [column(f) for f in model_fields]
+        sql = self._sql([expression, *columns] if expression else columns)
+        params = [*leading_params, *self.params]
         if self.order:
             sql += f" ORDER BY {self.order}"
         if limit is not None:
@@ -184,9 +188,8 @@ class Select:
         with no row asks for the total again: past the end of a list, or of an empty one."""
         offset = (page - 1) * limit
         total_sql, total_params = self._total()
-        sql = self._sql([f"COALESCE(({total_sql}), 0)", *(column(f) for f in model_fields)])
-        sql += f" ORDER BY {self.order} LIMIT ? OFFSET ?" if self.order else " LIMIT ? OFFSET ?"
-        rows = run(sql, [*total_params, *self.params, limit, offset]).fetchall()
+        rows = self.rows(*model_fields, limit=limit, offset=offset,
+                         leading=(f"COALESCE(({total_sql}), 0)", total_params))
         if rows:
             return Page(items=[row[1:] for row in rows], page=page, limit=limit, total=rows[0][0])
         return Page(items=[], page=page, limit=limit, total=self.count() if offset else 0)
