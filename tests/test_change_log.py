@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from app.cli import main as cli
 from conftest import API, writable
-from db.compiled.tables import KEPT_REVISIONS, PublicChange
+from db.compiled.tables import KEPT_REVISIONS, PublicChange, PublicScope
 from db.compiler.changes import record
 from db.source import models as m
 from db.source.keys import create_key
@@ -100,12 +100,12 @@ def test_the_changes_of_the_last_thousand_revisions_are_kept(festival):
     with writable(url) as db:
         with db.atomic():
             for revision in range(1, last + 1):
-                record(festival_id, revision, [("news", f"00000000-0000-0000-0000-{revision:012d}", "changed", None,
-                                                now)], now)
-        kept = sorted(r for (r,) in PublicChange.select(PublicChange.revision)
-                      .where(PublicChange.festival == festival_id).tuples())
+                record(festival_id, (revision, now), [("news", f"00000000-0000-0000-0000-{revision:012d}", "changed",
+                                                       None, now)], now)
+        kept = {model: sorted(r for (r,) in model.select(model.revision).where(model.festival == festival_id).tuples())
+                for model in (PublicChange, PublicScope)}
     assert KEPT_REVISIONS >= 1000
-    assert kept == list(range(last - KEPT_REVISIONS + 1, last + 1))
+    assert kept == {model: list(range(last - KEPT_REVISIONS + 1, last + 1)) for model in (PublicChange, PublicScope)}
 
 
 def test_a_programme_an_update_hides_is_a_removal_and_no_other_programme_is_listed(festival):

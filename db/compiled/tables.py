@@ -41,6 +41,7 @@ from peewee import (
     UUIDField,
 )
 
+from . import kinds
 from ..database import database
 from ..query import ascii_lower
 from ..source.models import ALL_MODELS, create_source_tables
@@ -375,6 +376,18 @@ READ_MODELS = [
     PublicDownload, PublicImage, PublicPlaceholder, PublicTopperEntry, PublicPage, PublicTotal,
 ]
 
+# The rows the compile of one record writes, by the kind of record (the names of
+# ``db.compiler.Scope``'s id sets): (model, the column naming the record[, its kinds of tag]).
+# Every other compiled row is of the festival as a whole.
+PER_RECORD_ROWS = {
+    "programme_ids": ((PublicProgramme, PublicProgramme.id), (PublicTag, PublicTag.item, kinds.PROGRAMME_TAGS),
+                      (PublicSchedule, PublicSchedule.sub_fest_programme)),
+    "candidate_ids": ((PublicCandidate, PublicCandidate.id), (PublicRegistration, PublicRegistration.candidate),
+                      (PublicTag, PublicTag.item, kinds.CANDIDATE_TAGS)),
+}
+PER_RECORD_MODELS = {model for rows in PER_RECORD_ROWS.values() for model, *_ in rows}
+PER_RECORD_TAGS = kinds.PROGRAMME_TAGS + kinds.CANDIDATE_TAGS
+
 # Indexes an older database has that the sort indexes replace.
 REPLACED_INDEXES = (
     "public_programme_festival_sub_fest_display_order", "public_candidate_festival_sub_fest_chest_no_key",
@@ -427,7 +440,30 @@ class PublicRevision(Model):
         primary_key = CompositeKey("festival", "revision")
 
 
-HISTORY_MODELS = [PublicChange, PublicRevision]
+class PublicScope(Model):
+    """What the compile of a revision wrote again: the whole festival, or the rows of some
+    programmes and candidates (JSON arrays of ids) and every row of the festival as a whole.
+
+    ``changed_at`` is the festival's ``FestivalRevision.changed_at`` of that revision: with
+    the number, it names the revision in this database's history (a database restored from
+    a backup may count the same numbers again). The local copy of a service on PostgreSQL
+    (:mod:`db.compiled.local_copy`) copies only these rows; kept like the changes.
+    """
+
+    festival = UUIDField()
+    revision = IntegerField()
+    changed_at = DateTimeField(null=True)
+    whole = BooleanField()
+    programme_ids = TextField(null=True)
+    candidate_ids = TextField(null=True)
+
+    class Meta:
+        database = database
+        legacy_table_names = False
+        primary_key = CompositeKey("festival", "revision")
+
+
+HISTORY_MODELS = [PublicChange, PublicRevision, PublicScope]
 
 
 def create_tables(db=None):

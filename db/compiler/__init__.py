@@ -10,19 +10,11 @@ is part of the writer's transaction, and the revision moves with it.
 """
 from dataclasses import dataclass, field
 
-from ..compiled import kinds
-from ..compiled.tables import (
-    READ_MODELS,
-    PublicCandidate,
-    PublicProgramme,
-    PublicRegistration,
-    PublicSchedule,
-    PublicTag,
-)
+from ..compiled.tables import PER_RECORD_MODELS, PER_RECORD_ROWS, PER_RECORD_TAGS, READ_MODELS, PublicTag
 from ..database import database
 from ..source import models as m
 from ..source.registrations import registrations_of
-from ..source.revisions import bump_revision
+from ..source.revisions import bump_revision, current_revision
 from ..source.toppers import recompute_toppers
 from . import content, filters, people, programmes, structure, toppers
 from .changes import differences, leaderboard_entries, leaderboard_moves, record, snapshot
@@ -96,28 +88,16 @@ def _per_record_steps():
             (people.compile_candidates, "candidate_ids"))
 
 
-# Rows the per-record steps write, with the id column that names their record (and the
-# kinds of tag they write).
-_PER_RECORD_ROWS = {
-    "programme_ids": ((PublicProgramme, PublicProgramme.id), (PublicTag, PublicTag.item, kinds.PROGRAMME_TAGS),
-                      (PublicSchedule, PublicSchedule.sub_fest_programme)),
-    "candidate_ids": ((PublicCandidate, PublicCandidate.id), (PublicRegistration, PublicRegistration.candidate),
-                      (PublicTag, PublicTag.item, kinds.CANDIDATE_TAGS)),
-}
-
-
 def clear_festival(festival_id, scope=None):
     """Delete the festival's compiled rows: all of them, or what ``scope`` compiles again
     (its records' rows and every row of the small, whole-compiled lists)."""
-    per_record = {PublicProgramme, PublicSchedule, PublicCandidate, PublicRegistration, PublicTag}
     for model in READ_MODELS:
-        if scope is None or model not in per_record:
+        if scope is None or model not in PER_RECORD_MODELS:
             model.delete().where(model.festival == festival_id).execute()
     if scope is None:
         return
-    PublicTag.delete().where((PublicTag.festival == festival_id)
-                             & PublicTag.kind.not_in(kinds.PROGRAMME_TAGS + kinds.CANDIDATE_TAGS)).execute()
-    for name, rows in _PER_RECORD_ROWS.items():
+    PublicTag.delete().where((PublicTag.festival == festival_id) & PublicTag.kind.not_in(PER_RECORD_TAGS)).execute()
+    for name, rows in PER_RECORD_ROWS.items():
         ids = list(getattr(scope, name))
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
@@ -174,6 +154,6 @@ def publish(festival, now=None, recompute=True, changes=None, explain=False):
         compile_festival(festival.id, scope)
         changes = differences(before, snapshot(festival.id, programme_ids), now)
         revision = bump_revision(festival)
-        record(festival.id, revision, changes, now)
+        record(festival.id, current_revision(festival.id), changes, now, scope)
         moves = leaderboard_moves(boards, leaderboard_entries(festival.id)) if explain else []
     return Publication(revision, changes, moves)

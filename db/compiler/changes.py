@@ -19,6 +19,7 @@ from ..compiled.tables import (
     PublicPlaceholder,
     PublicProgramme,
     PublicRevision,
+    PublicScope,
     PublicTopperEntry,
 )
 
@@ -155,17 +156,25 @@ def differences(before, after, now):
     return changes
 
 
-def record(festival_id, revision, changes, now):
-    """Store the revision's time and its changes; prune the changes of revisions older than
-    the last :data:`KEPT_REVISIONS`."""
+def record(festival_id, revision, changes, now, scope=None):
+    """Store the revision's time, its changes and its compile's scope (``revision`` is
+    ``(number, FestivalRevision.changed_at)``; ``scope`` a ``db.compiler.Scope``, None for
+    the whole festival); prune those of revisions older than the last :data:`KEPT_REVISIONS`."""
+    revision, changed_at = revision
     # A revision is recorded once; a rolled-back dry run leaves nothing behind.
     PublicRevision.insert(festival=festival_id, revision=revision, changed_at=now).execute()
+    PublicScope.insert(festival=festival_id, revision=revision, changed_at=changed_at, whole=scope is None,
+                       programme_ids=None if scope is None else _ids(scope.programme_ids),
+                       candidate_ids=None if scope is None else _ids(scope.candidate_ids)).execute()
     rows = [{"festival": festival_id, "revision": revision, "kind": kind, "item": item, "action": action,
              "sub_fest": sub_fest, "visible_at": visible_at}
             for kind, item, action, sub_fest, visible_at in changes]
     for start in range(0, len(rows), CHUNK):
         PublicChange.insert_many(rows[start:start + CHUNK]).execute()
-    (PublicChange.delete()
-     .where((PublicChange.festival == festival_id) & (PublicChange.revision <= revision - KEPT_REVISIONS))
-     .execute())
+    for model in (PublicChange, PublicScope):
+        model.delete().where((model.festival == festival_id) & (model.revision <= revision - KEPT_REVISIONS)).execute()
     return len(rows)
+
+
+def _ids(ids):
+    return json.dumps(sorted(str(i) for i in ids))
