@@ -10,7 +10,12 @@ request and ends it when the answer is made. Opening one:
   ``pg_terminate_backend``) and tries once more, before anything of the request was read;
 - gives the festivals' revisions in the snapshot, read as seldom as the engine allows
   (``db.source.revisions.RevisionCache``: on SQLite only after a commit, on PostgreSQL in
-  the round trip of ``BEGIN``).
+  the round trip of ``BEGIN``);
+- on PostgreSQL with the local copy (``LOCAL_COPY``, :mod:`db.compiled.local_copy`): reads
+  the revisions alone, in one round trip and no transaction, and opens the snapshot on the
+  copy when it holds the festival at that revision (after bringing it up to date if need
+  be); the request's statements go to the copy (``database.route``). When the copy cannot
+  serve (another thread is updating it, or its file failed) the snapshot is PostgreSQL's.
 
 A database error in a request drops the thread's connection, so the next request opens a
 new one and the service recovers by itself when the fault goes. Errors that say the file
@@ -24,7 +29,9 @@ import threading
 import psycopg2
 from peewee import DatabaseError, InterfaceError, OperationalError
 
-from db.database import bind_database, end_read_snapshot, sqlite_path
+from db.compiled.local_copy import COPY_ERRORS, RETRY_SECONDS, LocalCopy
+from db.database import bind_database, database, end_read_snapshot, is_postgres, sqlite_path
+from db.deadlines import is_deadline_error
 from db.health import NOT_A_DATABASE, Problem, file_identity
 from db.source.revisions import RevisionCache
 
@@ -46,15 +53,18 @@ class Unavailable(Exception):
 class ServiceDatabase:
     """The bound Peewee database with per-thread read snapshots (see the module doc)."""
 
-    def __init__(self, url, readonly=True, **deadlines):
+    def __init__(self, url, readonly=True, local_copy=False, local_copy_dir=None, logger=None, **deadlines):
         self.url = url
         # deadlines: connect_timeout and statement_timeout_ms of PostgreSQL (db/deadlines.py)
         self.db = bind_database(url, readonly=readonly, **deadlines)
         path = sqlite_path(url)
         self._path = path if path not in (None, ":memory:") else None
-        self._local = threading.local()  # the file identity each thread's connection reads
+        # Per thread: the file identity its connection reads, and where its snapshot is.
+        self._local = threading.local()
         self.revisions = RevisionCache()
         self._damaged = None  # the file's fingerprint when a request found it damaged
+        self.copy = LocalCopy(self.db, local_copy_dir or None) if local_copy and is_postgres(self.db) else None
+        self._logger = logger
 
     def _fingerprint(self):
         try:
@@ -89,9 +99,11 @@ class ServiceDatabase:
             if identity != getattr(self._local, "identity", None):
                 self.drop()
                 self._local.identity = identity
+        snapshot = self.copy is None
+        self._local.snapshot = "server" if snapshot else None
         try:
             self.db.connect(reuse_if_open=True)
-            return self.revisions.begin(self.db)
+            revision_of = self.revisions.begin(self.db, snapshot=snapshot)
         except (OperationalError, InterfaceError, psycopg2.OperationalError, psycopg2.InterfaceError):
             if self._path is not None:
                 raise
@@ -99,11 +111,43 @@ class ServiceDatabase:
             # request has read nothing yet, so a new connection can take its place.
             self.drop()
             self.db.connect()
-            return self.revisions.begin(self.db)
+            revision_of = self.revisions.begin(self.db, snapshot=snapshot)
+        if snapshot:
+            return revision_of
+        return lambda festival_id: self._snapshot_of(festival_id, revision_of(festival_id))
+
+    def _snapshot_of(self, festival_id, revision):
+        """Open the request's snapshot, on the copy when it can serve ``revision``, else on
+        the server; return the festival's revision in it."""
+        if revision[0] > 0:
+            try:
+                if self.copy.begin(festival_id, revision):
+                    self._local.snapshot = "copy"
+                    database.route(self.copy.db)
+                    return revision
+            except COPY_ERRORS as error:  # the copy's file: this request and the next ones read the server
+                self.copy.failed()
+                if self._logger is not None:
+                    self._logger.error("the local copy failed; reading from PostgreSQL for %d s: %s",
+                                       RETRY_SECONDS, error)
+            except psycopg2.Error as error:  # the server, while it was being copied: the request fails
+                if is_deadline_error(error):  # a copy too slow for the deadline must not fail every request
+                    self.copy.failed()
+                raise
+        self._local.snapshot = "server"
+        return self.revisions.begin(self.db)(festival_id)
 
     def end(self):
         """End this thread's snapshot; the connection stays open for its next request."""
-        end_read_snapshot(self.db)
+        snapshot, self._local.snapshot = getattr(self._local, "snapshot", None), None
+        if snapshot == "copy":
+            database.route(None)
+            try:
+                self.copy.end()
+            except COPY_ERRORS:
+                self.copy.db.close()
+        elif snapshot == "server":
+            end_read_snapshot(self.db)
 
     def drop(self):
         """Close this thread's connection (it is broken, or reads an old file)."""
@@ -115,6 +159,8 @@ class ServiceDatabase:
 
     def failed(self, error):
         """A request met ``error``: drop the connection; remember a damaged file."""
+        if getattr(self._local, "snapshot", None) == "copy" and isinstance(error, sqlite3.Error):
+            self.copy.failed()  # the copy's file failed: made again after a rest
         self.drop()
         if self._path is not None and any(sign in str(error).lower() for sign in DAMAGE_SIGNS):
             self._damaged = self._fingerprint()

@@ -67,7 +67,9 @@ class FrontDoor:
         self.prefix = prefix
         self.database = ServiceDatabase(config["DATABASE_URL"], readonly=config["DATABASE_READONLY"],
                                         connect_timeout=config["DATABASE_CONNECT_TIMEOUT"],
-                                        statement_timeout_ms=config["DATABASE_STATEMENT_TIMEOUT_MS"])
+                                        statement_timeout_ms=config["DATABASE_STATEMENT_TIMEOUT_MS"],
+                                        local_copy=config["LOCAL_COPY"], local_copy_dir=config["LOCAL_COPY_DIR"],
+                                        logger=app.logger)
         self.health = HealthCheck(config["DATABASE_URL"], self.database, app.logger)
         self.keys = KeyCache(config["API_KEY_CACHE_SECONDS"])
         self.limits = make_rate_limits(config, logger=app.logger)

@@ -2,6 +2,7 @@
 import contextlib
 import os
 import sqlite3
+import threading
 from urllib.parse import urlparse
 
 from peewee import DatabaseProxy, PostgresqlDatabase, SqliteDatabase
@@ -12,7 +13,44 @@ from .deadlines import GRACE_SECONDS, deadline_connection
 
 DEFAULT_DATABASE_URL = "sqlite:///festival.db"
 
-database = DatabaseProxy()
+
+
+class RoutedDatabaseProxy(DatabaseProxy):
+    """The models' database: the one bound at start-up or, for one thread while it answers a
+    request, another one holding the same tables (the local copy of the compiled tables,
+    :mod:`db.compiled.local_copy`).
+
+    Peewee's ``ThreadSafeDatabaseMetadata`` swaps the database per thread and model; here one
+    thread-local covers every model and every raw statement (``database.obj``), so a
+    request switches with one assignment.
+    """
+
+    __slots__ = ("_bound", "_local")
+
+    def __init__(self):
+        object.__setattr__(self, "_local", threading.local())
+        object.__setattr__(self, "_bound", None)
+        super().__init__()
+
+    @property
+    def obj(self):
+        return getattr(self._local, "db", None) or self._bound
+
+    @obj.setter
+    def obj(self, db):
+        object.__setattr__(self, "_bound", db)
+
+    def __setattr__(self, attr, value):
+        if attr not in ("obj", "_callbacks", "_Model"):
+            raise AttributeError("Cannot set attribute on proxy.")
+        object.__setattr__(self, attr, value)
+
+    def route(self, db):
+        """Send this thread's statements to ``db`` (None: back to the bound database)."""
+        self._local.db = db
+
+
+database = RoutedDatabaseProxy()
 
 # WAL lets the importer write while the service keeps reading the previous revision.
 SQLITE_PRAGMAS = {

@@ -153,8 +153,8 @@ def test_the_key_is_hashed_the_revision_read_and_the_cache_key_built_once_per_re
     monkeypatch.setattr(auth, "hash_key", counted("hash", auth.hash_key))
     real_begin = door.database.revisions.begin
 
-    def begin(db):
-        return counted("revision", real_begin(db))
+    def begin(db, **options):
+        return counted("revision", real_begin(db, **options))
 
     monkeypatch.setattr(door.database.revisions, "begin", begin)
     monkeypatch.setattr(frontdoor, "_query_key", counted("cache key", frontdoor._query_key))

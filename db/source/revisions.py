@@ -43,12 +43,22 @@ class RevisionCache:
     def __init__(self):
         self._local = threading.local()
 
-    def begin(self, db):
+    def begin(self, db, snapshot=True):
         """Begin ``db``'s read snapshot; return ``revision_of(festival_id)`` -> ``(revision,
-        changed_at)`` in it, ``(0, None)`` before any data."""
+        changed_at)`` in it, ``(0, None)`` before any data.
+
+        On PostgreSQL, ``snapshot=False`` reads the revisions alone, outside a transaction
+        (a statement sees one snapshot of its own): the request's pages are read elsewhere
+        (:mod:`db.compiled.local_copy`).
+        """
         if is_postgres(db):
-            table = FestivalRevision._meta.table_name
-            rows = begin_read_snapshot(db, then=f"SELECT festival_id, revision, changed_at FROM {table}")
+            select = f"SELECT festival_id, revision, changed_at FROM {FestivalRevision._meta.table_name}"
+            if snapshot:
+                rows = begin_read_snapshot(db, then=select)
+            else:
+                cursor = db.cursor()
+                cursor.execute(select)
+                rows = cursor.fetchall()
             found = {str(festival_id): (revision, changed_at) for festival_id, revision, changed_at in rows}
             return lambda festival_id: found.get(str(festival_id), (0, None))
         data_version = begin_read_snapshot(db)

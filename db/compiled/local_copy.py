@@ -1,0 +1,296 @@
+"""A local copy of the compiled tables, for a service whose database is PostgreSQL.
+
+A request must ask PostgreSQL which revision of its festival is current (an import is
+seen by the next request), but its page it can read from a copy of the compiled tables
+in a local SQLite file, with the same readers and the same SQL as a SQLite deployment:
+one round trip to the server instead of three, and the server does almost no work.
+
+The copy holds each festival exactly at a revision the server had. A request reads its
+page from the copy only when the copy holds the festival at the revision the server just
+gave (:meth:`LocalCopy.begin`); otherwise it brings the copy up to date first, or, when
+another thread is already doing so, reads from the server as if there were no copy. An
+update copies a festival's compiled rows whole, from one snapshot of the server, in one
+SQLite transaction: readers of the copy see the previous revision or the next, never
+half. What is copied is what the compiles since the copy's revision wrote again
+(``PublicScope``): a result's programme and its participants, and the festival's small
+lists; the whole festival when a compile was whole, when the history in between is not
+kept, or when the copy's revision is not in the server's history (a restored backup). Only the compiled tables are copied: they hold nothing a request may not show,
+except the key of the keyed hashes (``PublicSecret``), which requests need. The file is
+made in a private directory (mode 0700) and removed with the copy.
+"""
+import datetime
+import json
+import os
+import shutil
+import sqlite3
+import tempfile
+import threading
+import time
+import uuid
+import weakref
+
+from peewee import BlobField, CompositeKey, DateField, DateTimeField, SchemaManager, SqliteDatabase, UUIDField
+
+from ..database import SQLITE_PRAGMAS
+from ..source.models import FestivalRevision
+from .tables import (
+    KEPT_REVISIONS,
+    PER_RECORD_MODELS,
+    PER_RECORD_ROWS,
+    PER_RECORD_TAGS,
+    READ_MODELS,
+    PublicChange,
+    PublicRevision,
+    PublicScope,
+    PublicSecret,
+    PublicTag,
+)
+
+# What requests read: the compiled lists, the change log and the key of the keyed hashes.
+COPIED_MODELS = (*READ_MODELS, PublicChange, PublicRevision, PublicSecret)
+# Rows of each revision: those after the copy's revision are copied; the changes of
+# revisions the server no longer keeps are pruned as the server prunes them.
+HISTORY = (PublicChange, PublicRevision)
+# The ids of one statement's ``IN (...)``.
+CHUNK = 500
+# After the copy's file failed, requests read from the server this long before the copy is
+# made again (a full disk does not cost every request a failed copy).
+RETRY_SECONDS = 30
+
+# The revision of each festival the copy holds: (revision, changed_at as ISO text).
+HELD_TABLE = "local_copy_revision"
+
+# Errors of the copy itself (its file, its disk): the request reads from the server instead.
+COPY_ERRORS = (sqlite3.Error, OSError)
+
+
+def _uuid_hex(value):
+    return value.hex if isinstance(value, uuid.UUID) else uuid.UUID(str(value)).hex
+
+
+def _iso(value):
+    # As SQLite's own adapters (and so Peewee on SQLite) store them.
+    return value.isoformat(" ") if isinstance(value, datetime.datetime) else value.isoformat()
+
+
+def _converter(field):
+    """How a value PostgreSQL gives for ``field`` is stored in SQLite (None: as it is)."""
+    if isinstance(field, UUIDField):
+        return _uuid_hex
+    if isinstance(field, BlobField):
+        return bytes
+    if isinstance(field, (DateTimeField, DateField)):
+        return _iso
+    return None
+
+
+class _Table:
+    """One compiled table: the SQL to read a festival's rows from the server and to write
+    them into the copy, and the columns to convert on the way."""
+
+    def __init__(self, model):
+        self.model = model
+        fields = model._meta.sorted_fields
+        columns = ", ".join(f'"{f.column_name}"' for f in fields)
+        table = model._meta.table_name
+        festival = model._meta.fields["festival"].column_name
+        self.select = f'SELECT {columns} FROM "{table}" WHERE "{festival}" = %s'
+        self.delete = f'DELETE FROM "{table}" WHERE "{festival}" = ?'
+        self.insert = f'INSERT INTO "{table}" ({columns}) VALUES ({", ".join("?" * len(fields))})'
+        self.conversions = [(i, convert) for i, convert in enumerate(map(_converter, fields)) if convert]
+
+    def replace(self, server, copy, festival_id, where="", server_params=(), copy_params=(), by_record=False):
+        """Replace the copy's rows of the festival (those ``where`` names, with ``?`` for
+        parameters) with the server's. ``by_record``: ``where`` names records by their ids,
+        which the copy finds by their own index, not the festival's."""
+        extra = f" AND {where}" if where else ""
+        delete = self.delete.replace(' WHERE "', ' WHERE +"', 1) if by_record else self.delete
+        copy.execute(delete + extra, (_uuid_hex(festival_id), *copy_params))
+        server.execute(self.select + extra.replace("?", "%s"), (str(festival_id), *server_params))
+        copy.executemany(self.insert, self.rows(server))
+
+    def rows(self, cursor):
+        conversions = self.conversions
+        for row in cursor:
+            row = list(row)
+            for i, convert in conversions:
+                if row[i] is not None:
+                    row[i] = convert(row[i])
+            yield row
+
+
+class LocalCopy:
+    """The compiled tables of ``source`` (a PostgreSQL database) in a local SQLite file.
+
+    ``directory``: where to make the file's private directory (default: the system's
+    temporary directory).
+    """
+
+    def __init__(self, source, directory=None, clock=time.monotonic):
+        self.source = source
+        self.clock = clock
+        self._resume_at = None  # while the copy rests after a failure
+        self.directory = tempfile.mkdtemp(prefix="festival-api-copy-", dir=directory)
+        self.path = os.path.join(self.directory, "compiled.sqlite3")
+        self.db = SqliteDatabase(self.path, pragmas=SQLITE_PRAGMAS, check_same_thread=False)
+        self._cleanup = weakref.finalize(self, _remove, self.db, self.directory)
+        self._tables = [_Table(model) for model in COPIED_MODELS]
+        self._held = {}  # festival id (str) -> (revision, changed_at ISO), as committed
+        self._updating = threading.Lock()
+        with self.db.connection_context():
+            for model in COPIED_MODELS:
+                SchemaManager(model, database=self.db).create_all(safe=True)
+            self.db.execute_sql(f'CREATE TABLE IF NOT EXISTS "{HELD_TABLE}" (festival TEXT PRIMARY KEY, '
+                                'revision INTEGER NOT NULL, changed_at TEXT)')
+            for sql in _record_indexes():
+                self.db.execute_sql(sql)
+
+    def close(self):
+        """Close the copy's connections and remove its file."""
+        self._cleanup()
+
+    def begin(self, festival_id, revision):
+        """Begin this thread's read snapshot of the copy when it holds ``festival_id`` at
+        ``revision`` (``(revision, changed_at)``, as the server gave it): bring it up to date
+        first unless another thread is doing so. Return True when the snapshot is open, False
+        when the request must read from the server."""
+        if self._resume_at is not None:
+            if self.clock() < self._resume_at:
+                return False
+            self._resume_at = None
+        key, wanted = str(festival_id), _held_form(revision)
+        if self._held.get(key) != wanted:
+            if not self._updating.acquire(blocking=False):
+                return False
+            try:
+                if self._held.get(key) != wanted:
+                    self._update(festival_id, key)
+            finally:
+                self._updating.release()
+            if self._held.get(key) != wanted:  # the server moved on meanwhile
+                return False
+        connection = self.db.connection()
+        connection.execute("BEGIN")
+        # Another thread may have committed a later revision since: the snapshot says.
+        row = connection.execute(f'SELECT revision, changed_at FROM "{HELD_TABLE}" WHERE festival = ?',
+                                 (key,)).fetchone()
+        if row != wanted:
+            connection.execute("ROLLBACK")
+            return False
+        return True
+
+    def end(self):
+        """End this thread's read snapshot of the copy."""
+        self.db.connection().execute("ROLLBACK")
+
+    def failed(self):
+        """The copy's file failed: forget what it holds, and let requests read from the
+        server for ``RETRY_SECONDS`` before it is made again."""
+        self._held.clear()
+        self._resume_at = self.clock() + RETRY_SECONDS
+
+    def _update(self, festival_id, key):
+        """Bring the festival in the copy to the server's revision, from one snapshot of it."""
+        server = self.source.cursor()
+        server.execute(f'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT revision, changed_at '
+                       f'FROM "{FestivalRevision._meta.table_name}" WHERE festival_id = %s', (str(festival_id),))
+        try:
+            found = server.fetchone()
+            if found is None:
+                return
+            target = _held_form(found)
+            held = self._held.get(key)
+            scope = _scope_between(server, festival_id, held, target) if held is not None else None
+            copy = self.db.connection()
+            copy.execute("BEGIN IMMEDIATE")
+            try:
+                if scope is None:
+                    for table in self._tables:
+                        table.replace(server, copy, festival_id)
+                else:
+                    self._replace_scope(server, copy, festival_id, scope, since=held[0], until=target[0])
+                copy.execute(f'INSERT OR REPLACE INTO "{HELD_TABLE}" VALUES (?, ?, ?)', (key, *target))
+                copy.execute("COMMIT")
+            except BaseException:
+                copy.execute("ROLLBACK")
+                raise
+            self._held[key] = target
+        finally:
+            server.execute("ROLLBACK")
+
+    def _replace_scope(self, server, copy, festival_id, scope, since, until):
+        """Replace what the compiles after revision ``since`` wrote again (``scope``: ids by
+        the names of ``PER_RECORD_ROWS``); copy the history from ``since`` on."""
+        tables = {table.model: table for table in self._tables}
+        for model, table in tables.items():
+            if model in HISTORY:
+                table.replace(server, copy, festival_id, '"revision" > ?', [since], [since])
+                if model is PublicChange:
+                    copy.execute(table.delete + ' AND "revision" <= ?', (_uuid_hex(festival_id), until - KEPT_REVISIONS))
+            elif model not in PER_RECORD_MODELS:
+                table.replace(server, copy, festival_id)
+        marks = ", ".join("?" * len(PER_RECORD_TAGS))
+        tables[PublicTag].replace(server, copy, festival_id, f'"kind" NOT IN ({marks})', PER_RECORD_TAGS,
+                                  PER_RECORD_TAGS)
+        for name, rows in PER_RECORD_ROWS.items():
+            ids = sorted(scope[name])
+            for start in range(0, len(ids), CHUNK):
+                chunk = ids[start:start + CHUNK]
+                for model, column, *tags in rows:
+                    where = f'"{column.column_name}" IN ({", ".join("?" * len(chunk))})'
+                    server_params, copy_params = list(chunk), [_uuid_hex(i) for i in chunk]
+                    if tags:
+                        where += f' AND "kind" IN ({", ".join("?" * len(tags[0]))})'
+                        server_params += tags[0]
+                        copy_params += tags[0]
+                    tables[model].replace(server, copy, festival_id, where, server_params, copy_params,
+                                          by_record=True)
+
+
+def _scope_between(server, festival_id, held, target):
+    """The ids the compiles after ``held`` up to ``target`` (both ``_held_form``) wrote again,
+    by the names of ``PER_RECORD_ROWS``; None when the festival must be copied whole: a
+    compile was whole, a revision in between is not kept, or ``held`` is not the server's."""
+    since, until = held[0], target[0]
+    if until <= since:
+        return None
+    server.execute(f'SELECT revision, changed_at, whole, programme_ids, candidate_ids '
+                   f'FROM "{PublicScope._meta.table_name}" WHERE festival = %s AND revision BETWEEN %s AND %s '
+                   f'ORDER BY revision', (str(festival_id), since, until))
+    rows = server.fetchall()
+    if [row[0] for row in rows] != list(range(since, until + 1)):
+        return None
+    if _held_form(rows[0][:2]) != held or _held_form(rows[-1][:2]) != target:
+        return None
+    scope = {name: set() for name in PER_RECORD_ROWS}
+    for _, _, whole, programme_ids, candidate_ids in rows[1:]:
+        if whole:
+            return None
+        scope["programme_ids"].update(json.loads(programme_ids))
+        scope["candidate_ids"].update(json.loads(candidate_ids))
+    return scope
+
+
+def _record_indexes():
+    """``CREATE INDEX`` of each per-record column no index of the table leads with: the copy
+    finds a compile's records by them (the server's compile finds them by the festival)."""
+    for rows in PER_RECORD_ROWS.values():
+        for model, column, *_ in rows:
+            key = model._meta.primary_key
+            leading = key.field_names[0] if isinstance(key, CompositeKey) else key.name
+            if column.name != leading:
+                table = model._meta.table_name
+                yield (f'CREATE INDEX IF NOT EXISTS "local_copy_{table}_{column.column_name}" '
+                       f'ON "{table}" ("{column.column_name}")')
+
+
+def _held_form(revision):
+    number, changed_at = revision
+    return number, (_iso(changed_at) if changed_at is not None else None)
+
+
+def _remove(db, directory):
+    try:
+        db.close()  # this thread's connection; others' files are gone once they close
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
