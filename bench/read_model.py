@@ -12,7 +12,9 @@ One run, on this machine, with wrk (Debian's ``wrk``) on loopback:
   programmes and ``/toppers``; at 1 and 64 connections; at each scale;
 - a 304 revalidation with the response cache on, against bare hello;
 - one 256-connection run, and readers during a re-import of the largest festival;
-- with ``--postgres``, the service's rows again on PostgreSQL (a scratch database).
+- with ``--postgres``, the service's rows again on PostgreSQL (a scratch database): as
+  deployed (pages from the local copy, ``LOCAL_COPY=true``), with every read on the server
+  (``LOCAL_COPY=false``), and at 64 connections with one process and one per core.
 
 It prints a table of req/s, p50, p99 and errors, then the ratios the targets are stated
 in (docs/performance.md). ``--quick`` is a one-second smoke run (scale 1, a few endpoints).
@@ -93,10 +95,10 @@ def wrk(port, paths, seconds, connections, headers=(), workdir=None):
     return figures
 
 
-def service_env(url, cache_seconds, log_path):
+def service_env(url, cache_seconds, log_path, **settings):
     return {**os.environ, "DATABASE_URL": url, "RESPONSE_CACHE_SECONDS": str(cache_seconds),
             "RATELIMIT_DEFAULT": "", "API_KEY_CACHE_SECONDS": "30", "LOG_LEVEL": "INFO",
-            "PYTHONPATH": ROOT}
+            "PYTHONPATH": ROOT, **settings}
 
 
 def load_festival(url, scale, workdir):
@@ -233,14 +235,16 @@ def run(args):
 PROCESS_CONNECTIONS = 64
 
 
-def processes(args, record, url, key, found, scale, log, workdir):
+def processes(args, record, url, key, found, scale, log, workdir, engine="sqlite"):
     """The service at 64 connections with one process and with ``--workers`` processes."""
     for workers in (1, args.workers):
         with Server(service_env(url, 0, log), args.threads, log, workers=workers) as server:
             for label in ("/programmes", "/candidate-result (long tail)"):
+                for _ in range(workers):  # each process makes its local copy on its first request
+                    get_json(server.port, found[label][0], key)
                 record(f"{label} {workers} process{'es' if workers > 1 else ''}", scale, PROCESS_CONNECTIONS,
                        wrk(server.port, found[label], args.seconds, PROCESS_CONNECTIONS,
-                           headers=[f"X-API-Key: {key}"], workdir=workdir))
+                           headers=[f"X-API-Key: {key}"], workdir=workdir), engine=engine)
 
 
 def readers_during_import(port, key, paths, url, scale, workdir):
@@ -261,6 +265,7 @@ def readers_during_import(port, key, paths, url, scale, workdir):
 
 
 # The service's rows measured again on PostgreSQL (same festival, same requests).
+NO_COPY = "postgresql, no local copy"
 POSTGRES_ROWS = ("/programmes", "/candidates", "/news", "/candidate-result (long tail)", "/candidate-detail (long tail)")
 
 
@@ -280,15 +285,18 @@ def postgres_rows(args, record, workdir):
             slug, _ = load_festival(url, 1, workdir)
             key = cli("keys", "create", slug, env=service_env(url, 0, None)).strip().splitlines()[-1]
             log = os.path.join(workdir, "service-pg.log")
-            with Server(service_env(pg_url, 0, log), args.threads, log) as server:
-                _, found = cases(server.port, key, quick=args.quick)
-                for label in POSTGRES_ROWS:
-                    if label in found:
-                        for connections in args.connections:
-                            record(label, 1, connections,
-                                   wrk(server.port, found[label], args.seconds, connections,
-                                       headers=[f"X-API-Key: {key}"], workdir=workdir),
-                                   engine="postgresql")
+            for engine, local_copy in (("postgresql", "true"), (NO_COPY, "false")):
+                with Server(service_env(pg_url, 0, log, LOCAL_COPY=local_copy), args.threads, log) as server:
+                    _, found = cases(server.port, key, quick=args.quick)
+                    for label in POSTGRES_ROWS:
+                        if label in found:
+                            for connections in args.connections:
+                                record(label, 1, connections,
+                                       wrk(server.port, found[label], args.seconds, connections,
+                                           headers=[f"X-API-Key: {key}"], workdir=workdir),
+                                       engine=engine)
+            if args.workers > 1 and not args.quick:
+                processes(args, record, pg_url, key, found, 1, log, workdir, engine="postgresql")
     finally:
         with admin.cursor() as cur:
             cur.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
@@ -374,13 +382,19 @@ def targets(results, out):
             sqlite, pg = find(label, 1, connections), find(label, 1, connections, "postgresql")
             if sqlite and pg:
                 verdict(f"{label} c{connections} PostgreSQL, % of SQLite", pg["rps"] / sqlite["rps"], 0.80, unit="%")
-    for label in ("/programmes", "/candidate-result (long tail)"):
-        for scale in scales:
-            single = find(f"{label} 1 process", scale, PROCESS_CONNECTIONS)
-            several = next((r for r in runs if r["label"].startswith(f"{label} ") and r["label"].endswith("processes")
-                            and r["scale"] == scale), None)
-            if single and several:
-                verdict(f"{several['label']} s{scale} c64, x of 1 process", several["rps"] / single["rps"], 1.5)
+            direct = find(label, 1, connections, NO_COPY)
+            if sqlite and direct:  # for comparison: not a target
+                out(f"  (info)  {label} c{connections} PostgreSQL without the local copy, % of SQLite: "
+                    f"{100 * direct['rps'] / sqlite['rps']:.0f}%")
+    for engine in ("sqlite", "postgresql"):
+        for label in ("/programmes", "/candidate-result (long tail)"):
+            for scale in scales:
+                single = find(f"{label} 1 process", scale, PROCESS_CONNECTIONS, engine)
+                several = next((r for r in runs if r["label"].startswith(f"{label} ") and r["engine"] == engine
+                                and r["label"].endswith("processes") and r["scale"] == scale), None)
+                if single and several:
+                    verdict(f"{several['label']} s{scale} c64{'' if engine == 'sqlite' else ' ' + engine}, "
+                            f"x of 1 process", several["rps"] / single["rps"], 1.5)
     heavy = [r for r in runs if r["connections"] >= 256]
     for r in heavy:
         errors = r["errors"] + r["non_2xx_3xx"] + r.get("timeouts", 0)
