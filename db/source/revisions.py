@@ -52,14 +52,15 @@ class RevisionCache:
         (:mod:`db.compiled.local_copy`).
         """
         if is_postgres(db):
-            select = f"SELECT festival_id, revision, changed_at FROM {FestivalRevision._meta.table_name}"
+            # The id as text: no UUID object is made per row and request.
+            select = f"SELECT festival_id::text, revision, changed_at FROM {FestivalRevision._meta.table_name}"
             if snapshot:
                 rows = begin_read_snapshot(db, then=select)
             else:
                 cursor = db.cursor()
                 cursor.execute(select)
                 rows = cursor.fetchall()
-            found = {str(festival_id): (revision, changed_at) for festival_id, revision, changed_at in rows}
+            found = {festival_id: (revision, changed_at) for festival_id, revision, changed_at in rows}
             return lambda festival_id: found.get(str(festival_id), (0, None))
         data_version = begin_read_snapshot(db)
         return lambda festival_id: self._sqlite_revision(festival_id, data_version)
