@@ -51,7 +51,7 @@ class RequestState:
         self.query = parse_query(query_string) if query_string else ()
         self.key_id = self.festival = None
         self.revision, self.changed_at = 0, None
-        self.limit_headers = ()  # X-RateLimit-* of the key's budget
+        self.limit_headers = None  # X-RateLimit-* of the key's budget, once counted
         self.cache = None  # "hit" or "miss" when the response cache was asked
         self.view = None  # the FestivalView, once a view asked for it
 

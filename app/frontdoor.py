@@ -3,7 +3,10 @@
 It owns everything requests share, each step written once, in this order:
 
 1. the request's read snapshot of the database and the festival's data revision
-   (``app/database.py``; on SQLite the revision is read again only after a commit);
+   (``app/database.py``; on SQLite the revision is read again only after a commit; on
+   PostgreSQL with the local copy the snapshot is the copy's while the server's revision
+   travels, and before the answer leaves it is confirmed against the server's, or the
+   answer is made again at the server's revision);
 2. the API key (``app/auth.py``): hashed once, looked up in the key cache or the database,
    401 when missing, unknown or revoked;
 3. the rate limit (``app/limits.py``), counted once per request: 429 when over budget;
@@ -21,7 +24,9 @@ Views read what the front door resolved (festival, revision) from ``app/context.
 Requests outside the API's data endpoints (``/healthz``, the documentation, the demo page,
 unknown paths, other methods) go to Flask with no key and no snapshot; the front door
 still finishes and logs them. Errors have one shape whoever finds them: the door renders a
-view's ``abort`` and bad parameters with the same handler Flask uses for its own.
+view's ``abort`` and bad parameters with the same handler Flask uses for its own. A request
+that met a connection the database server had closed (a restart, a failover) is answered
+once more on new connections: it has changed nothing.
 """
 
 import marshmallow as ma
@@ -110,25 +115,54 @@ class FrontDoor:
     def _data(self, environ, state):
         """The answer to a ``GET`` of a data endpoint."""
         self._notice_forwarding(environ)
-        cache_key = maker = None
-        try:
-            revision_of = self.database.begin()
-            plain = environ.get(ENVIRON_HEADER, "").strip()
-            digest, found = self.keys.lookup(plain) if plain else (None, None)
-            if found is None:
-                return self._error(401, MISSING_MESSAGE if not plain else UNKNOWN_MESSAGE,
-                                   [("WWW-Authenticate", CHALLENGE)])
-            state.key_id, state.festival = found
+        for attempt in (1, 2):
+            try:
+                return self._answer(environ, state)
+            except Unavailable as error:
+                self.logger.error("database unavailable: %s", error)
+                return self._error(503)
+            except DATABASE_ERRORS as error:
+                if attempt == 1 and self.database.killed(error):
+                    # The server closed a connection (restart, failover): the request has
+                    # changed nothing, so it is answered once more on new connections.
+                    self.database.failed(error)
+                    continue
+                return self._database_failed(error)
+            finally:
+                self.database.end()
+
+    def _answer(self, environ, state):
+        revision_of = self.database.begin()
+        plain = environ.get(ENVIRON_HEADER, "").strip()
+        digest, found = self.keys.lookup(plain) if plain else (None, None)
+        if found is None:
+            return self._error(401, MISSING_MESSAGE if not plain else UNKNOWN_MESSAGE,
+                               [("WWW-Authenticate", CHALLENGE)])
+        state.key_id, state.festival = found
+        state.revision, state.changed_at = revision_of(state.festival.id)
+        if self.limits is not None and state.limit_headers is None:
+            allowed, state.limit_headers = self.limits.count(state.key_id, environ.get("REMOTE_ADDR"))
+            if not allowed:
+                return self._error(429, None, [])
+        answer = self._cached_or_made(environ, state, digest)
+        if not self.database.confirmed():
+            # Read from the local copy, which was behind the server (an import landed): the
+            # answer again, at the server's revision.
+            revision_of = self.database.again()
             state.revision, state.changed_at = revision_of(state.festival.id)
-            if self.limits is not None:
-                allowed, state.limit_headers = self.limits.count(state.key_id, environ.get("REMOTE_ADDR"))
-                if not allowed:
-                    return self._error(429, None, [])
-            if not self.cache.enabled:
-                return self._made(environ, state)
-            # The key's digest names the key, and so its festival: two keys never share answers.
-            cache_key = (digest, state.revision, environ["PATH_INFO"], _query_key(state.query))
-            entry = self.cache.get(cache_key)
+            state.view = state.cache = None  # what the first answer resolved at the copy's revision
+            answer = self._cached_or_made(environ, state, digest)
+        return answer
+
+    def _cached_or_made(self, environ, state, digest):
+        """The answer from the response cache, or made (and kept when it is a ``200``)."""
+        if not self.cache.enabled:
+            return self._made(environ, state)
+        # The key's digest names the key, and so its festival: two keys never share answers.
+        cache_key = (digest, state.revision, environ["PATH_INFO"], _query_key(state.query))
+        entry = self.cache.get(cache_key)
+        maker = None
+        try:
             if entry is None:
                 maker = self.cache.make_or_wait(cache_key)
                 entry = self.cache.get(cache_key)  # made while this request waited?
@@ -145,15 +179,9 @@ class FrontDoor:
                 self.cache.made(cache_key, maker, kept=False)
                 maker = None
             return answer
-        except Unavailable as error:
-            self.logger.error("database unavailable: %s", error)
-            return self._error(503)
-        except DATABASE_ERRORS as error:
-            return self._database_failed(error)
         finally:
             if maker is not None:
                 self.cache.made(cache_key, maker)
-            self.database.end()
 
     def _made(self, environ, state):
         """The endpoint's answer, by its operation; a ``200`` gets its weak ETag."""
@@ -241,7 +269,7 @@ class FrontDoor:
                 remove_entity_headers(headers)
         if path.startswith(self.prefix):
             headers = self.headers.finish(environ, status, headers, cacheable=method in ("GET", "HEAD"))
-            headers.extend(state.limit_headers)
+            headers.extend(state.limit_headers or ())
         if status == 200 and body:
             body = self._compressed(environ, answer, headers)
         if status != 304:

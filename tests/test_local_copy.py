@@ -85,21 +85,24 @@ def test_pages_are_read_from_the_copy_and_the_server_is_asked_only_the_revision(
     client = app_with(LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0, API_KEY_CACHE_SECONDS=60).test_client()
     door = client.application.extensions["front_door"]
     assert get(client, keys[BIG], "/news", limit=5).status_code == 200  # brings the copy up to date
-    statements = []  # every statement the request sends to PostgreSQL
-    real_cursor = door.database.db.cursor
+    statements, sent = [], []  # statements on the service's connection; revisions on its own
+    real_cursor, real_send = door.database.db.cursor, door.database.revisions.send
 
     def cursor(*args, **kwargs):
         return _Counted(real_cursor(*args, **kwargs), statements)
 
-    door.database.db.cursor = cursor
+    def send(connection):
+        sent.append(connection)
+        return real_send(connection)
+
+    door.database.db.cursor, door.database.revisions.send = cursor, send
     try:
         with query_count() as counter:
             response = get(client, keys[BIG], "/news", limit=5)
     finally:
-        del door.database.db.cursor
+        del door.database.db.cursor, door.database.revisions.send
     assert response.status_code == 200 and len(response.get_json()["data"]) == 5
-    assert len(statements) == 1
-    assert statements[0].startswith("SELECT") and "FROM festival_revision" in statements[0]
+    assert statements == [] and len(sent) == 1 and sent[0].async_
     assert counter.count >= 1  # the page's statement ran, on the copy
 
 
@@ -117,7 +120,11 @@ class _Counted:
         return getattr(self._real, name)
 
 
-def test_an_import_is_in_the_copy_on_the_next_request(fresh_app, app_with, keys, fixture_data):
+def test_an_import_is_in_the_copy_on_the_next_request(fresh_app, app_with, keys, fixture_data, monkeypatch):
+    """The copy is at the earlier revision when the request comes: its answer is made there
+    while the server's revision travels, then made again at the server's, which is sent."""
+    import app.api.news as news_view
+
     _, url = fresh_app
     client = app_with(database_url=url, LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0).test_client()
     copy_ = client.application.extensions["front_door"].database.copy
@@ -131,10 +138,21 @@ def test_an_import_is_in_the_copy_on_the_next_request(fresh_app, app_with, keys,
     with writable(url):
         import_fixture(changed)
 
+    pages = []
+    real_list_news = news_view.list_news
+
+    def list_news(*args, **kwargs):
+        pages.append(args)
+        return real_list_news(*args, **kwargs)
+
+    monkeypatch.setattr(news_view, "list_news", list_news)
     body = get(client, keys[SMALL], "/news", limit=100).get_json()
     assert body["context"]["data"]["revision"] == before["context"]["data"]["revision"] + 1
     assert {n["id"]: n["title"] for n in body["data"]}[target["id"]] == "The copy follows the server"
     assert copy_._held[festival_id][0] == held_before[0] + 1  # read from the copy, brought up to date
+    assert len(pages) == 2  # at the copy's revision, then at the server's
+    assert get(client, keys[SMALL], "/news", limit=100).get_json() == body
+    assert len(pages) == 3  # the copy holds the server's revision: made once
 
 
 def test_while_another_thread_updates_the_copy_the_server_answers(fresh_app, app_with, keys, fixture_data):
@@ -182,12 +200,14 @@ def test_a_failing_copy_is_left_for_the_server_and_made_again_after_a_rest(app_w
     copy_.clock = lambda: now[0]
     expected = get(client, keys[BIG], "/news", limit=100).get_data()
 
-    real_begin = copy_.begin
-    copy_.begin = lambda *args: (_ for _ in ()).throw(sqlite3.OperationalError("disk I/O error"))
+    def broken(*args):
+        raise sqlite3.OperationalError("disk I/O error")
+
+    copy_.open_at = copy_.begin = broken  # the copy's file fails, whichever way it is opened
     try:
         response = get(client, keys[BIG], "/news", limit=100)
     finally:
-        copy_.begin = real_begin
+        del copy_.open_at, copy_.begin
     assert response.status_code == 200 and response.get_data() == expected
     assert "the local copy failed; reading from PostgreSQL for 30 s" in caplog.text
     assert copy_._held == {}  # forgotten

@@ -135,7 +135,7 @@ class LocalCopy:
         self.db = SqliteDatabase(self.path, pragmas=SQLITE_PRAGMAS, check_same_thread=False)
         self._cleanup = weakref.finalize(self, _remove, self.db, self.directory)
         self._tables = [_Table(model) for model in COPIED_MODELS]
-        self._held = {}  # festival id (str) -> (revision, changed_at ISO), as committed
+        self._held = {}  # festival id (str) -> (revision, changed_at) as the server gave it, committed
         self._updating = threading.Lock()
         with self.db.connection_context():
             for model in COPIED_MODELS:
@@ -149,35 +149,54 @@ class LocalCopy:
         """Close the copy's connections and remove its file."""
         self._cleanup()
 
+    def held(self, festival_id):
+        """``(revision, changed_at)`` at which the copy holds the festival, as the server gave
+        it; None when it does not hold it (or rests after a failure)."""
+        if self._resting():
+            return None
+        return self._held.get(str(festival_id))
+
     def begin(self, festival_id, revision):
         """Begin this thread's read snapshot of the copy when it holds ``festival_id`` at
         ``revision`` (``(revision, changed_at)``, as the server gave it): bring it up to date
         first unless another thread is doing so. Return True when the snapshot is open, False
         when the request must read from the server."""
-        if self._resume_at is not None:
-            if self.clock() < self._resume_at:
-                return False
-            self._resume_at = None
-        key, wanted = str(festival_id), _held_form(revision)
-        if self._held.get(key) != wanted:
+        if self._resting():
+            return False
+        key = str(festival_id)
+        if self._held.get(key) != revision:
             if not self._updating.acquire(blocking=False):
                 return False
             try:
-                if self._held.get(key) != wanted:
+                if self._held.get(key) != revision:
                     self._update(festival_id, key)
             finally:
                 self._updating.release()
-            if self._held.get(key) != wanted:  # the server moved on meanwhile
-                return False
+        return self.open_at(festival_id, revision)
+
+    def open_at(self, festival_id, revision):
+        """Begin this thread's read snapshot of the copy if it holds the festival at
+        ``revision``, without updating it; return whether it did."""
+        key = str(festival_id)
+        if self._held.get(key) != revision:
+            return False
         connection = self.db.connection()
         connection.execute("BEGIN")
         # Another thread may have committed a later revision since: the snapshot says.
         row = connection.execute(f'SELECT revision, changed_at FROM "{HELD_TABLE}" WHERE festival = ?',
                                  (key,)).fetchone()
-        if row != wanted:
+        if row != _held_form(revision):
             connection.execute("ROLLBACK")
             return False
         return True
+
+    def _resting(self):
+        if self._resume_at is None:
+            return False
+        if self.clock() < self._resume_at:
+            return True
+        self._resume_at = None
+        return False
 
     def end(self):
         """End this thread's read snapshot of the copy."""
@@ -200,6 +219,7 @@ class LocalCopy:
                 return
             target = _held_form(found)
             held = self._held.get(key)
+            held = _held_form(held) if held is not None else None
             scope = _scope_between(server, festival_id, held, target) if held is not None else None
             copy = self.db.connection()
             copy.execute("BEGIN IMMEDIATE")
@@ -214,7 +234,7 @@ class LocalCopy:
             except BaseException:
                 copy.execute("ROLLBACK")
                 raise
-            self._held[key] = target
+            self._held[key] = tuple(found)
         finally:
             server.execute("ROLLBACK")
 

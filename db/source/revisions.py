@@ -37,33 +37,36 @@ class RevisionCache:
     then the revisions this connection read are still the database's. So a request reads
     the ``festival_revision`` row only after a commit, not every time. On PostgreSQL the
     snapshot begins with every festival's revision, in the same round trip as ``BEGIN``
-    (a deployment holds a few festivals).
+    (a deployment holds a few festivals); with the local copy the revisions travel alone,
+    on a connection of their own, while the request reads the copy (:meth:`send`).
     """
 
     def __init__(self):
         self._local = threading.local()
 
-    def begin(self, db, snapshot=True):
-        """Begin ``db``'s read snapshot; return ``revision_of(festival_id)`` -> ``(revision,
-        changed_at)`` in it, ``(0, None)`` before any data.
+    # Every festival's revision, the id as text (no UUID made per row and request).
+    POSTGRES_SELECT = f"SELECT festival_id::text, revision, changed_at FROM {FestivalRevision._meta.table_name}"
 
-        On PostgreSQL, ``snapshot=False`` reads the revisions alone, outside a transaction
-        (a statement sees one snapshot of its own): the request's pages are read elsewhere
-        (:mod:`db.compiled.local_copy`).
-        """
+    def begin(self, db):
+        """Begin ``db``'s read snapshot; return ``revision_of(festival_id)`` -> ``(revision,
+        changed_at)`` in it, ``(0, None)`` before any data."""
         if is_postgres(db):
-            # The id as text: no UUID object is made per row and request.
-            select = f"SELECT festival_id::text, revision, changed_at FROM {FestivalRevision._meta.table_name}"
-            if snapshot:
-                rows = begin_read_snapshot(db, then=select)
-            else:
-                cursor = db.cursor()
-                cursor.execute(select)
-                rows = cursor.fetchall()
-            found = {festival_id: (revision, changed_at) for festival_id, revision, changed_at in rows}
-            return lambda festival_id: found.get(str(festival_id), (0, None))
+            return _revision_of(begin_read_snapshot(db, then=self.POSTGRES_SELECT))
         data_version = begin_read_snapshot(db)
         return lambda festival_id: self._sqlite_revision(festival_id, data_version)
+
+    def send(self, connection):
+        """Send the revisions' statement on an asynchronous psycopg2 ``connection`` (no
+        transaction: a statement sees one snapshot of its own); return its cursor, for
+        :meth:`received`. The request goes on meanwhile (:mod:`app.database`)."""
+        cursor = connection.cursor()
+        cursor.execute(self.POSTGRES_SELECT)
+        return cursor
+
+    def received(self, cursor, wait):
+        """``revision_of`` from the answer to :meth:`send`, once ``wait(connection)`` has it."""
+        wait(cursor.connection)
+        return _revision_of(cursor.fetchall())
 
     def _sqlite_revision(self, festival_id, data_version):
         local = self._local
@@ -74,3 +77,8 @@ class RevisionCache:
         if found is None:
             found = local.revisions[festival_id] = current_revision(festival_id)
         return found
+
+
+def _revision_of(rows):
+    found = {festival_id: (revision, changed_at) for festival_id, revision, changed_at in rows}
+    return lambda festival_id: found.get(str(festival_id), (0, None))
