@@ -23,6 +23,7 @@ from natural_festival import SLUG as NATURAL
 from natural_festival import junior_results, natural_festival
 from seed.importer import import_fixture
 from seed.update import update_fixture
+from test_response_cache import news_queries  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.skipif(not ON_POSTGRES, reason="the local copy is of a PostgreSQL database")
 
@@ -120,11 +121,9 @@ class _Counted:
         return getattr(self._real, name)
 
 
-def test_an_import_is_in_the_copy_on_the_next_request(fresh_app, app_with, keys, fixture_data, monkeypatch):
+def test_an_import_is_in_the_copy_on_the_next_request(fresh_app, app_with, keys, fixture_data, news_queries):
     """The copy is at the earlier revision when the request comes: its answer is made there
     while the server's revision travels, then made again at the server's, which is sent."""
-    import app.api.news as news_view
-
     _, url = fresh_app
     client = app_with(database_url=url, LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0).test_client()
     copy_ = client.application.extensions["front_door"].database.copy
@@ -138,21 +137,14 @@ def test_an_import_is_in_the_copy_on_the_next_request(fresh_app, app_with, keys,
     with writable(url):
         import_fixture(changed)
 
-    pages = []
-    real_list_news = news_view.list_news
-
-    def list_news(*args, **kwargs):
-        pages.append(args)
-        return real_list_news(*args, **kwargs)
-
-    monkeypatch.setattr(news_view, "list_news", list_news)
+    pages = len(news_queries)
     body = get(client, keys[SMALL], "/news", limit=100).get_json()
     assert body["context"]["data"]["revision"] == before["context"]["data"]["revision"] + 1
     assert {n["id"]: n["title"] for n in body["data"]}[target["id"]] == "The copy follows the server"
     assert copy_._held[festival_id][0] == held_before[0] + 1  # read from the copy, brought up to date
-    assert len(pages) == 2  # at the copy's revision, then at the server's
+    assert len(news_queries) == pages + 2  # at the copy's revision, then at the server's
     assert get(client, keys[SMALL], "/news", limit=100).get_json() == body
-    assert len(pages) == 3  # the copy holds the server's revision: made once
+    assert len(news_queries) == pages + 3  # the copy holds the server's revision: made once
 
 
 def test_while_another_thread_updates_the_copy_the_server_answers(fresh_app, app_with, keys, fixture_data):
