@@ -34,7 +34,7 @@ import sqlite3
 import threading
 
 import psycopg2
-from peewee import DatabaseError, InterfaceError, OperationalError
+from peewee import DatabaseError, InterfaceError
 
 from db.compiled.local_copy import COPY_ERRORS, RETRY_SECONDS, LocalCopy
 from db.database import bind_database, database, end_read_snapshot, is_postgres, sqlite_path
@@ -123,7 +123,7 @@ class ServiceDatabase:
         on its way; when the copy does not hold the festival, the server's (waited for)."""
         local = self._local
         guess = self.copy.held(festival_id)
-        if guess is not None and guess[0] > 0 and self._on_copy(lambda: self.copy.open_at(festival_id, guess)):
+        if guess is not None and self._on_copy(lambda: self.copy.open_at(festival_id, guess)):
             local.guess = (festival_id, guess)
             return guess
         return self._snapshot_at(festival_id, self._server_revisions()(festival_id))
@@ -181,10 +181,8 @@ class ServiceDatabase:
             line = local.line = self._connect_line()
         try:
             local.pending = self.revisions.send(line)
-        except (psycopg2.OperationalError, psycopg2.InterfaceError):
-            self._drop_line()  # closed by the server: sent on a new one
-            local.line = self._connect_line()
-            local.pending = self.revisions.send(local.line)
+        except (psycopg2.OperationalError, psycopg2.InterfaceError):  # closed by the server
+            local.pending = self._sent_on_a_new_line()
 
     def _server_revisions(self):
         """``revision_of`` from the server's answer, waited for the first time."""
@@ -197,11 +195,15 @@ class ServiceDatabase:
                     raise
                 # The server closed the line (a restart, a failover): asked again on a new
                 # one, so that an answer already made need not be made again.
-                self._drop_line()
-                local.line = self._connect_line()
-                local.received = self.revisions.received(self.revisions.send(local.line), wait_with_deadline)
+                local.received = self.revisions.received(self._sent_on_a_new_line(), wait_with_deadline)
             local.pending = None
         return local.received
+
+    def _sent_on_a_new_line(self):
+        """Replace this thread's line (the server closed it) and send the statement on the new one."""
+        self._drop_line()
+        self._local.line = self._connect_line()
+        return self.revisions.send(self._local.line)
 
     def _connect_line(self):
         line = psycopg2.connect(dbname=self.db.database, async_=True, **self.db.connect_params)
@@ -252,7 +254,7 @@ class ServiceDatabase:
         """Whether ``error`` says the server closed a connection (a restart, a failover,
         ``pg_terminate_backend``) rather than failed a statement or missed its deadline: the
         request may be answered once more on new connections."""
-        if self._path is not None or not is_postgres(self.db) or is_deadline_error(error):
+        if not is_postgres(self.db) or is_deadline_error(error):
             return False
         while error is not None:  # Peewee's error wraps the driver's (``orig``)
             if isinstance(error, (psycopg2.OperationalError, psycopg2.InterfaceError)):

@@ -14,7 +14,6 @@ from .deadlines import GRACE_SECONDS, deadline_connection
 DEFAULT_DATABASE_URL = "sqlite:///festival.db"
 
 
-
 class RoutedDatabaseProxy(DatabaseProxy):
     """The models' database: the one bound at start-up or, for one thread while it answers a
     request, another one holding the same tables (the local copy of the compiled tables,

@@ -14,8 +14,9 @@ SQLite transaction: readers of the copy see the previous revision or the next, n
 half. What is copied is what the compiles since the copy's revision wrote again
 (``PublicScope``): a result's programme and its participants, and the festival's small
 lists; the whole festival when a compile was whole, when the history in between is not
-kept, or when the copy's revision is not in the server's history (a restored backup). Only the compiled tables are copied: they hold nothing a request may not show,
-except the key of the keyed hashes (``PublicSecret``), which requests need. The file is
+kept, or when the copy's revision is not in the server's history (a restored backup).
+Only the compiled tables are copied: they hold nothing a request may not show, except the
+key of the keyed hashes (``PublicSecret``), which requests need. The file is
 made in a private directory (mode 0700) and removed with the copy.
 """
 import datetime
@@ -89,7 +90,6 @@ class _Table:
     them into the copy, and the columns to convert on the way."""
 
     def __init__(self, model):
-        self.model = model
         fields = model._meta.sorted_fields
         columns = ", ".join(f'"{f.column_name}"' for f in fields)
         table = model._meta.table_name
@@ -134,7 +134,7 @@ class LocalCopy:
         self.path = os.path.join(self.directory, "compiled.sqlite3")
         self.db = SqliteDatabase(self.path, pragmas=SQLITE_PRAGMAS, check_same_thread=False)
         self._cleanup = weakref.finalize(self, _remove, self.db, self.directory)
-        self._tables = [_Table(model) for model in COPIED_MODELS]
+        self._tables = {model: _Table(model) for model in COPIED_MODELS}
         self._held = {}  # festival id (str) -> (revision, changed_at) as the server gave it, committed
         self._updating = threading.Lock()
         with self.db.connection_context():
@@ -219,13 +219,13 @@ class LocalCopy:
                 return
             target = _held_form(found)
             held = self._held.get(key)
-            held = _held_form(held) if held is not None else None
-            scope = _scope_between(server, festival_id, held, target) if held is not None else None
+            held = None if held is None else _held_form(held)
+            scope = None if held is None else _scope_between(server, festival_id, held, target)
             copy = self.db.connection()
             copy.execute("BEGIN IMMEDIATE")
             try:
                 if scope is None:
-                    for table in self._tables:
+                    for table in self._tables.values():
                         table.replace(server, copy, festival_id)
                 else:
                     self._replace_scope(server, copy, festival_id, scope, since=held[0], until=target[0])
@@ -241,7 +241,7 @@ class LocalCopy:
     def _replace_scope(self, server, copy, festival_id, scope, since, until):
         """Replace what the compiles after revision ``since`` wrote again (``scope``: ids by
         the names of ``PER_RECORD_ROWS``); copy the history from ``since`` on."""
-        tables = {table.model: table for table in self._tables}
+        tables = self._tables
         for model, table in tables.items():
             if model in HISTORY:
                 table.replace(server, copy, festival_id, '"revision" > ?', [since], [since])

@@ -14,7 +14,7 @@ from ..compiled.tables import PER_RECORD_MODELS, PER_RECORD_ROWS, PER_RECORD_TAG
 from ..database import database
 from ..source import models as m
 from ..source.registrations import registrations_of
-from ..source.revisions import bump_revision, current_revision
+from ..source.revisions import bump_revision
 from ..source.toppers import recompute_toppers
 from . import content, filters, people, programmes, structure, toppers
 from .changes import differences, leaderboard_entries, leaderboard_moves, record, snapshot
@@ -153,7 +153,7 @@ def publish(festival, now=None, recompute=True, changes=None, explain=False):
         before = snapshot(festival.id, programme_ids)
         compile_festival(festival.id, scope)
         changes = differences(before, snapshot(festival.id, programme_ids), now)
-        revision = bump_revision(festival)
-        record(festival.id, current_revision(festival.id), changes, now, scope)
+        revision, changed_at = bump_revision(festival)
+        record(festival.id, (revision, changed_at), changes, now, scope)
         moves = leaderboard_moves(boards, leaderboard_entries(festival.id)) if explain else []
     return Publication(revision, changes, moves)

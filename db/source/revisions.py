@@ -6,7 +6,7 @@ from .models import FestivalRevision, utcnow
 
 
 def bump_revision(festival):
-    """Increase the festival's revision by one and return the new number."""
+    """Increase the festival's revision by one and return the new ``(revision, changed_at)``."""
     now = utcnow()
     inserted = (FestivalRevision
                 .insert(festival=festival.id, revision=1, changed_at=now)
@@ -15,7 +15,7 @@ def bump_revision(festival):
                                      FestivalRevision.changed_at: now})
                 .execute())
     del inserted
-    return current_revision(festival.id)[0]
+    return current_revision(festival.id)
 
 
 def current_revision(festival_id):
