@@ -12,9 +12,11 @@ One run, on this machine, with wrk (Debian's ``wrk``) on loopback:
   programmes and ``/toppers``; at 1 and 64 connections; at each scale;
 - a 304 revalidation with the response cache on, against bare hello;
 - one 256-connection run, and readers during a re-import of the largest festival;
-- with ``--postgres``, the service's rows again on PostgreSQL (a scratch database): as
-  deployed (pages from the local copy, ``LOCAL_COPY=true``), with every read on the server
-  (``LOCAL_COPY=false``), and at 64 connections with one process and one per core.
+- with ``--postgres``, the service's rows again on PostgreSQL (a scratch database) side by
+  side with SQLite: three servers up at once, SQLite, PostgreSQL as deployed (pages from the
+  local copy, ``LOCAL_COPY=true``) and with every read on the server (``LOCAL_COPY=false``),
+  each row run on the three in turn ``--repeat`` times (default 3) and compared by medians;
+  then at 64 connections with one process and one per core.
 
 It prints a table of req/s, p50, p99 and errors, then the ratios the targets are stated
 in (docs/performance.md). ``--quick`` is a one-second smoke run (scale 1, a few endpoints).
@@ -22,6 +24,7 @@ in (docs/performance.md). ``--quick`` is a one-second smoke run (scale 1, a few 
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -157,14 +160,14 @@ def cases(port, key, quick=False):
 
 
 def row(name, figures):
-    return (f"{name:<44} {figures['rps']:>9.0f} {figures['p50_ms']:>8.2f} {figures['p99_ms']:>8.2f} "
+    return (f"{name:<62} {figures['rps']:>9.0f} {figures['p50_ms']:>8.2f} {figures['p99_ms']:>8.2f} "
             f"{figures['errors'] + figures['non_2xx_3xx']:>7}")
 
 
 def run(args):
     results = {"machine": {"cpus": os.cpu_count(), "loadavg_before": os.getloadavg()}, "runs": []}
     out = lambda line: print(line, flush=True)  # noqa: E731
-    out(f"{'run':<44} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}")
+    out(f"{'run':<62} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}")
 
     def record(label, scale, connections, figures, engine="sqlite"):
         results["runs"].append({"label": label, "scale": scale, "connections": connections,
@@ -266,10 +269,15 @@ def readers_during_import(port, key, paths, url, scale, workdir):
 
 # The service's rows measured again on PostgreSQL (same festival, same requests).
 NO_COPY = "postgresql, no local copy"
+SIDE_SQLITE = "sqlite, beside postgresql"
 POSTGRES_ROWS = ("/programmes", "/candidates", "/news", "/candidate-result (long tail)", "/candidate-detail (long tail)")
 
 
 def postgres_rows(args, record, workdir):
+    """The PostgreSQL rows, side by side with SQLite: the bundled festivals in a scratch
+    PostgreSQL database and in a SQLite file, three servers up at once (SQLite, PostgreSQL
+    with the local copy, without it), and every row run on each in turn, ``--repeat`` times
+    over. Interleaved, a passing load falls on all three; the ratios use the medians."""
     import psycopg2
     from psycopg2 import sql
 
@@ -279,24 +287,37 @@ def postgres_rows(args, record, workdir):
     with admin.cursor() as cur:
         cur.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     url = f"{args.postgres.rsplit('/', 1)[0]}/{name}"
+    pg_url = url.replace("postgresql", "postgresql+pool", 1)
+    sqlite_url = f"sqlite:///{os.path.join(workdir, 'side-by-side.db')}"
     try:
-        for scheme in ("postgresql+pool",):
-            pg_url = url.replace("postgresql", scheme, 1)
-            slug, _ = load_festival(url, 1, workdir)
-            key = cli("keys", "create", slug, env=service_env(url, 0, None)).strip().splitlines()[-1]
-            log = os.path.join(workdir, "service-pg.log")
-            for engine, local_copy in (("postgresql", "true"), (NO_COPY, "false")):
-                with Server(service_env(pg_url, 0, log, LOCAL_COPY=local_copy), args.threads, log) as server:
-                    _, found = cases(server.port, key, quick=args.quick)
-                    for label in POSTGRES_ROWS:
-                        if label in found:
-                            for connections in args.connections:
+        keys = {}
+        for engine_url in (url, sqlite_url):
+            slug, _ = load_festival(engine_url, 1, workdir)
+            keys[engine_url] = cli("keys", "create", slug, env=service_env(engine_url, 0, None)).strip().splitlines()[-1]
+        log = os.path.join(workdir, "service-side-by-side.log")
+        engines = ((SIDE_SQLITE, sqlite_url, {}), ("postgresql", pg_url, {"LOCAL_COPY": "true"}),
+                   (NO_COPY, pg_url, {"LOCAL_COPY": "false"}))
+        servers = {}
+        try:
+            for engine, engine_url, settings in engines:
+                server = Server(service_env(engine_url, 0, log, **settings), args.threads, log)
+                key = keys[url if engine_url == pg_url else engine_url]
+                servers[engine] = (server, key, cases(server.port, key, quick=args.quick)[1])
+            for label in POSTGRES_ROWS:
+                for connections in args.connections:
+                    for _ in range(args.repeat):
+                        for engine, (server, key, found) in servers.items():
+                            if label in found:
                                 record(label, 1, connections,
                                        wrk(server.port, found[label], args.seconds, connections,
                                            headers=[f"X-API-Key: {key}"], workdir=workdir),
                                        engine=engine)
-            if args.workers > 1 and not args.quick:
-                processes(args, record, pg_url, key, found, 1, log, workdir, engine="postgresql")
+        finally:
+            for server, _, _ in servers.values():
+                server.close()
+        if args.workers > 1 and not args.quick:
+            found = servers["postgresql"][2]
+            processes(args, record, pg_url, keys[url], found, 1, log, workdir, engine="postgresql")
     finally:
         with admin.cursor() as cur:
             cur.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
@@ -334,6 +355,13 @@ def print_ratios(results, out):
 
 LONG_TAIL = ("/candidate-result (long tail)", "/candidate-detail (long tail)")
 NOT_FLAT = ("/filters",)  # its answer grows with the festival
+
+
+def median_rps(runs, label, connections, engine):
+    """The median req/s of the scale-1 runs of ``label`` on ``engine``, or None."""
+    found = [r["rps"] for r in runs if (r["label"], r["scale"], r["connections"], r["engine"])
+             == (label, 1, connections, engine)]
+    return statistics.median(found) if found else None
 
 
 def targets(results, out):
@@ -379,13 +407,13 @@ def targets(results, out):
             verdict(f"304 revalidation s{scale}, % of bare hello", revalidation["rps"] / hello1["rps"], 0.60, unit="%")
     for label in POSTGRES_ROWS:
         for connections in (1, 64):
-            sqlite, pg = find(label, 1, connections), find(label, 1, connections, "postgresql")
+            sqlite, pg = median_rps(runs, label, connections, SIDE_SQLITE), median_rps(runs, label, connections, "postgresql")
             if sqlite and pg:
-                verdict(f"{label} c{connections} PostgreSQL, % of SQLite", pg["rps"] / sqlite["rps"], 0.80, unit="%")
-            direct = find(label, 1, connections, NO_COPY)
+                verdict(f"{label} c{connections} PostgreSQL, % of SQLite (medians, side by side)", pg / sqlite, 0.80, unit="%")
+            direct = median_rps(runs, label, connections, NO_COPY)
             if sqlite and direct:  # for comparison: not a target
                 out(f"  (info)  {label} c{connections} PostgreSQL without the local copy, % of SQLite: "
-                    f"{100 * direct['rps'] / sqlite['rps']:.0f}%")
+                    f"{100 * direct / sqlite:.0f}%")
     for engine in ("sqlite", "postgresql"):
         for label in ("/programmes", "/candidate-result (long tail)"):
             for scale in scales:
@@ -410,6 +438,8 @@ def main(argv=None):
     parser.add_argument("--heavy", type=int, default=256, help="connections of the one heavy run (0: none)")
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--postgres", help="a PostgreSQL server URL to create a scratch database on")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="runs of each PostgreSQL row and its SQLite twin, interleaved (medians compared)")
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                         help="processes of the multi-process run (one per core); 1: no such run")
@@ -418,7 +448,7 @@ def main(argv=None):
     args.scales = [int(s) for s in args.scales.split(",")]
     args.connections = [int(c) for c in args.connections.split(",")]
     if args.quick:
-        args.scales, args.connections, args.heavy = [1], [1], 0
+        args.scales, args.connections, args.heavy, args.repeat = [1], [1], 0, 1
     args.seconds = int(max(1, args.seconds))
     return run(args)
 
