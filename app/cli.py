@@ -294,13 +294,13 @@ def _serve(host, port, threads, config=None, workers=None):
                         if name not in ("host", "port")}
 
             def serve_one(sock):
-                create_server(create_app(config), sockets=[sock], ident="festival-api", **waitress).run()
+                create_server(_warmed(create_app(config)), sockets=[sock], ident="festival-api", **waitress).run()
 
             run_workers(settings["WORKERS"], serve_one, host, port, BACKLOG, ready=lambda: click.echo(
                 f"Serving on http://{host}:{port}/public-api/v1 (docs: /public-api/v1/docs) "
                 f"with {settings['WORKERS']} processes", err=True))
             return
-        server = create_server(create_app(config), **server_settings(settings), ident="festival-api")
+        server = create_server(_warmed(create_app(config)), **server_settings(settings), ident="festival-api")
     except socket.gaierror as error:
         raise SetupError(f"cannot listen on {host}:{port}: {error.strerror or error} (check --host or HOST)")
     except OSError as error:
@@ -310,6 +310,12 @@ def _serve(host, port, threads, config=None, workers=None):
         raise SetupError(f"cannot listen on {host}:{port}: {error.strerror or error}")
     click.echo(f"Serving on http://{host}:{port}/public-api/v1 (docs: /public-api/v1/docs)", err=True)
     server.run()
+
+
+def _warmed(app):
+    """``app``, its local copy (PostgreSQL) being made in the background as it starts serving."""
+    app.extensions["front_door"].database.warm()
+    return app
 
 
 # The defaults are read when the command runs, not here: a bad PORT must not break --help.

@@ -16,9 +16,9 @@ request and ends it when the answer is made. Opening one:
   answer is sent the front door asks :meth:`ServiceDatabase.confirmed`: the server's
   revision has arrived by then (a round trip is shorter than a request), and when the copy
   was behind it the answer is made again at the server's revision (:meth:`again`), on the
-  copy brought up to date, or on the server while another thread updates it or after the
-  copy's file failed. So an import is seen by the next request, and a request waits for
-  the server only as long as its round trip outlasts the request's own work.
+  server, while the copy is brought up to date in the background. So an import is seen by
+  the next request, and a request waits for the server only as long as its round trip
+  outlasts the request's own work; never for the copy.
 
 A connection the server killed (PostgreSQL restart, failover, ``pg_terminate_backend``)
 fails the request's first statement on it: the front door answers the request once more on
@@ -70,8 +70,9 @@ class ServiceDatabase:
         self._local = threading.local()
         self.revisions = RevisionCache()
         self._damaged = None  # the file's fingerprint when a request found it damaged
-        self.copy = LocalCopy(self.db, local_copy_dir or None) if local_copy and is_postgres(self.db) else None
         self._logger = logger
+        self.copy = (LocalCopy(self.db, local_copy_dir or None, logger=logger)
+                     if local_copy and is_postgres(self.db) else None)
 
     def _fingerprint(self):
         try:
@@ -140,9 +141,15 @@ class ServiceDatabase:
         self._end_snapshot()
         return lambda festival_id: self._snapshot_at(festival_id, self._server_revisions()(festival_id))
 
+    def warm(self):
+        """Start bringing the local copy (if any) to every festival's revision, in the
+        background: the first requests find it made (``serve`` calls this as it starts)."""
+        if self.copy is not None:
+            self.copy.want()
+
     def _snapshot_at(self, festival_id, revision):
-        """Open the request's snapshot at the server's ``revision``: on the copy (brought up
-        to date if need be) when it can serve it, else on the server."""
+        """Open the request's snapshot at the server's ``revision``: on the copy when it holds
+        it, else on the server (and the copy is brought up to date in the background)."""
         if revision[0] > 0 and self._on_copy(lambda: self.copy.begin(festival_id, revision)):
             return revision
         self._local.snapshot = "server"
@@ -161,10 +168,6 @@ class ServiceDatabase:
                 self._logger.error("the local copy failed; reading from PostgreSQL for %d s: %s",
                                    RETRY_SECONDS, error)
             return False
-        except psycopg2.Error as error:  # the server, while it was being copied: the request fails
-            if is_deadline_error(error):  # a copy too slow for the deadline must not fail every request
-                self.copy.failed()
-            raise
         self._local.snapshot = "copy"
         database.route(self.copy.db)
         return True

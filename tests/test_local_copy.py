@@ -2,8 +2,8 @@
 (``LOCAL_COPY``, db/compiled/local_copy.py) and asks the server only for the revision.
 
 The copy must give the server's answers, byte for byte; follow every import on the next
-request; step aside (the server answers) while another thread updates it or when its file
-fails; and hold nothing but the compiled tables.
+request; step aside (the server answers) while it is brought up to date in the background
+or when its file fails; and hold nothing but the compiled tables.
 """
 import copy
 import os
@@ -30,6 +30,19 @@ pytestmark = pytest.mark.skipif(not ON_POSTGRES, reason="the local copy is of a 
 
 def get(client, key, path, **params):
     return client.get(f"{API}{path}", query_string=params, headers={"X-API-Key": key})
+
+
+SETTLE_SECONDS = 60
+
+
+def copied(client, key, *paths):
+    """Ask for ``paths`` (the server answers and the copy is made in the background), wait
+    until the copy is made, and return it."""
+    copy_ = client.application.extensions["front_door"].database.copy
+    for path in paths or ("/news",):
+        assert get(client, key, path).status_code == 200
+    assert copy_.settled(SETTLE_SECONDS)
+    return copy_
 
 
 def every_page(client, key):
@@ -72,20 +85,36 @@ def every_page(client, key):
 @pytest.mark.parametrize("slug", [BIG, SMALL])
 def test_the_copy_gives_the_servers_answers_byte_for_byte(app_with, keys, slug):
     served = app_with(LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0)
-    copied = every_page(served.test_client(), keys[slug])
-    copy_ = served.extensions["front_door"].database.copy
-    assert copy_ is not None and os.path.isfile(copy_.path)
-    assert len(copied) > 20
+    copy_ = copied(served.test_client(), keys[slug])
+    assert copy_ is not None and os.path.isfile(copy_.path) and copy_._held
+    read_copy = _reads_of(copy_)
+    copied_pages = every_page(served.test_client(), keys[slug])
+    assert len(copied_pages) > 20 and len(read_copy) >= len(copied_pages)  # every page from the copy
     direct = every_page(app_with(LOCAL_COPY=False, RESPONSE_CACHE_SECONDS=0).test_client(), keys[slug])
-    assert list(copied) == list(direct)
-    different = [page for page in copied if copied[page] != direct[page]]
+    assert list(copied_pages) == list(direct)
+    different = [page for page in copied_pages if copied_pages[page] != direct[page]]
     assert different == []
+
+
+def _reads_of(copy_):
+    """A list that gets an entry for each snapshot of the copy a request opens from now on."""
+    opened = []
+    real_open_at = copy_.open_at
+
+    def open_at(*args):
+        found = real_open_at(*args)
+        if found:
+            opened.append(args)
+        return found
+
+    copy_.open_at = open_at
+    return opened
 
 
 def test_pages_are_read_from_the_copy_and_the_server_is_asked_only_the_revision(app_with, keys, query_count):
     client = app_with(LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0, API_KEY_CACHE_SECONDS=60).test_client()
     door = client.application.extensions["front_door"]
-    assert get(client, keys[BIG], "/news", limit=5).status_code == 200  # brings the copy up to date
+    copied(client, keys[BIG])
     statements, sent = [], []  # statements on the service's connection; revisions on its own
     real_cursor, real_send = door.database.db.cursor, door.database.revisions.send
 
@@ -126,7 +155,7 @@ def test_an_import_is_in_the_copy_on_the_next_request(fresh_app, app_with, keys,
     while the server's revision travels, then made again at the server's, which is sent."""
     _, url = fresh_app
     client = app_with(database_url=url, LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0).test_client()
-    copy_ = client.application.extensions["front_door"].database.copy
+    copy_ = copied(client, keys[SMALL])
     before = get(client, keys[SMALL], "/news", limit=100).get_json()
     festival_id = str(m.Festival.get(m.Festival.slug == SMALL).id)
     held_before = copy_._held[festival_id]
@@ -141,16 +170,17 @@ def test_an_import_is_in_the_copy_on_the_next_request(fresh_app, app_with, keys,
     body = get(client, keys[SMALL], "/news", limit=100).get_json()
     assert body["context"]["data"]["revision"] == before["context"]["data"]["revision"] + 1
     assert {n["id"]: n["title"] for n in body["data"]}[target["id"]] == "The copy follows the server"
-    assert copy_._held[festival_id][0] == held_before[0] + 1  # read from the copy, brought up to date
     assert len(news_queries) == pages + 2  # at the copy's revision, then at the server's
+    assert copy_.settled(SETTLE_SECONDS)
+    assert copy_._held[festival_id][0] == held_before[0] + 1  # brought up to date in the background
     assert get(client, keys[SMALL], "/news", limit=100).get_json() == body
     assert len(news_queries) == pages + 3  # the copy holds the server's revision: made once
 
 
-def test_while_another_thread_updates_the_copy_the_server_answers(fresh_app, app_with, keys, fixture_data):
+def test_while_the_copy_is_brought_up_to_date_the_server_answers(fresh_app, app_with, keys, fixture_data):
     _, url = fresh_app
     client = app_with(database_url=url, LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0).test_client()
-    copy_ = client.application.extensions["front_door"].database.copy
+    copy_ = copied(client, keys[SMALL])
     before = get(client, keys[SMALL], "/news", limit=100).get_json()
     changed = copy.deepcopy(fixture_data[SMALL])
     target = next(n for n in changed["news"] if n["id"] == before["data"][0]["id"])
@@ -158,14 +188,27 @@ def test_while_another_thread_updates_the_copy_the_server_answers(fresh_app, app
     with writable(url):
         import_fixture(changed)
 
-    with copy_._updating:  # another thread is bringing the copy up to date
-        body = get(client, keys[SMALL], "/news", limit=100).get_json()
-        festival_id = str(m.Festival.get(m.Festival.slug == SMALL).id)
-        assert copy_._held[festival_id][0] == before["context"]["data"]["revision"]  # still behind
+    go_on, real_update = threading.Event(), copy_._update
+
+    def slow_update(*args):
+        assert go_on.wait(SETTLE_SECONDS)
+        return real_update(*args)
+
+    copy_._update = slow_update  # the copy is being brought up to date
+    read_copy = _reads_of(copy_)
+    festival_id = str(m.Festival.get(m.Festival.slug == SMALL).id)
+    answers = [get(client, keys[SMALL], "/news", limit=100).get_json() for _ in range(3)]
+    assert copy_._held[festival_id][0] == before["context"]["data"]["revision"]  # still behind
+    go_on.set()
+    body = answers[0]
+    assert answers == [body] * 3
     assert body["context"]["data"]["revision"] == before["context"]["data"]["revision"] + 1
     assert {n["id"]: n["title"] for n in body["data"]}[target["id"]] == "Read from the server meanwhile"
-    assert get(client, keys[SMALL], "/news", limit=100).get_json() == body  # now from the copy
+    assert copy_.settled(SETTLE_SECONDS)
     assert copy_._held[festival_id][0] == body["context"]["data"]["revision"]
+    served_by_copy = len(read_copy)
+    assert get(client, keys[SMALL], "/news", limit=100).get_json() == body  # now from the copy
+    assert len(read_copy) == served_by_copy + 1
 
 
 def test_a_revision_that_goes_back_is_copied_again(fresh_app, app_with, keys):
@@ -173,21 +216,26 @@ def test_a_revision_that_goes_back_is_copied_again(fresh_app, app_with, keys):
     serves only the exact revision (and time) the server gives."""
     _, url = fresh_app
     client = app_with(database_url=url, LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0).test_client()
+    copy_ = copied(client, keys[SMALL])
     first = get(client, keys[SMALL], "/news", limit=100).get_json()
     with writable(url):
         festival = m.Festival.get(m.Festival.slug == SMALL)
         row = FestivalRevision.get(FestivalRevision.festival == festival.id)
         FestivalRevision.update(revision=row.revision + 7).where(FestivalRevision.festival == festival.id).execute()
     assert get(client, keys[SMALL], "/news", limit=100).get_json()["context"]["data"]["revision"] == row.revision + 7
+    assert copy_.settled(SETTLE_SECONDS) and copy_._held[str(festival.id)][0] == row.revision + 7
     with writable(url):
         FestivalRevision.update(revision=row.revision).where(FestivalRevision.festival == festival.id).execute()
-    again = get(client, keys[SMALL], "/news", limit=100).get_json()
-    assert again == first
+    assert get(client, keys[SMALL], "/news", limit=100).get_json() == first  # the server's
+    assert copy_.settled(SETTLE_SECONDS) and copy_._held[str(festival.id)][0] == row.revision  # copied again
+    read_copy = _reads_of(copy_)
+    assert get(client, keys[SMALL], "/news", limit=100).get_json() == first
+    assert len(read_copy) == 1
 
 
 def test_a_failing_copy_is_left_for_the_server_and_made_again_after_a_rest(app_with, keys, caplog):
     client = app_with(LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0).test_client()
-    copy_ = client.application.extensions["front_door"].database.copy
+    copy_ = copied(client, keys[BIG])
     now = [1000.0]
     copy_.clock = lambda: now[0]
     expected = get(client, keys[BIG], "/news", limit=100).get_data()
@@ -195,11 +243,11 @@ def test_a_failing_copy_is_left_for_the_server_and_made_again_after_a_rest(app_w
     def broken(*args):
         raise sqlite3.OperationalError("disk I/O error")
 
-    copy_.open_at = copy_.begin = broken  # the copy's file fails, whichever way it is opened
+    copy_.open_at = broken  # the copy's file fails
     try:
         response = get(client, keys[BIG], "/news", limit=100)
     finally:
-        del copy_.open_at, copy_.begin
+        del copy_.open_at
     assert response.status_code == 200 and response.get_data() == expected
     assert "the local copy failed; reading from PostgreSQL for 30 s" in caplog.text
     assert copy_._held == {}  # forgotten
@@ -208,13 +256,13 @@ def test_a_failing_copy_is_left_for_the_server_and_made_again_after_a_rest(app_w
     assert copy_._held == {}  # still resting: read from the server
     now[0] += 2
     assert get(client, keys[BIG], "/news", limit=100).get_data() == expected
+    assert copy_.settled(SETTLE_SECONDS)
     assert copy_._held != {}  # made again
 
 
 def test_the_copy_holds_only_the_compiled_tables_in_a_private_folder(app_with, keys):
     client = app_with(LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0).test_client()
-    assert get(client, keys[BIG], "/news").status_code == 200
-    copy_ = client.application.extensions["front_door"].database.copy
+    copy_ = copied(client, keys[BIG])
     assert stat.S_IMODE(os.stat(copy_.directory).st_mode) == 0o700
     with sqlite3.connect(copy_.path) as connection:
         tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -224,15 +272,17 @@ def test_the_copy_holds_only_the_compiled_tables_in_a_private_folder(app_with, k
     assert not os.path.exists(copy_.directory)
 
 
-def test_requests_of_many_threads_share_one_update(app_with, keys):
+def test_requests_of_many_threads_share_one_update_and_none_waits_for_it(app_with, keys):
     client = app_with(LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0).test_client()
     copy_ = client.application.extensions["front_door"].database.copy
     updates = []
     real_update = copy_._update
 
     def counted(*args):
-        updates.append(args)
-        return real_update(*args)
+        if real_update(*args):
+            updates.append(args)
+            return True
+        return False
 
     copy_._update = counted
     expected = get(client.application.test_client(), keys[BIG], "/news", limit=100).get_data()
@@ -247,6 +297,7 @@ def test_requests_of_many_threads_share_one_update(app_with, keys):
     for thread in threads:
         thread.join()
     assert answers == [expected] * 8
+    assert copy_.settled(SETTLE_SECONDS)
     assert len(updates) == 1
 
 
@@ -266,8 +317,7 @@ def test_an_update_copies_only_what_its_compile_wrote_and_gives_the_servers_answ
         festival = m.Festival.get(m.Festival.slug == NATURAL)
         key = create_key(festival, label="t")[1]
     client = app_with(database_url=url, LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0).test_client()
-    copy_ = client.application.extensions["front_door"].database.copy
-    every_page(client, key)
+    copy_ = copied(client, key)
     scopes = []
     real_replace_scope = copy_._replace_scope
 
@@ -281,21 +331,24 @@ def test_an_update_copies_only_what_its_compile_wrote_and_gives_the_servers_answ
         programme = m.SubFestProgramme.select().join(m.SubFest).where(
             (m.SubFest.slug == "junior") & (m.SubFest.festival == festival.id)).first()
 
-    copied = every_page(client, key)
+    assert get(client, key, "/news").status_code == 200  # the server's answer; the copy is updated
+    assert copy_.settled(SETTLE_SECONDS)
+    read_copy = _reads_of(copy_)
+    copied_pages = every_page(client, key)
+    assert len(read_copy) >= len(copied_pages)  # every page from the copy
     assert len(scopes) == 1  # brought up to date by the compile's scope, not whole
     scope, since, until = scopes[0]
     assert until == since + 1 and scope["programme_ids"] == {str(programme.id)} and scope["candidate_ids"]
     direct = every_page(app_with(database_url=url, LOCAL_COPY=False, RESPONSE_CACHE_SECONDS=0).test_client(), key)
-    assert list(copied) == list(direct)
-    assert [page for page in copied if copied[page] != direct[page]] == []
+    assert list(copied_pages) == list(direct)
+    assert [page for page in copied_pages if copied_pages[page] != direct[page]] == []
     result = get(client, key, "/candidate-result", chestNo="101", subFestSlug="junior").get_json()
     assert [r["points"] for r in result["results"]] == [7]
 
 
-def test_a_copy_past_the_statement_deadline_fails_one_request_then_the_server_answers(app_with, keys):
-    """A festival too big to copy within ``DATABASE_STATEMENT_TIMEOUT_MS``: the request that
-    tried is a 503 (as any statement past its deadline), and the next ones read the server
-    while the copy rests."""
+def test_a_copy_past_the_statement_deadline_leaves_requests_to_the_server(app_with, keys, caplog):
+    """A festival too big to copy within ``DATABASE_STATEMENT_TIMEOUT_MS``: no request waits
+    for it or fails; they read the server while the copy rests."""
     import psycopg2.errors
 
     client = app_with(LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0).test_client()
@@ -306,6 +359,21 @@ def test_a_copy_past_the_statement_deadline_fails_one_request_then_the_server_an
 
     copy_._update = too_slow
     first = get(client, keys[BIG], "/news", limit=100)
-    assert first.status_code == 503 and first.get_json()["code"] == 503
-    again = get(client, keys[BIG], "/news", limit=100)
-    assert again.status_code == 200 and copy_._held == {}
+    assert first.status_code == 200
+    assert copy_.settled(SETTLE_SECONDS) and copy_._held == {} and copy_.held(copy_) is None
+    assert "the local copy failed; reading from PostgreSQL for 30 s: canceling statement" in caplog.text
+    assert get(client, keys[BIG], "/news", limit=100).get_data() == first.get_data()
+
+
+def test_warm_makes_every_festivals_copy_before_the_first_request(app_with, keys):
+    """What `serve` does as it starts (`app/cli.py`): the first requests find the copy made."""
+    client = app_with(LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0).test_client()
+    database = client.application.extensions["front_door"].database
+    database.warm()
+    assert database.copy.settled(SETTLE_SECONDS)
+    festivals = {str(f.id) for f in m.Festival.select()}
+    assert set(database.copy._held) == festivals
+    read_copy = _reads_of(database.copy)
+    assert get(client, keys[BIG], "/news").status_code == 200
+    assert get(client, keys[SMALL], "/news").status_code == 200
+    assert len(read_copy) == 2  # the first requests read the copy

@@ -7,14 +7,18 @@ one round trip to the server instead of three, and the server does almost no wor
 
 The copy holds each festival exactly at a revision the server had. A request reads its
 page from the copy only when the copy holds the festival at the revision the server just
-gave (:meth:`LocalCopy.begin`); otherwise it brings the copy up to date first, or, when
-another thread is already doing so, reads from the server as if there were no copy. An
+gave (:meth:`LocalCopy.begin`); otherwise it reads from the server, as if there were no
+copy, and the copy is brought up to date in the background by a thread of its own, which
+runs while there is something to copy (no request waits for the copy). An
 update copies a festival's compiled rows whole, from one snapshot of the server, in one
 SQLite transaction: readers of the copy see the previous revision or the next, never
 half. What is copied is what the compiles since the copy's revision wrote again
 (``PublicScope``): a result's programme and its participants, and the festival's small
 lists; the whole festival when a compile was whole, when the history in between is not
 kept, or when the copy's revision is not in the server's history (a restored backup).
+An update that fails (the copy's file, the server, a statement past its deadline) is
+logged, and requests read from the server for ``RETRY_SECONDS`` before the copy is made
+again. ``serve`` asks for every festival as it starts (:meth:`LocalCopy.want`).
 Only the compiled tables are copied: they hold nothing a request may not show, except the
 key of the keyed hashes (``PublicSecret``), which requests need. The file is
 made in a private directory (mode 0700) and removed with the copy.
@@ -126,9 +130,10 @@ class LocalCopy:
     temporary directory).
     """
 
-    def __init__(self, source, directory=None, clock=time.monotonic):
+    def __init__(self, source, directory=None, clock=time.monotonic, logger=None):
         self.source = source
         self.clock = clock
+        self._logger = logger
         self._resume_at = None  # while the copy rests after a failure
         self.directory = tempfile.mkdtemp(prefix="festival-api-copy-", dir=directory)
         self.path = os.path.join(self.directory, "compiled.sqlite3")
@@ -136,7 +141,11 @@ class LocalCopy:
         self._cleanup = weakref.finalize(self, _remove, self.db, self.directory)
         self._tables = {model: _Table(model) for model in COPIED_MODELS}
         self._held = {}  # festival id (str) -> (revision, changed_at) as the server gave it, committed
-        self._updating = threading.Lock()
+        # Festival ids (str) to bring up to date, None for every festival, and the thread doing
+        # so while it runs; both under the condition.
+        self._wanted = set()
+        self._updater = None
+        self._changed = threading.Condition()
         with self.db.connection_context():
             for model in COPIED_MODELS:
                 SchemaManager(model, database=self.db).create_all(safe=True)
@@ -158,21 +167,60 @@ class LocalCopy:
 
     def begin(self, festival_id, revision):
         """Begin this thread's read snapshot of the copy when it holds ``festival_id`` at
-        ``revision`` (``(revision, changed_at)``, as the server gave it): bring it up to date
-        first unless another thread is doing so. Return True when the snapshot is open, False
-        when the request must read from the server."""
+        ``revision`` (``(revision, changed_at)``, as the server gave it) and return True.
+        Otherwise return False, the request reads from the server, and the copy is brought up
+        to date in the background."""
         if self._resting():
             return False
-        key = str(festival_id)
-        if self._held.get(key) != revision:
-            if not self._updating.acquire(blocking=False):
-                return False
-            try:
-                if self._held.get(key) != revision:
-                    self._update(festival_id, key)
-            finally:
-                self._updating.release()
+        if self._held.get(str(festival_id)) != revision:
+            self.want(festival_id)
+            return False
         return self.open_at(festival_id, revision)
+
+    def want(self, festival_id=None):
+        """Bring ``festival_id`` (None: every festival the server has) to the server's
+        revision, in the background; return at once."""
+        with self._changed:
+            self._wanted.add(None if festival_id is None else str(festival_id))
+            if self._updater is None:
+                self._updater = threading.Thread(target=self._update_wanted, name="festival-api-local-copy",
+                                                 daemon=True)
+                self._updater.start()
+
+    def settled(self, timeout=None):
+        """Wait until nothing is being copied; return whether that happened within ``timeout``."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self._updater is None, timeout)
+
+    def _update_wanted(self):
+        """The background thread: update what is wanted, then end (a later want starts another)."""
+        try:
+            while True:
+                with self._changed:
+                    if not self._wanted or self._resting():
+                        self._wanted.clear()
+                        self._updater = None
+                        self._changed.notify_all()
+                        return
+                    wanted = self._wanted.pop()
+                try:
+                    for key in (self._festivals() if wanted is None else (wanted,)):
+                        self._update(key, key)
+                except Exception as error:  # noqa: BLE001 -- whatever failed, requests read the server meanwhile
+                    self.failed()
+                    if self._logger is not None:
+                        self._logger.error("the local copy failed; reading from PostgreSQL for %d s: %s",
+                                           RETRY_SECONDS, error)
+        finally:
+            for db in (self.source, self.db):  # this thread's connections
+                try:
+                    db.close()
+                except Exception:  # noqa: BLE001 -- a broken connection is gone either way
+                    pass
+
+    def _festivals(self):
+        cursor = self.source.execute_sql(f'SELECT festival_id::text FROM "{FestivalRevision._meta.table_name}"')
+        return [row[0] for row in cursor.fetchall()]
 
     def open_at(self, festival_id, revision):
         """Begin this thread's read snapshot of the copy if it holds the festival at
@@ -209,14 +257,15 @@ class LocalCopy:
         self._resume_at = self.clock() + RETRY_SECONDS
 
     def _update(self, festival_id, key):
-        """Bring the festival in the copy to the server's revision, from one snapshot of it."""
+        """Bring the festival in the copy to the server's revision, from one snapshot of it;
+        return whether anything was copied (not when the copy holds that revision already)."""
         server = self.source.cursor()
         server.execute(f'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT revision, changed_at '
                        f'FROM "{FestivalRevision._meta.table_name}" WHERE festival_id = %s', (str(festival_id),))
         try:
             found = server.fetchone()
-            if found is None:
-                return
+            if found is None or self._held.get(key) == tuple(found):
+                return False
             target = _held_form(found)
             held = self._held.get(key)
             held = None if held is None else _held_form(held)
@@ -235,6 +284,7 @@ class LocalCopy:
                 copy.execute("ROLLBACK")
                 raise
             self._held[key] = tuple(found)
+            return True
         finally:
             server.execute("ROLLBACK")
 
