@@ -79,8 +79,9 @@ class Baseline:
         self.process.wait(timeout=10)
 
 
-def wrk(port, paths, seconds, connections, headers=(), workdir=None):
-    """Run wrk over ``paths`` (random order); return its figures as a dict."""
+def wrk(port, paths, seconds, connections, headers=(), workdir=None, pid=None):
+    """Run wrk over ``paths`` (random order); return its figures as a dict. With the server's
+    ``pid``, also its CPU time and context switches per request (``cpu_us``, ``switches``)."""
     paths_file = os.path.join(workdir, "paths.txt")
     headers_file = os.path.join(workdir, "headers.txt")
     with open(paths_file, "w") as fh:
@@ -88,6 +89,7 @@ def wrk(port, paths, seconds, connections, headers=(), workdir=None):
     with open(headers_file, "w") as fh:
         fh.write("\n".join(headers) + "\n")
     threads = min(2, connections)
+    before = counters(pid) if pid else None
     done = subprocess.run(
         ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--timeout", "10s",
          "-s", os.path.join(HERE, "wrk_report.lua"), f"http://127.0.0.1:{port}"],
@@ -95,7 +97,36 @@ def wrk(port, paths, seconds, connections, headers=(), workdir=None):
         capture_output=True, text=True, check=True)
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     figures["rps"] = figures["requests"] / figures["seconds"] if figures["seconds"] else 0.0
+    if before and figures["requests"]:
+        after = counters(pid)
+        figures["cpu_us"] = (after[0] - before[0]) / figures["requests"] * 1e6
+        figures["switches"] = (after[1] - before[1]) / figures["requests"]
     return figures
+
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def counters(pid):
+    """``(CPU seconds, context switches)`` of process ``pid``, its threads and its child
+    processes (``serve --workers``), from ``/proc``."""
+    cpu, switches = 0.0, 0
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as fh:
+            pids = [pid, *map(int, fh.read().split())]
+    except OSError:
+        pids = [pid]
+    for process in pids:
+        try:
+            with open(f"/proc/{process}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            cpu += (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+            for thread in os.listdir(f"/proc/{process}/task"):
+                with open(f"/proc/{process}/task/{thread}/status") as fh:
+                    switches += sum(int(line.split()[1]) for line in fh if "ctxt_switches" in line)
+        except OSError:  # a process or thread that ended meanwhile
+            continue
+    return cpu, switches
 
 
 def service_env(url, cache_seconds, log_path, **settings):
@@ -160,14 +191,17 @@ def cases(port, key, quick=False):
 
 
 def row(name, figures):
-    return (f"{name:<62} {figures['rps']:>9.0f} {figures['p50_ms']:>8.2f} {figures['p99_ms']:>8.2f} "
+    line = (f"{name:<62} {figures['rps']:>9.0f} {figures['p50_ms']:>8.2f} {figures['p99_ms']:>8.2f} "
             f"{figures['errors'] + figures['non_2xx_3xx']:>7}")
+    if "cpu_us" in figures:
+        line += f" {figures['cpu_us']:>10.0f} {figures['switches']:>8.1f}"
+    return line
 
 
 def run(args):
     results = {"machine": {"cpus": os.cpu_count(), "loadavg_before": os.getloadavg()}, "runs": []}
     out = lambda line: print(line, flush=True)  # noqa: E731
-    out(f"{'run':<62} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}")
+    out(f"{'run':<62} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} {'CPU us/req':>10} {'sw/req':>8}")
 
     def record(label, scale, connections, figures, engine="sqlite"):
         results["runs"].append({"label": label, "scale": scale, "connections": connections,
@@ -179,7 +213,7 @@ def run(args):
         try:
             for connections in args.connections:
                 record("bare hello", 0, connections,
-                       wrk(hello.port, ["/"], args.seconds, connections, workdir=workdir))
+                       wrk(hello.port, ["/"], args.seconds, connections, workdir=workdir, pid=hello.process.pid))
             for scale in args.scales:
                 path = os.path.join(workdir, f"scale-{scale}.db")
                 url = f"sqlite:///{path}"
@@ -196,18 +230,19 @@ def run(args):
                         for connections in args.connections:
                             record("bare rows (20 joined + count)", scale, connections,
                                    wrk(rows.port, [f"/?subFestId={sid}"], args.seconds, connections,
-                                       workdir=workdir))
+                                       workdir=workdir, pid=rows.process.pid))
                     finally:
                         rows.close()
                     for name, paths in found.items():
                         for connections in args.connections:
                             record(name, scale, connections,
                                    wrk(server.port, paths, args.seconds, connections,
-                                       headers=[f"X-API-Key: {key}"], workdir=workdir))
+                                       headers=[f"X-API-Key: {key}"], workdir=workdir, pid=server.process.pid))
                     if args.heavy and scale == args.scales[-1]:
                         record("/candidate-result (long tail)", scale, args.heavy,
                                wrk(server.port, found["/candidate-result (long tail)"], args.seconds,
-                                   args.heavy, headers=[f"X-API-Key: {key}"], workdir=workdir))
+                                   args.heavy, headers=[f"X-API-Key: {key}"], workdir=workdir,
+                                   pid=server.process.pid))
                     if import_seconds is not None and not args.quick:
                         results["during_import"] = readers_during_import(
                             server.port, key, found["/programmes"], url, scale, workdir)
@@ -221,7 +256,7 @@ def run(args):
                     record("304 revalidation (cache on)", scale, 1,
                            wrk(server.port, [path_304], args.seconds, 1,
                                headers=[f"X-API-Key: {key}", f"If-None-Match: {headers['ETag']}"],
-                               workdir=workdir))
+                               workdir=workdir, pid=server.process.pid))
             if args.postgres:
                 postgres_rows(args, record, workdir)
         finally:
@@ -247,7 +282,7 @@ def processes(args, record, url, key, found, scale, log, workdir, engine="sqlite
                     get_json(server.port, found[label][0], key)
                 record(f"{label} {workers} process{'es' if workers > 1 else ''}", scale, PROCESS_CONNECTIONS,
                        wrk(server.port, found[label], args.seconds, PROCESS_CONNECTIONS,
-                           headers=[f"X-API-Key: {key}"], workdir=workdir), engine=engine)
+                           headers=[f"X-API-Key: {key}"], workdir=workdir, pid=server.process.pid), engine=engine)
 
 
 def readers_during_import(port, key, paths, url, scale, workdir):
@@ -310,7 +345,8 @@ def postgres_rows(args, record, workdir):
                             if label in found:
                                 record(label, 1, connections,
                                        wrk(server.port, found[label], args.seconds, connections,
-                                           headers=[f"X-API-Key: {key}"], workdir=workdir),
+                                           headers=[f"X-API-Key: {key}"], workdir=workdir,
+                                           pid=server.process.pid),
                                        engine=engine)
         finally:
             for server, _, _ in servers.values():
