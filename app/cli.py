@@ -282,7 +282,7 @@ def _serve(host, port, threads, config=None, workers=None):
     import socket
 
     from . import create_app
-    from .server import BACKLOG, create_server, server_settings
+    from .server import BACKLOG, create_server, pin_to_cpu, server_settings
     from .workers import run_workers
 
     settings = _server_settings(host, port, threads, workers)
@@ -293,13 +293,17 @@ def _serve(host, port, threads, config=None, workers=None):
             waitress = {name: value for name, value in server_settings(settings).items()
                         if name not in ("host", "port")}
 
-            def serve_one(sock):
+            def serve_one(sock, index):
+                if settings["PIN_CPU"]:
+                    pin_to_cpu(index)
                 create_server(_warmed(create_app(config)), sockets=[sock], ident="festival-api", **waitress).run()
 
             run_workers(settings["WORKERS"], serve_one, host, port, BACKLOG, ready=lambda: click.echo(
                 f"Serving on http://{host}:{port}/public-api/v1 (docs: /public-api/v1/docs) "
-                f"with {settings['WORKERS']} processes", err=True))
+                f"with {settings['WORKERS']} processes"
+                + (", each kept on one CPU" if settings["PIN_CPU"] else ""), err=True))
             return
+        cpu = pin_to_cpu() if settings["PIN_CPU"] else None
         server = create_server(_warmed(create_app(config)), **server_settings(settings), ident="festival-api")
     except socket.gaierror as error:
         raise SetupError(f"cannot listen on {host}:{port}: {error.strerror or error} (check --host or HOST)")
@@ -308,7 +312,8 @@ def _serve(host, port, threads, config=None, workers=None):
             raise SetupError(f"port {port} on {host} is already in use: stop what uses it, "
                              "or choose another port with --port (or PORT)")
         raise SetupError(f"cannot listen on {host}:{port}: {error.strerror or error}")
-    click.echo(f"Serving on http://{host}:{port}/public-api/v1 (docs: /public-api/v1/docs)", err=True)
+    click.echo(f"Serving on http://{host}:{port}/public-api/v1 (docs: /public-api/v1/docs)"
+               + ("" if cpu is None else f" on CPU {cpu}"), err=True)
     server.run()
 
 

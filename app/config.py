@@ -137,6 +137,7 @@ SETTINGS = {
     "PORT": ("8080", port, "Port `festival-api serve` listens on"),
     "THREADS": ("8", whole(1, 256), "Worker threads of `festival-api serve`"),
     "WORKERS": ("1", whole(1, 64), "Processes of `festival-api serve` on one port (SO_REUSEPORT): one per core answers up to that many times more requests; each keeps its own caches and in-memory rate-limit counters (use Redis for one budget)"),
+    "PIN_CPU": ("true", _bool, "Keep each process of `festival-api serve` on one CPU (with WORKERS, each on a CPU of its own): a Python process runs on one CPU at a time, and its threads hand the GIL over far faster on one"),
     "CONNECTION_LIMIT": ("2000", whole(10, 100_000), "Most client connections `festival-api serve` keeps open at once (busy and idle); more wait to be accepted"),
     "CHANNEL_TIMEOUT": ("60", whole(5, 3600), "Seconds an idle client connection is kept open"),
 }

@@ -30,30 +30,31 @@ def listening_socket(host, port, backlog):
 
 
 def run_workers(count, serve_one, host, port, backlog, ready=None):
-    """Run ``serve_one(sock)`` in ``count`` child processes, each on a socket of its own
-    bound to ``host:port``; return when they are stopped. Binding is tried here first, so a
-    port in use is an ``OSError`` in the caller, not in every child; then ``ready()``."""
+    """Run ``serve_one(sock, index)`` in ``count`` child processes (``index`` 0 to count-1,
+    kept by a worker started again), each on a socket of its own bound to ``host:port``;
+    return when they are stopped. Binding is tried here first, so a port in use is an
+    ``OSError`` in the caller, not in every child; then ``ready()``."""
     listening_socket(host, port, backlog).close()
     if ready is not None:
         ready()
-    children = {}  # pid -> time started
+    children = {}  # pid -> (index, time started)
     stopping = []
 
-    def start():
+    def start(index):
         pid = os.fork()
         if pid == 0:
             code = 0
             try:
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
                 signal.signal(signal.SIGINT, signal.SIG_DFL)
-                serve_one(listening_socket(host, port, backlog))
+                serve_one(listening_socket(host, port, backlog), index)
             except BaseException:  # noqa: B036 - a worker never returns into the parent's code
                 code = 1
             finally:
                 sys.stdout.flush()
                 sys.stderr.flush()
                 os._exit(code)
-        children[pid] = time.monotonic()
+        children[pid] = (index, time.monotonic())
 
     def stop(signum, frame):
         stopping.append(signum)
@@ -65,8 +66,8 @@ def run_workers(count, serve_one, host, port, backlog, ready=None):
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    for _ in range(count):
-        start()
+    for index in range(count):
+        start(index)
     while children:
         try:
             pid, _ = os.wait()
@@ -74,8 +75,9 @@ def run_workers(count, serve_one, host, port, backlog, ready=None):
             break
         except InterruptedError:
             continue
-        started = children.pop(pid, None)
-        if started is not None and not stopping:
+        child = children.pop(pid, None)
+        if child is not None and not stopping:
+            index, started = child
             print(f"festival-api: worker {pid} stopped; starting another", file=sys.stderr)
             time.sleep(max(0.0, RESTART_PAUSE_SECONDS - (time.monotonic() - started)))
-            start()
+            start(index)

@@ -6,8 +6,10 @@
 ``hello`` answers a fixed JSON body. ``rows`` answers ``GET /?subFestId=ID`` with the first 20
 programmes of the sub-fest joined with their master record and category, plus the count,
 as JSON (sqlite3 + orjson, one connection per thread): the least any list request costs.
+Like the service, each keeps to one CPU unless ``PIN_CPU=false``.
 """
 import logging
+import os
 import sqlite3
 import sys
 import threading
@@ -16,6 +18,8 @@ import uuid
 
 import orjson
 from waitress import serve
+
+from app.server import pin_to_cpu
 
 HELLO = b'{"hello":"world"}'
 
@@ -64,6 +68,8 @@ if __name__ == "__main__":
     # waitress warns on every request while its workers are busy; the service limits that
     # line (app/server.py), so the baselines must not pay for it either.
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
+    if os.environ.get("PIN_CPU", "true").strip().lower() not in ("0", "false", "no", "off", ""):
+        pin_to_cpu()  # as `festival-api serve` does (PIN_CPU), so that the two compare alike
     kind, port = sys.argv[1], int(sys.argv[2])
     app = hello_app if kind == "hello" else rows_app(sys.argv[3])
     serve(app, host="127.0.0.1", port=port, threads=int(sys.argv[4]) if len(sys.argv) > 4 else 8,

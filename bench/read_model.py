@@ -12,6 +12,8 @@ One run, on this machine, with wrk (Debian's ``wrk``) on loopback:
   programmes and ``/toppers``; at 1 and 64 connections; at each scale;
 - a 304 revalidation with the response cache on, against bare hello;
 - one 256-connection run, and readers during a re-import of the largest festival;
+- bare rows, ``/programmes`` and the long tail again with ``PIN_CPU=false`` (every process
+  free to use every CPU; the baselines keep to one CPU like the service otherwise);
 - with ``--postgres``, the service's rows again on PostgreSQL (a scratch database) side by
   side with SQLite: three servers up at once, SQLite, PostgreSQL as deployed (pages from the
   local copy, ``LOCAL_COPY=true``) and with every read on the server (``LOCAL_COPY=false``),
@@ -60,10 +62,11 @@ def collect_all(port, key, path, **params):
 class Baseline:
     """``bench/baselines.py`` in a child process."""
 
-    def __init__(self, *args):
+    def __init__(self, *args, pinned=True):
         self.port = free_port()
         self.process = subprocess.Popen([sys.executable, os.path.join(HERE, "baselines.py"), args[0],
-                                         str(self.port), *args[1:]])
+                                         str(self.port), *args[1:]],
+                                        env={**os.environ, "PIN_CPU": "true" if pinned else "false"})
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             try:
@@ -243,7 +246,10 @@ def run(args):
                                wrk(server.port, found["/candidate-result (long tail)"], args.seconds,
                                    args.heavy, headers=[f"X-API-Key: {key}"], workdir=workdir,
                                    pid=server.process.pid))
-                    if import_seconds is not None and not args.quick:
+                if scale == args.scales[0] and not args.quick:
+                    unpinned(args, record, url, key, found, sid, path, scale, log, workdir)
+                if import_seconds is not None and not args.quick:
+                    with Server(service_env(url, 0, log), args.threads, log) as server:
                         results["during_import"] = readers_during_import(
                             server.port, key, found["/programmes"], url, scale, workdir)
                         out(f"readers during a re-import of the {scale}x festival: "
@@ -271,6 +277,28 @@ def run(args):
 
 
 PROCESS_CONNECTIONS = 64
+# Rows run again with every process free to use every CPU (``PIN_CPU=false``): not targets.
+UNPINNED = "sqlite, PIN_CPU=false"
+
+
+def unpinned(args, record, url, key, found, sid, path, scale, log, workdir):
+    """Bare rows, ``/programmes`` and the long tail with ``PIN_CPU=false``, at 1 and 64
+    connections: what keeping a process on one CPU is worth on this machine."""
+    rows = Baseline("rows", path, pinned=False)
+    try:
+        for connections in args.connections:
+            record("bare rows (20 joined + count)", scale, connections,
+                   wrk(rows.port, [f"/?subFestId={sid}"], args.seconds, connections, workdir=workdir,
+                       pid=rows.process.pid), engine=UNPINNED)
+    finally:
+        rows.close()
+    with Server(service_env(url, 0, log, PIN_CPU="false"), args.threads, log) as server:
+        for label in ("/programmes", "/candidate-result (long tail)"):
+            for connections in args.connections:
+                record(label, scale, connections,
+                       wrk(server.port, found[label], args.seconds, connections,
+                           headers=[f"X-API-Key: {key}"], workdir=workdir, pid=server.process.pid),
+                       engine=UNPINNED)
 
 
 def processes(args, record, url, key, found, scale, log, workdir, engine="sqlite"):

@@ -1,5 +1,5 @@
 """``festival-api serve --workers N``: N processes on one port, a dead one started again,
-all of them stopped with the parent."""
+all of them stopped with the parent; each process kept on one CPU (``PIN_CPU``)."""
 import os
 import signal
 import subprocess
@@ -24,6 +24,21 @@ def children_of(pid):
             if int(fields[1]) == pid:
                 found.append(int(entry))
     return sorted(found)
+
+
+def cpus_of(pid):
+    """The distinct CPU sets of the threads of process ``pid``."""
+    found = set()
+    for thread in os.listdir(f"/proc/{pid}/task"):
+        try:
+            found.add(frozenset(os.sched_getaffinity(int(thread))))
+        except OSError:  # a thread that ended meanwhile
+            pass
+    return found
+
+
+ALLOWED = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+needs_two_cpus = pytest.mark.skipif(len(ALLOWED) < 2, reason="pinning needs two CPUs or more")
 
 
 def wait_for(condition, seconds=20):
@@ -51,6 +66,10 @@ def test_workers_share_the_port_are_started_again_and_stop_with_the_parent(seede
         assert "with 2 processes" in log.read_text()
         # Every new connection is answered, whichever worker the kernel gives it to.
         assert {fetch(port, "/news", keys[BIG])[0] for _ in range(20)} == {200}
+        pinned = {worker: cpus_of(worker) for worker in workers}
+        if len(ALLOWED) >= 2:  # every thread of a worker on one CPU, each worker on its own
+            assert all(len(cpus) == 1 and len(next(iter(cpus))) == 1 for cpus in pinned.values()), pinned
+            assert pinned[workers[0]] != pinned[workers[1]]
 
         os.kill(workers[0], signal.SIGKILL)
         again = wait_for(lambda: (lambda now: len(now) == 2 and workers[0] not in now and now)(
@@ -58,6 +77,9 @@ def test_workers_share_the_port_are_started_again_and_stop_with_the_parent(seede
         assert again and workers[1] in again, log.read_text()[-2000:]
         assert "stopped; starting another" in log.read_text()
         assert {fetch(port, "/news", keys[BIG])[0] for _ in range(20)} == {200}
+        if len(ALLOWED) >= 2:  # the new worker takes the CPU of the one it replaces
+            new = next(worker for worker in again if worker != workers[1])
+            assert cpus_of(new) == pinned[workers[0]]
     finally:
         parent.send_signal(signal.SIGTERM)
         parent.wait(timeout=20)
@@ -72,3 +94,27 @@ def test_a_bad_workers_value_is_one_line_and_exit_2(seeded):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "--workers" in done.stderr and "Traceback" not in done.stderr
+
+
+@needs_two_cpus
+@pytest.mark.parametrize("pin", ["true", "false"])
+def test_one_process_keeps_to_one_cpu_unless_told_not_to(seeded, keys, tmp_path, pin):
+    port = free_port()
+    log = tmp_path / "serve.log"
+    with open(log, "wb") as out:
+        server = subprocess.Popen(festival_api() + ["serve", "--port", str(port), "--threads", "4"],
+                                  env={**process_env(seeded[0]), "PIN_CPU": pin}, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        wait_until_serving(server, port, keys[BIG], log)
+        assert {fetch(port, "/news", keys[BIG])[0] for _ in range(8)} == {200}  # the worker threads started
+        threads = len(os.listdir(f"/proc/{server.pid}/task"))
+        assert threads >= 5, threads  # the main thread and four workers, at least
+        if pin == "true":
+            assert cpus_of(server.pid) == {frozenset({ALLOWED[-1]})}
+            assert f"on CPU {ALLOWED[-1]}" in log.read_text()
+        else:
+            assert cpus_of(server.pid) == {frozenset(ALLOWED)}
+            assert "on CPU" not in log.read_text()
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=20)
