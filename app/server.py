@@ -221,10 +221,14 @@ def pin_to_cpu(index=0):
         return None
     cpu = cpus[-1 - index % len(cpus)]
     try:
+        os.sched_setaffinity(0, {cpu})  # this thread; threads started later inherit its CPUs
+    except OSError:  # not allowed here (a sandbox, say): left as it was
+        return None
+    try:
         threads = [int(tid) for tid in os.listdir("/proc/self/task")]
     except OSError:
-        threads = [0]  # the calling thread; threads started later inherit its CPUs
-    for thread in threads:
+        threads = []
+    for thread in threads:  # any started before
         try:
             os.sched_setaffinity(thread, {cpu})
         except OSError:  # a thread that ended meanwhile

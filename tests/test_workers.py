@@ -3,6 +3,7 @@ all of them stopped with the parent; each process kept on one CPU (``PIN_CPU``).
 import os
 import signal
 import subprocess
+import sys
 import time
 
 import pytest
@@ -118,3 +119,28 @@ def test_one_process_keeps_to_one_cpu_unless_told_not_to(seeded, keys, tmp_path,
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=20)
+
+
+@needs_two_cpus
+def test_pinning_covers_threads_started_before_and_after_and_is_left_alone_where_not_allowed():
+    script = """
+import os, threading
+from app.server import pin_to_cpu
+started = threading.Event(); stop = threading.Event()
+def wait():
+    started.set(); stop.wait()
+before = threading.Thread(target=wait); before.start(); started.wait()
+cpu = pin_to_cpu(1)
+after = threading.Thread(target=stop.wait); after.start()
+cpus = {frozenset(os.sched_getaffinity(int(t))) for t in os.listdir('/proc/self/task')}
+stop.set(); before.join(); after.join()
+def refused(*args):
+    raise PermissionError(1, 'not allowed')
+os.sched_setaffinity = refused
+print(cpu, sorted(next(iter(cpus))), len(cpus), pin_to_cpu())
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True)
+    cpu, pinned, sets, refused = done.stdout.split()  # e.g. "0 [0] 1 None"
+    assert int(cpu) == ALLOWED[-2]  # worker 1: the second CPU from the last
+    assert pinned == f"[{ALLOWED[-2]}]" and sets == "1"  # every thread, the one before included
+    assert refused == "None"
