@@ -36,7 +36,7 @@ import threading
 import psycopg2
 from peewee import DatabaseError, InterfaceError
 
-from db.compiled.local_copy import COPY_ERRORS, RETRY_SECONDS, LocalCopy
+from db.compiled.local_copy import COPY_ERRORS, LocalCopy
 from db.database import bind_database, database, end_read_snapshot, is_postgres, sqlite_path
 from db.deadlines import is_deadline_error, wait_with_deadline
 from db.health import NOT_A_DATABASE, Problem, file_identity
@@ -70,7 +70,6 @@ class ServiceDatabase:
         self._local = threading.local()
         self.revisions = RevisionCache()
         self._damaged = None  # the file's fingerprint when a request found it damaged
-        self._logger = logger
         self.copy = (LocalCopy(self.db, local_copy_dir or None, logger=logger)
                      if local_copy and is_postgres(self.db) else None)
 
@@ -163,10 +162,7 @@ class ServiceDatabase:
             if not opened():
                 return False
         except COPY_ERRORS as error:
-            self.copy.failed()
-            if self._logger is not None:
-                self._logger.error("the local copy failed; reading from PostgreSQL for %d s: %s",
-                                   RETRY_SECONDS, error)
+            self.copy.failed(error)
             return False
         self._local.snapshot = "copy"
         database.route(self.copy.db)
@@ -268,7 +264,7 @@ class ServiceDatabase:
     def failed(self, error):
         """A request met ``error``: drop the connections; remember a damaged file."""
         if getattr(self._local, "snapshot", None) == "copy" and isinstance(error, sqlite3.Error):
-            self.copy.failed()  # the copy's file failed: made again after a rest
+            self.copy.failed(error)  # the copy's file failed: made again after a rest
         self.drop()
         self._drop_line()
         if self._path is not None and any(sign in str(error).lower() for sign in DAMAGE_SIGNS):

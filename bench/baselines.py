@@ -19,6 +19,7 @@ import uuid
 import orjson
 from waitress import serve
 
+from app.config import SETTINGS, parse_setting
 from app.server import pin_to_cpu
 
 HELLO = b'{"hello":"world"}'
@@ -68,8 +69,8 @@ if __name__ == "__main__":
     # waitress warns on every request while its workers are busy; the service limits that
     # line (app/server.py), so the baselines must not pay for it either.
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
-    if os.environ.get("PIN_CPU", "true").strip().lower() not in ("0", "false", "no", "off", ""):
-        pin_to_cpu()  # as `festival-api serve` does (PIN_CPU), so that the two compare alike
+    if parse_setting("PIN_CPU", os.environ.get("PIN_CPU", SETTINGS["PIN_CPU"][0])):
+        pin_to_cpu()  # as `festival-api serve` does, so that the two compare alike
     kind, port = sys.argv[1], int(sys.argv[2])
     app = hello_app if kind == "hello" else rows_app(sys.argv[3])
     serve(app, host="127.0.0.1", port=port, threads=int(sys.argv[4]) if len(sys.argv) > 4 else 8,

@@ -26,6 +26,7 @@ It prints a table of req/s, p50, p99 and errors, then the ratios the targets are
 in (docs/performance.md). ``--quick`` is a one-second smoke run (scale 1, a few endpoints).
 """
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -292,20 +293,27 @@ def scales_side_by_side(args, record, served, workdir):
     by medians, without the minutes between the scales' own rows (and the load that moves
     in them)."""
     log = os.path.join(workdir, "service-scales.log")
-    servers = {}
-    try:
-        for scale, (url, key, found) in served.items():
-            servers[scale] = (Server(service_env(url, 0, log), args.threads, log), key, found)
+    with contextlib.ExitStack() as stack:
+        servers = [(stack.enter_context(Server(service_env(url, 0, log), args.threads, log)), key, found, scale,
+                    SIDE_SCALES) for scale, (url, key, found) in served.items()]
         labels = [label for label in next(iter(served.values()))[2] if label not in LONG_TAIL]
-        for label in labels:
+        in_turn(args, record, servers, labels, [1], workdir)
+
+
+def in_turn(args, record, servers, labels, connections, workdir):
+    """Run each of ``labels`` at each of ``connections`` on every one of ``servers``
+    (``(server, key, cases, scale, engine)``, all up at once) in turn, ``--repeat`` times
+    over: a load that comes and goes falls on all of them alike."""
+    for label in labels:
+        for count in connections:
             for _ in range(args.repeat):
-                for scale, (server, key, found) in servers.items():
-                    record(label, scale, 1, wrk(server.port, found[label], args.seconds, 1,
-                                                headers=[f"X-API-Key: {key}"], workdir=workdir,
-                                                pid=server.process.pid), engine=SIDE_SCALES)
-    finally:
-        for server, _, _ in servers.values():
-            server.close()
+                for server, key, found, scale, engine in servers:
+                    if label in found:
+                        record(label, scale, count, wrk(server.port, found[label], args.seconds, count,
+                                                        headers=[f"X-API-Key: {key}"], workdir=workdir,
+                                                        pid=server.process.pid), engine=engine)
+
+
 # Rows run again with every process free to use every CPU (``PIN_CPU=false``): not targets.
 UNPINNED = "sqlite, PIN_CPU=false"
 
@@ -389,27 +397,15 @@ def postgres_rows(args, record, workdir):
         log = os.path.join(workdir, "service-side-by-side.log")
         engines = ((SIDE_SQLITE, sqlite_url, {}), ("postgresql", pg_url, {"LOCAL_COPY": "true"}),
                    (NO_COPY, pg_url, {"LOCAL_COPY": "false"}))
-        servers = {}
-        try:
+        with contextlib.ExitStack() as stack:
+            servers = []
             for engine, engine_url, settings in engines:
-                server = Server(service_env(engine_url, 0, log, **settings), args.threads, log)
+                server = stack.enter_context(Server(service_env(engine_url, 0, log, **settings), args.threads, log))
                 key = keys[url if engine_url == pg_url else engine_url]
-                servers[engine] = (server, key, cases(server.port, key, quick=args.quick)[1])
-            for label in POSTGRES_ROWS:
-                for connections in args.connections:
-                    for _ in range(args.repeat):
-                        for engine, (server, key, found) in servers.items():
-                            if label in found:
-                                record(label, 1, connections,
-                                       wrk(server.port, found[label], args.seconds, connections,
-                                           headers=[f"X-API-Key: {key}"], workdir=workdir,
-                                           pid=server.process.pid),
-                                       engine=engine)
-        finally:
-            for server, _, _ in servers.values():
-                server.close()
+                servers.append((server, key, cases(server.port, key, quick=args.quick)[1], 1, engine))
+            in_turn(args, record, servers, POSTGRES_ROWS, args.connections, workdir)
         if args.workers > 1 and not args.quick:
-            found = servers["postgresql"][2]
+            found = next(found for _, _, found, _, engine in servers if engine == "postgresql")
             processes(args, record, pg_url, keys[url], found, 1, log, workdir, engine="postgresql")
     finally:
         with admin.cursor() as cur:

@@ -172,10 +172,10 @@ class LocalCopy:
         to date in the background."""
         if self._resting():
             return False
-        if self._held.get(str(festival_id)) != revision:
-            self.want(festival_id)
-            return False
-        return self.open_at(festival_id, revision)
+        if self.open_at(festival_id, revision):
+            return True
+        self.want(festival_id)
+        return False
 
     def want(self, festival_id=None):
         """Bring ``festival_id`` (None: every festival the server has) to the server's
@@ -205,12 +205,9 @@ class LocalCopy:
                     wanted = self._wanted.pop()
                 try:
                     for key in (self._festivals() if wanted is None else (wanted,)):
-                        self._update(key, key)
+                        self._update(key)
                 except Exception as error:  # noqa: BLE001 -- whatever failed, requests read the server meanwhile
-                    self.failed()
-                    if self._logger is not None:
-                        self._logger.error("the local copy failed; reading from PostgreSQL for %d s: %s",
-                                           RETRY_SECONDS, error)
+                    self.failed(error)
         finally:
             for db in (self.source, self.db):  # this thread's connections
                 try:
@@ -250,34 +247,37 @@ class LocalCopy:
         """End this thread's read snapshot of the copy."""
         self.db.connection().execute("ROLLBACK")
 
-    def failed(self):
-        """The copy's file failed: forget what it holds, and let requests read from the
-        server for ``RETRY_SECONDS`` before it is made again."""
+    def failed(self, error):
+        """The copy failed with ``error`` (its file, or an update): log it, forget what the
+        copy holds, and let requests read from the server for ``RETRY_SECONDS`` before it is
+        made again."""
         self._held.clear()
         self._resume_at = self.clock() + RETRY_SECONDS
+        if self._logger is not None:
+            self._logger.error("the local copy failed; reading from PostgreSQL for %d s: %s", RETRY_SECONDS, error)
 
-    def _update(self, festival_id, key):
-        """Bring the festival in the copy to the server's revision, from one snapshot of it;
-        return whether anything was copied (not when the copy holds that revision already)."""
+    def _update(self, key):
+        """Bring the festival (``key``, its id as text) in the copy to the server's revision,
+        from one snapshot of it; return whether anything was copied (not when the copy holds
+        that revision already)."""
         server = self.source.cursor()
         server.execute(f'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT revision, changed_at '
-                       f'FROM "{FestivalRevision._meta.table_name}" WHERE festival_id = %s', (str(festival_id),))
+                       f'FROM "{FestivalRevision._meta.table_name}" WHERE festival_id = %s', (key,))
         try:
-            found = server.fetchone()
-            if found is None or self._held.get(key) == tuple(found):
+            found, held = server.fetchone(), self._held.get(key)
+            if found is None or held == tuple(found):
                 return False
             target = _held_form(found)
-            held = self._held.get(key)
             held = None if held is None else _held_form(held)
-            scope = None if held is None else _scope_between(server, festival_id, held, target)
+            scope = None if held is None else _scope_between(server, key, held, target)
             copy = self.db.connection()
             copy.execute("BEGIN IMMEDIATE")
             try:
                 if scope is None:
                     for table in self._tables.values():
-                        table.replace(server, copy, festival_id)
+                        table.replace(server, copy, key)
                 else:
-                    self._replace_scope(server, copy, festival_id, scope, since=held[0], until=target[0])
+                    self._replace_scope(server, copy, key, scope, since=held[0], until=target[0])
                 copy.execute(f'INSERT OR REPLACE INTO "{HELD_TABLE}" VALUES (?, ?, ?)', (key, *target))
                 copy.execute("COMMIT")
             except BaseException:
