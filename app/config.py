@@ -114,7 +114,7 @@ SETTINGS = {
     "DATABASE_READONLY": ("true", _bool, "Open the database read-only in the HTTP service (SQLite mode=ro, PostgreSQL read-only sessions)"),
     "DATABASE_CONNECT_TIMEOUT": ("3", whole(2, 600), "Seconds the HTTP service waits to connect to PostgreSQL before answering 503 (libpq's minimum is 2)"),
     "DATABASE_STATEMENT_TIMEOUT_MS": ("5000", whole(0, 3_600_000), "Longest a request's PostgreSQL statement may run, in milliseconds, before the request is answered 503 (0: no limit)"),
-    "LOCAL_COPY": ("true", _bool, "On PostgreSQL, read pages from a local SQLite copy of the compiled tables, brought up to date when a festival's revision moves: each request asks PostgreSQL only for the revision, in one round trip (false: every read goes to PostgreSQL)"),
+    "LOCAL_COPY": ("true", _bool, "On PostgreSQL, read pages from a local SQLite copy of the compiled tables, brought up to date when a festival's revision moves, which each process learns from the server's notifications: a request asks PostgreSQL nothing (false: every read goes to PostgreSQL; use it behind a transaction-mode pooler)"),
     "LOCAL_COPY_DIR": ("", folder, "Folder in which each process makes the private folder of its local copy (about twice the size of the festival's compiled tables); empty: the system's temporary folder"),
     "API_KEY_CACHE_SECONDS": ("5", seconds, "How long a key lookup is reused; a revoked key stops working within this time"),
     "RESPONSE_CACHE_SECONDS": ("5", seconds, "How long an identical request at the same data revision is answered from memory (0 disables)"),

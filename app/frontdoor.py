@@ -4,9 +4,8 @@ It owns everything requests share, each step written once, in this order:
 
 1. the request's read snapshot of the database and the festival's data revision
    (``app/database.py``; on SQLite the revision is read again only after a commit; on
-   PostgreSQL with the local copy the snapshot is the copy's while the server's revision
-   travels, and before the answer leaves it is confirmed against the server's, or the
-   answer is made again at the server's revision);
+   PostgreSQL with the local copy it is known from the server's notifications, and the
+   snapshot is the copy's when it holds that revision);
 2. the API key (``app/auth.py``): hashed once, looked up in the key cache or the database,
    401 when missing, unknown or revoked;
 3. the rate limit (``app/limits.py``), counted once per request: 429 when over budget;
@@ -144,15 +143,7 @@ class FrontDoor:
             allowed, state.limit_headers = self.limits.count(state.key_id, environ.get("REMOTE_ADDR"))
             if not allowed:
                 return self._error(429, None, [])
-        answer = self._cached_or_made(environ, state, digest)
-        if not self.database.confirmed():
-            # Read from the local copy, which was behind the server (an import landed): the
-            # answer again, at the server's revision.
-            revision_of = self.database.again()
-            state.revision, state.changed_at = revision_of(state.festival.id)
-            state.view = state.cache = None  # what the first answer resolved at the copy's revision
-            answer = self._cached_or_made(environ, state, digest)
-        return answer
+        return self._cached_or_made(environ, state, digest)
 
     def _cached_or_made(self, environ, state, digest):
         """The answer from the response cache, or made (and kept when it is a ``200``)."""

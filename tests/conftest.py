@@ -20,6 +20,7 @@ from db.compiled.tables import create_tables
 from db.database import bind_database, database
 from db.source import models as m
 from db.source.keys import create_key, revoke_key
+from db.source.revisions import REVISION_TRIGGER
 from seed import bundled_fixtures
 from seed.importer import import_file
 
@@ -97,7 +98,8 @@ def _seeded_postgres(url):
         from db.compiled.tables import HISTORY_MODELS, READ_MODELS, PublicSecret
 
         compiled = [*READ_MODELS, *HISTORY_MODELS, PublicSecret]
-        pg_scratch.drop_tables(url, [model._meta.table_name for model in (*m.ALL_MODELS, *compiled)])
+        pg_scratch.drop_tables(url, [model._meta.table_name for model in (*m.ALL_MODELS, *compiled)],
+                               functions=[REVISION_TRIGGER])
 
 
 def _close_bound_database():

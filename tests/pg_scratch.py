@@ -60,13 +60,15 @@ def table_names(url):
         conn.close()
 
 
-def drop_tables(url, names):
+def drop_tables(url, names, functions=()):
     conn = _connect(url)
     conn.autocommit = True
     try:
         with conn.cursor() as cur:
             for name in names:
                 cur.execute(sql.SQL("DROP TABLE IF EXISTS {} CASCADE").format(sql.Identifier(name)))
+            for name in functions:
+                cur.execute(sql.SQL("DROP FUNCTION IF EXISTS {}() CASCADE").format(sql.Identifier(name)))
     finally:
         conn.close()
 

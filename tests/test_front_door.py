@@ -142,9 +142,9 @@ def test_the_key_is_hashed_the_revision_read_and_the_cache_key_built_once_per_re
 
     client = app_with(RESPONSE_CACHE_SECONDS=cache_seconds, API_KEY_CACHE_SECONDS=60).test_client()
     door = client.application.extensions["front_door"]
-    if door.database.copy is not None:  # PostgreSQL: as served, the local copy made (a request
-        door.database.warm()            # that reads the server meanwhile reads the revision there too)
-        assert door.database.copy.settled(60)
+    if door.database.copy is not None:  # PostgreSQL: as served, the local copy made and the
+        door.database.warm()            # revisions watched (a request meanwhile asks the server)
+        assert door.database.copy.settled(60) and door.database.watch.wait_live(60)
     calls = {"hash": 0, "revision": 0, "cache key": 0}
 
     def counted(name, real):
@@ -160,13 +160,8 @@ def test_the_key_is_hashed_the_revision_read_and_the_cache_key_built_once_per_re
         return counted("revision", real_begin(db, **options))
 
     monkeypatch.setattr(door.database.revisions, "begin", begin)
-    real_send = door.database.revisions.send  # on PostgreSQL with the local copy, sent on a line of its own
-
-    def send(connection):
-        calls["revision"] += 1
-        return real_send(connection)
-
-    monkeypatch.setattr(door.database.revisions, "send", send)
+    if door.database.watch is not None:  # the revisions the watch holds, taken once
+        monkeypatch.setattr(door.database.watch, "current", counted("revision", door.database.watch.current))
     monkeypatch.setattr(frontdoor, "_query_key", counted("cache key", frontdoor._query_key))
     for request in range(1, 4):  # a miss, then hits (or misses, with the cache off)
         assert client.get(f"{API}/news?limit=3", headers={"X-API-Key": keys[BIG]}).status_code == 200

@@ -1,16 +1,24 @@
 """On PostgreSQL the service reads pages from a local SQLite copy of the compiled tables
-(``LOCAL_COPY``, db/compiled/local_copy.py) and asks the server only for the revision.
+(``LOCAL_COPY``, db/compiled/local_copy.py) and learns each festival's revision from the
+server's notifications (``RevisionWatch``, db/source/revisions.py): a request makes no
+round trip to the server.
 
 The copy must give the server's answers, byte for byte; follow every import on the next
 request; step aside (the server answers) while it is brought up to date in the background
-or when its file fails; and hold nothing but the compiled tables.
+or when its file fails; and hold nothing but the compiled tables. The watch must see every
+write of a revision, whoever makes it, and while it cannot (no trigger, a lost connection)
+requests ask the server.
 """
+import gc
+import select
+import time
 import copy
 import os
 import sqlite3
 import stat
 import threading
 
+import psycopg2
 import pytest
 
 from conftest import API, BIG, ON_POSTGRES, SMALL, writable
@@ -18,7 +26,9 @@ from custom_apps import app_with  # noqa: F401  (fixture)
 from db.compiled.local_copy import COPIED_MODELS, HELD_TABLE
 from db.source import models as m
 from db.source.keys import create_key
+from db.source import revisions as revisions_module
 from db.source.models import FestivalRevision
+from db.source.revisions import REVISION_TRIGGER, RevisionWatch, install_revision_notify
 from natural_festival import SLUG as NATURAL
 from natural_festival import junior_results, natural_festival
 from seed.importer import import_fixture
@@ -36,13 +46,46 @@ SETTLE_SECONDS = 60
 
 
 def copied(client, key, *paths):
-    """Ask for ``paths`` (the server answers and the copy is made in the background), wait
-    until the copy is made, and return it."""
-    copy_ = client.application.extensions["front_door"].database.copy
+    """Ask for ``paths`` (the server answers, the copy is made and the revisions watched in
+    the background), wait until the copy is made and the watch live, and return the copy."""
+    database = client.application.extensions["front_door"].database
     for path in paths or ("/news",):
         assert get(client, key, path).status_code == 200
-    assert copy_.settled(SETTLE_SECONDS)
-    return copy_
+    assert database.copy.settled(SETTLE_SECONDS) and database.watch.wait_live(SETTLE_SECONDS)
+    return database.copy
+
+
+def notified(client, taken):
+    """Wait until a notification the server sent is on the watch's socket, or taken in by its
+    thread (it had ``taken`` before): the next request must see what it announced."""
+    watch = client.application.extensions["front_door"].database.watch
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while watch.notifications == taken and not select.select([watch._connection], [], [], 0.001)[0]:
+        assert time.monotonic() < deadline
+
+
+def another_process_writes(url, statement):
+    """Run ``statement`` on a connection of its own, as another process would (this one's
+    count of revisions it bumped does not move)."""
+    connection = psycopg2.connect(url)
+    try:
+        with connection, connection.cursor() as cursor:
+            cursor.execute(statement)
+    finally:
+        connection.close()
+
+
+def revision_reads(monkeypatch):
+    """A list that gets an entry each time the revisions are read from the server."""
+    reads = []
+    real = revisions_module.read_revisions
+
+    def read(cursor):
+        reads.append(cursor)
+        return real(cursor)
+
+    monkeypatch.setattr(revisions_module, "read_revisions", read)
+    return reads
 
 
 def every_page(client, key):
@@ -111,29 +154,27 @@ def _reads_of(copy_):
     return opened
 
 
-def test_pages_are_read_from_the_copy_and_the_server_is_asked_only_the_revision(app_with, keys, query_count):
+def test_pages_are_read_from_the_copy_and_the_server_is_not_asked(app_with, keys, query_count, monkeypatch):
     client = app_with(LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0, API_KEY_CACHE_SECONDS=60).test_client()
     door = client.application.extensions["front_door"]
     copied(client, keys[BIG])
-    statements, sent = [], []  # statements on the service's connection; revisions on its own
-    real_cursor, real_send = door.database.db.cursor, door.database.revisions.send
+    assert get(client, keys[BIG], "/news", limit=5).status_code == 200  # the key is cached
+    statements = []  # statements on the service's connection
+    real_cursor = door.database.db.cursor
 
     def cursor(*args, **kwargs):
         return _Counted(real_cursor(*args, **kwargs), statements)
 
-    def send(connection):
-        sent.append(connection)
-        return real_send(connection)
-
-    door.database.db.cursor, door.database.revisions.send = cursor, send
+    door.database.db.cursor = cursor
+    reads = revision_reads(monkeypatch)
     try:
         with query_count() as counter:
-            response = get(client, keys[BIG], "/news", limit=5)
+            responses = [get(client, keys[BIG], "/news", limit=5) for _ in range(3)]
     finally:
-        del door.database.db.cursor, door.database.revisions.send
-    assert response.status_code == 200 and len(response.get_json()["data"]) == 5
-    assert statements == [] and len(sent) == 1 and sent[0].async_
-    assert counter.count >= 1  # the page's statement ran, on the copy
+        del door.database.db.cursor
+    assert [r.status_code for r in responses] == [200] * 3 and len(responses[0].get_json()["data"]) == 5
+    assert statements == [] and reads == []
+    assert counter.count >= 3  # the pages' statements ran, on the copy
 
 
 class _Counted:
@@ -151,8 +192,8 @@ class _Counted:
 
 
 def test_an_import_is_in_the_copy_on_the_next_request(fresh_app, app_with, keys, fixture_data, news_queries):
-    """The copy is at the earlier revision when the request comes: its answer is made there
-    while the server's revision travels, then made again at the server's, which is sent."""
+    """An import in this process: the next request reads the revisions again without waiting
+    for the notification, finds the copy behind, and reads the server; then the copy."""
     _, url = fresh_app
     client = app_with(database_url=url, LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0).test_client()
     copy_ = copied(client, keys[SMALL])
@@ -170,11 +211,30 @@ def test_an_import_is_in_the_copy_on_the_next_request(fresh_app, app_with, keys,
     body = get(client, keys[SMALL], "/news", limit=100).get_json()
     assert body["context"]["data"]["revision"] == before["context"]["data"]["revision"] + 1
     assert {n["id"]: n["title"] for n in body["data"]}[target["id"]] == "The copy follows the server"
-    assert len(news_queries) == pages + 2  # at the copy's revision, then at the server's
+    assert len(news_queries) == pages + 1  # made once, at the server's revision
     assert copy_.settled(SETTLE_SECONDS)
     assert copy_._held[festival_id][0] == held_before[0] + 1  # brought up to date in the background
+    read_copy = _reads_of(copy_)
     assert get(client, keys[SMALL], "/news", limit=100).get_json() == body
-    assert len(news_queries) == pages + 3  # the copy holds the server's revision: made once
+    assert len(news_queries) == pages + 2 and len(read_copy) == 1
+
+
+def test_a_write_by_another_process_is_seen_by_the_next_request_after_its_notification(
+        fresh_app, app_with, keys):
+    _, url = fresh_app
+    client = app_with(database_url=url, LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0).test_client()
+    copy_ = copied(client, keys[SMALL])
+    before = get(client, keys[SMALL], "/news", limit=100).get_json()["context"]["data"]["revision"]
+    watch = client.application.extensions["front_door"].database.watch
+    watch.HEARTBEAT_SECONDS = 3600  # only the notification can tell
+    for step in range(1, 4):
+        taken = watch.notifications
+        another_process_writes(url.replace("+pool", ""), "UPDATE festival_revision SET revision = revision + 1")
+        notified(client, taken)  # on the socket, or read by the watch's thread
+        seen = get(client, keys[SMALL], "/news", limit=100).get_json()["context"]["data"]["revision"]
+        assert seen == before + step
+    assert copy_.settled(SETTLE_SECONDS)
+    assert copy_._held[str(m.Festival.get(m.Festival.slug == SMALL).id)][0] == before + 3
 
 
 def test_while_the_copy_is_brought_up_to_date_the_server_answers(fresh_app, app_with, keys, fixture_data):
@@ -218,14 +278,18 @@ def test_a_revision_that_goes_back_is_copied_again(fresh_app, app_with, keys):
     client = app_with(database_url=url, LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0).test_client()
     copy_ = copied(client, keys[SMALL])
     first = get(client, keys[SMALL], "/news", limit=100).get_json()
+    taken = client.application.extensions["front_door"].database.watch.notifications
     with writable(url):
         festival = m.Festival.get(m.Festival.slug == SMALL)
         row = FestivalRevision.get(FestivalRevision.festival == festival.id)
         FestivalRevision.update(revision=row.revision + 7).where(FestivalRevision.festival == festival.id).execute()
+    notified(client, taken)
     assert get(client, keys[SMALL], "/news", limit=100).get_json()["context"]["data"]["revision"] == row.revision + 7
     assert copy_.settled(SETTLE_SECONDS) and copy_._held[str(festival.id)][0] == row.revision + 7
+    taken = client.application.extensions["front_door"].database.watch.notifications
     with writable(url):
         FestivalRevision.update(revision=row.revision).where(FestivalRevision.festival == festival.id).execute()
+    notified(client, taken)
     assert get(client, keys[SMALL], "/news", limit=100).get_json() == first  # the server's
     assert copy_.settled(SETTLE_SECONDS) and copy_._held[str(festival.id)][0] == row.revision  # copied again
     read_copy = _reads_of(copy_)
@@ -377,3 +441,68 @@ def test_warm_makes_every_festivals_copy_before_the_first_request(app_with, keys
     assert get(client, keys[BIG], "/news").status_code == 200
     assert get(client, keys[SMALL], "/news").status_code == 200
     assert len(read_copy) == 2  # the first requests read the copy
+
+
+def test_without_the_trigger_each_request_asks_the_server_until_init_makes_it(
+        fresh_app, app_with, keys, caplog, monkeypatch):
+    """A database made by an older version has no trigger to notify the watch: requests read
+    the revisions from the server (and see every import) until ``festival-api init``."""
+    _, url = fresh_app
+    another_process_writes(url.replace("+pool", ""), f'DROP TRIGGER "{REVISION_TRIGGER}" ON festival_revision')
+    monkeypatch.setattr(RevisionWatch, "NO_TRIGGER_SECONDS", 0.2)
+    client = app_with(database_url=url, LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0).test_client()
+    database = client.application.extensions["front_door"].database
+    assert get(client, keys[SMALL], "/news").status_code == 200
+    assert database.copy.settled(SETTLE_SECONDS)
+    time.sleep(0.5)  # the watch has looked more than once
+    assert not database.watch.live
+    assert caplog.text.count(f"the database has no {REVISION_TRIGGER} trigger") == 1
+    reads = revision_reads(monkeypatch)
+    before = get(client, keys[SMALL], "/news").get_json()["context"]["data"]["revision"]
+    another_process_writes(url.replace("+pool", ""), "UPDATE festival_revision SET revision = revision + 1")
+    assert get(client, keys[SMALL], "/news").get_json()["context"]["data"]["revision"] == before + 1
+    assert len(reads) == 2  # one read per request
+    with writable(url):
+        install_revision_notify()
+    assert database.watch.wait_live(SETTLE_SECONDS)
+    assert database.copy.settled(SETTLE_SECONDS)
+    reads.clear()
+    assert get(client, keys[SMALL], "/news").get_json()["context"]["data"]["revision"] == before + 1
+    assert reads == []
+
+
+def test_a_lost_watch_leaves_requests_to_the_server_until_it_is_back(fresh_app, app_with, keys, caplog):
+    """The server ends the watch's connection (a restart, ``pg_terminate_backend``): no request
+    fails or reads an old revision, and the watch connects again by itself."""
+    _, url = fresh_app
+    plain_url = url.replace("+pool", "")
+    client = app_with(database_url=url, LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0).test_client()
+    copied(client, keys[SMALL])
+    watch = client.application.extensions["front_door"].database.watch
+    before = get(client, keys[SMALL], "/news").get_json()["context"]["data"]["revision"]
+    for step in (1, 2):
+        backend = watch._connection.get_backend_pid()
+        another_process_writes(plain_url, f"SELECT pg_terminate_backend({backend})")
+        another_process_writes(plain_url, "UPDATE festival_revision SET revision = revision + 1")
+        response = get(client, keys[SMALL], "/news")
+        assert response.status_code == 200
+        assert response.get_json()["context"]["data"]["revision"] == before + step
+        assert watch.wait_live(SETTLE_SECONDS)
+        assert watch._connection.get_backend_pid() != backend
+    assert "watching PostgreSQL for new revisions failed" in caplog.text
+    taken = watch.notifications
+    another_process_writes(plain_url, "UPDATE festival_revision SET revision = revision + 1")
+    notified(client, taken)
+    assert get(client, keys[SMALL], "/news").get_json()["context"]["data"]["revision"] == before + 3
+
+
+def test_the_watch_stops_when_its_app_is_gone(app_with, keys):
+    client = app_with(LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0).test_client()
+    copied(client, keys[BIG])
+    watch = client.application.extensions["front_door"].database.watch
+    thread, connection = watch._thread, watch._connection
+    assert thread.is_alive() and not connection.closed
+    del client
+    gc.collect()
+    thread.join(5)
+    assert not thread.is_alive() and connection.closed and not watch.live

@@ -45,6 +45,7 @@ from . import kinds
 from ..database import database
 from ..query import ascii_lower
 from ..source.models import ALL_MODELS, create_source_tables
+from ..source.revisions import install_revision_notify
 
 
 class Compiled(Model):
@@ -471,6 +472,7 @@ def create_tables(db=None):
     repeat: an older database gets what it lacks)."""
     db = db or database
     create_source_tables(db)
+    install_revision_notify(db)
     # Creates what is missing, new indexes of existing tables too (IF NOT EXISTS).
     db.create_tables([*READ_MODELS, *HISTORY_MODELS, PublicSecret], safe=True)
     for name in REPLACED_INDEXES:

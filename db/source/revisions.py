@@ -1,12 +1,38 @@
-"""Per-festival data revision: every write bumps it, caches and ETags key on it."""
+"""Per-festival data revision: every write bumps it, caches and ETags key on it.
+
+On PostgreSQL every write to the revisions' table notifies the ``REVISION_CHANNEL``
+channel, from a trigger (``install_revision_notify``), whoever wrote: a service process
+with the local copy keeps every festival's revision in memory from those notifications
+(:class:`RevisionWatch`) instead of asking the server on every request.
+"""
+import logging
+import select
 import threading
+import time
 
 from ..database import begin_read_snapshot, database, is_postgres
 from .models import FestivalRevision, utcnow
 
+# The channel on which PostgreSQL tells listeners that a festival's revision moved.
+REVISION_CHANNEL = "festival_revision"
+# The trigger (and its function) that notifies it after every statement that writes the table.
+REVISION_TRIGGER = "festival_revision_notify"
+
+# Revisions bumped by this process: a watch in the same process reads the server again at
+# its next request, without waiting for the notification (an import and requests in one
+# process, as in ``festival-api demo``).
+_bumped_here = 0
+
+
+def bumped_here():
+    """How many revisions this process has bumped (a count that only grows)."""
+    return _bumped_here
+
 
 def bump_revision(festival):
     """Increase the festival's revision by one and return the new ``(revision, changed_at)``."""
+    global _bumped_here
+    _bumped_here += 1
     now = utcnow()
     inserted = (FestivalRevision
                 .insert(festival=festival.id, revision=1, changed_at=now)
@@ -16,6 +42,24 @@ def bump_revision(festival):
                 .execute())
     del inserted
     return current_revision(festival.id)
+
+
+def install_revision_notify(db=None):
+    """On PostgreSQL, make the trigger by which every statement that writes the revisions'
+    table notifies ``REVISION_CHANNEL`` when it commits, unless it is there (safe to repeat)."""
+    db = getattr(db, "obj", None) or db or database.obj  # the proxy's bound database
+    if not is_postgres(db):
+        return
+    table = FestivalRevision._meta.table_name
+    with db.atomic():
+        db.execute_sql(f"""CREATE OR REPLACE FUNCTION "{REVISION_TRIGGER}"() RETURNS trigger
+                           LANGUAGE plpgsql AS $$
+                           BEGIN PERFORM pg_notify('{REVISION_CHANNEL}', ''); RETURN NULL; END $$""")
+        found = db.execute_sql("SELECT 1 FROM pg_trigger WHERE tgname = %s AND tgrelid = %s::regclass",
+                               (REVISION_TRIGGER, table)).fetchone()
+        if found is None:
+            db.execute_sql(f'CREATE TRIGGER "{REVISION_TRIGGER}" AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE '
+                           f'ON "{table}" FOR EACH STATEMENT EXECUTE FUNCTION "{REVISION_TRIGGER}"()')
 
 
 def current_revision(festival_id):
@@ -37,8 +81,8 @@ class RevisionCache:
     then the revisions this connection read are still the database's. So a request reads
     the ``festival_revision`` row only after a commit, not every time. On PostgreSQL the
     snapshot begins with every festival's revision, in the same round trip as ``BEGIN``
-    (a deployment holds a few festivals); with the local copy the revisions travel alone,
-    on a connection of their own, while the request reads the copy (:meth:`send`).
+    (a deployment holds a few festivals); with the local copy a :class:`RevisionWatch`
+    holds them, or, while it cannot, they are read alone (:meth:`read`).
     """
 
     def __init__(self):
@@ -55,18 +99,10 @@ class RevisionCache:
         data_version = begin_read_snapshot(db)
         return lambda festival_id: self._sqlite_revision(festival_id, data_version)
 
-    def send(self, connection):
-        """Send the revisions' statement on an asynchronous psycopg2 ``connection`` (no
-        transaction: a statement sees one snapshot of its own); return its cursor, for
-        :meth:`received`. The request goes on meanwhile (:mod:`app.database`)."""
-        cursor = connection.cursor()
-        cursor.execute(self.POSTGRES_SELECT)
-        return cursor
-
-    def received(self, cursor, wait):
-        """``revision_of`` from the answer to :meth:`send`, once ``wait(connection)`` has it."""
-        wait(cursor.connection)
-        return _revision_of(cursor.fetchall())
+    def read(self, db):
+        """Every festival's ``{id as text: (revision, changed_at)}`` on PostgreSQL, in one
+        statement outside any transaction (it sees one snapshot of its own)."""
+        return read_revisions(db.cursor())
 
     def _sqlite_revision(self, festival_id, data_version):
         local = self._local
@@ -79,6 +115,199 @@ class RevisionCache:
         return found
 
 
+def read_revisions(cursor):
+    """Every festival's ``{id as text: (revision, changed_at)}``, read with a psycopg2 ``cursor``."""
+    cursor.execute(RevisionCache.POSTGRES_SELECT)
+    return {festival_id: (revision, changed_at) for festival_id, revision, changed_at in cursor.fetchall()}
+
+
 def _revision_of(rows):
     found = {festival_id: (revision, changed_at) for festival_id, revision, changed_at in rows}
     return lambda festival_id: found.get(str(festival_id), (0, None))
+
+
+class RevisionWatch:
+    """Every festival's revision on a PostgreSQL server, kept in memory from its notifications.
+
+    A thread of its own holds a connection that listens on ``REVISION_CHANNEL``; after
+    ``LISTEN`` it reads every revision, and again after each notification (a trigger sends
+    one when a statement that writes the revisions commits, :func:`install_revision_notify`)
+    and every ``HEARTBEAT_SECONDS``, which also finds a connection that died quietly.
+
+    :meth:`current` gives the revisions without a round trip while the watch is live. It
+    first looks whether a notification waits on the connection's socket, and whether this
+    process bumped a revision since the last read; either way it reads them again before
+    answering, so a request that comes after a notification reached the process never gets
+    the revisions from before it. Until the watch is live (starting, after its connection
+    failed, or when the server has no trigger: a database made by an older version until
+    ``festival-api init``) it gives None, and the caller asks the server.
+
+    ``connect()`` makes a psycopg2 connection; ``changed(festival_ids)`` is told which
+    festivals moved (the local copy starts copying them).
+    """
+
+    HEARTBEAT_SECONDS = 5.0
+    # After a failure, the next connection is tried after this long (doubled up to the last).
+    RETRY_SECONDS = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
+    # How often a server without the trigger is asked again.
+    NO_TRIGGER_SECONDS = 60.0
+
+    def __init__(self, connect, changed=None, logger=None):
+        self._connect = connect
+        self._changed = changed
+        self._logger = logger or logging.getLogger(__name__)
+        self._lock = threading.Lock()  # held while the connection is used
+        self._connection = None
+        self._revisions = None  # {festival id as text: (revision, changed_at)} while live
+        self._bumps_read = None  # bumped_here() when the revisions were last read
+        self._stopped = threading.Event()
+        self._thread = None
+        self._warned = False
+        self.notifications = 0  # taken in so far
+
+    @property
+    def live(self):
+        return self._revisions is not None
+
+    def start(self):
+        """Start the watch's thread (once)."""
+        with self._lock:
+            if self._thread is None and not self._stopped.is_set():
+                self._thread = threading.Thread(target=self._run, name="festival-api-revision-watch", daemon=True)
+                self._thread.start()
+
+    def stop(self):
+        """Stop the thread and close its connection (within a second)."""
+        self._stopped.set()
+
+    def current(self):
+        """Every festival's ``{id as text: (revision, changed_at)}`` while the watch is live,
+        up to date with every notification that reached this process; else None."""
+        revisions = self._revisions
+        if revisions is None:
+            return None
+        if self._lock.locked() or self._bumps_read != _bumped_here or _readable(self._connection):
+            with self._lock:
+                try:
+                    self._catch_up()
+                except Exception as error:  # noqa: BLE001 -- the watch's thread connects again
+                    self._lost(error)
+                revisions = self._revisions
+        return revisions
+
+    def wait_live(self, timeout):
+        """Wait until the watch is live; return whether it is (tests, ``warm``)."""
+        deadline = time.monotonic() + timeout
+        while not self.live and time.monotonic() < deadline and not self._stopped.is_set():
+            time.sleep(0.01)
+        return self.live
+
+    # -- the thread ----------------------------------------------------------------------
+
+    def _run(self):
+        failures = 0
+        while not self._stopped.is_set():
+            try:
+                if self._listen():
+                    failures = 0
+                    self._follow()
+                elif self._stopped.wait(self.NO_TRIGGER_SECONDS):
+                    break
+            except Exception as error:  # noqa: BLE001 -- whatever failed, the caller asks the server
+                with self._lock:
+                    self._lost(error, log=failures == 0)
+                if self._stopped.wait(self.RETRY_SECONDS[min(failures, len(self.RETRY_SECONDS) - 1)]):
+                    break
+                failures += 1
+        with self._lock:
+            self._lost(None)
+
+    def _listen(self):
+        """Connect, listen and read every revision; return whether the watch is live (False:
+        the server has no trigger to notify it)."""
+        connection = self._connect()
+        try:
+            connection.autocommit = True
+            cursor = connection.cursor()
+            cursor.execute("SELECT 1 FROM pg_trigger WHERE tgname = %s AND NOT tgisinternal", (REVISION_TRIGGER,))
+            if cursor.fetchone() is None:
+                self._warned, warned = True, self._warned
+                if not warned:
+                    self._logger.warning("the database has no %s trigger (made by an older version): each request "
+                                         "asks PostgreSQL for its festival's revision; `festival-api init` adds "
+                                         "it", REVISION_TRIGGER)
+                connection.close()
+                return False
+            cursor.execute(f'LISTEN "{REVISION_CHANNEL}"')
+        except Exception:
+            connection.close()
+            raise
+        with self._lock:
+            self._connection = connection
+            self._read()  # after LISTEN: a write that commits from now on is notified
+        return True
+
+    def _follow(self):
+        """Wait for notifications; read the revisions after each, and every heartbeat."""
+        beat = time.monotonic() + self.HEARTBEAT_SECONDS
+        while not self._stopped.is_set():
+            connection = self._connection
+            if connection is None:
+                raise ConnectionError("the watch's connection was lost")
+            ready = select.select([connection], [], [], 1.0)[0]
+            with self._lock:
+                if self._connection is not connection:
+                    continue  # lost meanwhile (by a request): the loop finds out
+                if ready:
+                    self._catch_up()
+                if time.monotonic() >= beat:
+                    self._read()
+                    beat = time.monotonic() + self.HEARTBEAT_SECONDS
+
+    # -- with the lock held ----------------------------------------------------------------
+
+    def _catch_up(self):
+        connection = self._connection
+        if connection is None:
+            return
+        connection.poll()  # takes in what arrived: notifications (or the news that it closed)
+        self.notifications += len(connection.notifies)
+        if connection.notifies or self._bumps_read != _bumped_here:
+            self._read()
+
+    def _read(self):
+        """Read every revision (again while notifications arrive meanwhile) and publish them."""
+        connection = self._connection
+        while True:
+            connection.notifies.clear()
+            bumps = _bumped_here
+            revisions = read_revisions(connection.cursor())
+            if not connection.notifies:
+                break
+            self.notifications += len(connection.notifies)
+        before, self._revisions, self._bumps_read = self._revisions, revisions, bumps
+        if self._changed is not None and before is not None:
+            moved = [key for key, revision in revisions.items() if before.get(key) != revision]
+            if moved:
+                self._changed(moved)
+
+    def _lost(self, error, log=True):
+        """The connection failed (or the watch stops): the caller asks the server until the
+        thread has connected again."""
+        connection, self._connection, self._revisions = self._connection, None, None
+        if connection is not None:
+            try:
+                connection.close()
+            except Exception:  # noqa: BLE001 -- a broken connection is gone either way
+                pass
+        if error is not None and log:
+            self._logger.warning("watching PostgreSQL for new revisions failed (each request asks it meanwhile): %s",
+                                 error)
+
+
+def _readable(connection):
+    """Whether something waits on ``connection``'s socket (a notification, or its end)."""
+    try:
+        return bool(select.select((connection,), (), (), 0)[0])
+    except Exception:  # noqa: BLE001 -- closed meanwhile: :meth:`RevisionWatch._catch_up` finds out
+        return True
