@@ -119,22 +119,22 @@ def log_request(method, path, query, status, started, festival, key_id, size, ca
     logger = _ACCESS
     if not logger.isEnabledFor(logging.INFO):
         return
+    at = _CLOCK.iso(started_at or time.time())
     fields = {
-        "time": _CLOCK.iso(started_at or time.time()),
         "method": method,
         "path": path,
         "query": sorted(set(query)),
         "status": status,
         "duration_ms": round((time.perf_counter() - started) * 1000, 2) if started else None,
         "festival": festival.slug if festival is not None else None,
-        "key_id": str(key_id) if key_id is not None else None,
+        "key_id": None if key_id is None else str(key_id),
         "bytes": size,
         "cache": cache,
     }
     if not logger.handlers and _SERVICE.handlers == [_HANDLER]:  # as configured: no other handler wants a record
-        _HANDLER.write_line({"time": fields["time"], "level": "INFO", "logger": ACCESS_LOGGER, **fields})
+        _HANDLER.write_line({"time": at, "level": "INFO", "logger": ACCESS_LOGGER, **fields})
     else:
-        logger.info("request", extra={"fields": fields})
+        logger.info("request", extra={"fields": {"time": at, **fields}})
 
 
 def _use_json_lines(logger, level):

@@ -33,22 +33,27 @@ class KeyCache:
 
     def lookup(self, plain):
         """``(digest, found)``: the key's SHA-256 (what the response cache and counters know
-        it by) and ``(key id, festival)`` for a valid key, None for a bad one. Queries the
-        database (in the caller's snapshot) only when the key is not in the cache."""
+        it by) and ``(key id as text, festival)`` for a valid key, None for a bad one. Queries
+        the database (in the caller's snapshot) only when the key is not in the cache."""
         digest = hash_key(plain)
         return digest, self._find(digest)
 
     def _find(self, digest):
         if self._seconds <= 0:
-            return find_active_key_by_hash(digest)
+            return _found(digest)
         now = self._timer()
         entry = self._found.get(digest)
         if entry is not None and now < entry[1]:
             return entry[0]
-        found = find_active_key_by_hash(digest)
+        found = _found(digest)
         with self._lock:
             if len(self._found) >= self._size:
                 kept = {d: e for d, e in self._found.items() if now < e[1]}
                 self._found = kept if len(kept) < self._size else {}
             self._found[digest] = (found, now + self._seconds)
         return found
+
+
+def _found(digest):
+    found = find_active_key_by_hash(digest)
+    return None if found is None else (str(found[0]), found[1])
