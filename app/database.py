@@ -40,7 +40,7 @@ from peewee import DatabaseError, InterfaceError
 
 from db.compiled.local_copy import COPY_ERRORS, LocalCopy
 from db.database import bind_database, database, end_read_snapshot, is_postgres, sqlite_path
-from db.deadlines import is_deadline_error
+from db.deadlines import GRACE_SECONDS, deadline_connection, is_deadline_error
 from db.health import NOT_A_DATABASE, Problem, file_identity
 from db.source.revisions import RevisionCache, RevisionWatch
 
@@ -62,6 +62,18 @@ class Unavailable(Exception):
     """The database cannot serve this request (the reason is logged, never shown)."""
 
 
+def _watch_connector(db, deadline_seconds):
+    """``connect()`` for the revision watch: a connection like ``db``'s, whose statements
+    have a deadline of ``deadline_seconds`` (the server's ``statement_timeout`` and the
+    client's own), however long the requests' may be."""
+    params = dict(db.connect_params)
+    factory = params.get("connection_factory")
+    connect_seconds = getattr(factory, "connect_seconds", None)
+    params["connection_factory"] = deadline_connection(connect_seconds, deadline_seconds + GRACE_SECONDS)
+    params["options"] = f"{params.get('options') or ''} -c statement_timeout={int(deadline_seconds * 1000)}".strip()
+    return lambda: psycopg2.connect(dbname=db.database, **params)
+
+
 class ServiceDatabase:
     """The bound Peewee database with per-thread read snapshots (see the module doc)."""
 
@@ -78,9 +90,8 @@ class ServiceDatabase:
         self.copy = self.watch = None
         if local_copy and is_postgres(self.db):
             self.copy = copy = LocalCopy(self.db, local_copy_dir or None, logger=logger)
-            db = self.db
             # Neither holds this object: when the app goes, its finalizer stops the watch.
-            self.watch = RevisionWatch(lambda: psycopg2.connect(dbname=db.database, **db.connect_params),
+            self.watch = RevisionWatch(_watch_connector(self.db, RevisionWatch.DEADLINE_SECONDS),
                                        changed=lambda moved: [copy.want(key) for key in moved], logger=logger)
             weakref.finalize(self, self.watch.stop)
 

@@ -1,13 +1,14 @@
 """A local copy of the compiled tables, for a service whose database is PostgreSQL.
 
-A request must ask PostgreSQL which revision of its festival is current (an import is
-seen by the next request), but its page it can read from a copy of the compiled tables
-in a local SQLite file, with the same readers and the same SQL as a SQLite deployment:
-one round trip to the server instead of three, and the server does almost no work.
+A request must read its festival at the revision PostgreSQL holds now (an import is seen
+by the next request; the process learns each revision from the server's notifications,
+:class:`db.source.revisions.RevisionWatch`), but its page it can read from a copy of the
+compiled tables in a local SQLite file, with the same readers and the same SQL as a SQLite
+deployment: no round trip to the server, which does almost no work.
 
 The copy holds each festival exactly at a revision the server had. A request reads its
-page from the copy only when the copy holds the festival at the revision the server just
-gave (:meth:`LocalCopy.begin`); otherwise it reads from the server, as if there were no
+page from the copy only when the copy holds the festival at the server's revision
+(:meth:`LocalCopy.begin`); otherwise it reads from the server, as if there were no
 copy, and the copy is brought up to date in the background by a thread of its own, which
 runs while there is something to copy (no request waits for the copy). An
 update copies a festival's compiled rows whole, from one snapshot of the server, in one
@@ -260,6 +261,7 @@ class LocalCopy:
         """Bring the festival (``key``, its id as text) in the copy to the server's revision,
         from one snapshot of it; return whether anything was copied (not when the copy holds
         that revision already)."""
+        started = time.monotonic()
         server = self.source.cursor()
         server.execute(f'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT revision, changed_at '
                        f'FROM "{FestivalRevision._meta.table_name}" WHERE festival_id = %s', (key,))
@@ -284,6 +286,9 @@ class LocalCopy:
                 copy.execute("ROLLBACK")
                 raise
             self._held[key] = tuple(found)
+            if self._logger is not None:
+                self._logger.info("the local copy holds festival %s at revision %d (%s, %.2f s)", key, found[0],
+                                  "whole" if scope is None else "what its compiles wrote", time.monotonic() - started)
             return True
         finally:
             server.execute("ROLLBACK")

@@ -132,7 +132,10 @@ class RevisionWatch:
     A thread of its own holds a connection that listens on ``REVISION_CHANNEL``; after
     ``LISTEN`` it reads every revision, and again after each notification (a trigger sends
     one when a statement that writes the revisions commits, :func:`install_revision_notify`)
-    and every ``HEARTBEAT_SECONDS``, which also finds a connection that died quietly.
+    and every ``HEARTBEAT_SECONDS``, which also finds a server that stopped answering or a
+    connection that died quietly: the watch's statements have a deadline of their own
+    (``connect`` gives it), so while the server is silent, revisions are taken from memory
+    for at most a heartbeat and that deadline.
 
     :meth:`current` gives the revisions without a round trip while the watch is live. It
     first looks whether a notification waits on the connection's socket, and whether this
@@ -146,7 +149,9 @@ class RevisionWatch:
     festivals moved (the local copy starts copying them).
     """
 
-    HEARTBEAT_SECONDS = 5.0
+    HEARTBEAT_SECONDS = 1.0
+    # The deadline of the watch's statements (``connect`` makes connections with it).
+    DEADLINE_SECONDS = 1.0
     # After a failure, the next connection is tried after this long (doubled up to the last).
     RETRY_SECONDS = (0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
     # How often a server without the trigger is asked again.
@@ -159,6 +164,7 @@ class RevisionWatch:
         self._lock = threading.Lock()  # held while the connection is used
         self._connection = None
         self._revisions = None  # {festival id as text: (revision, changed_at)} while live
+        self._catching_up = False  # a notification was taken in; the revisions are being read
         self._bumps_read = None  # bumped_here() when the revisions were last read
         self._stopped = threading.Event()
         self._thread = None
@@ -186,7 +192,9 @@ class RevisionWatch:
         revisions = self._revisions
         if revisions is None:
             return None
-        if self._lock.locked() or self._bumps_read != _bumped_here or _readable(self._connection):
+        connection = self._connection
+        if (self._catching_up or self._bumps_read != _bumped_here or _readable(connection)
+                or (connection is not None and connection.notifies)):  # taken in by a heartbeat's read
             with self._lock:
                 try:
                     self._catch_up()
@@ -245,6 +253,7 @@ class RevisionWatch:
         with self._lock:
             self._connection = connection
             self._read()  # after LISTEN: a write that commits from now on is notified
+        self._logger.info("watching PostgreSQL for new revisions: requests take them from memory")
         return True
 
     def _follow(self):
@@ -273,7 +282,11 @@ class RevisionWatch:
         connection.poll()  # takes in what arrived: notifications (or the news that it closed)
         self.notifications += len(connection.notifies)
         if connection.notifies or self._bumps_read != _bumped_here:
-            self._read()
+            self._catching_up = True
+            try:
+                self._read()
+            finally:
+                self._catching_up = False
 
     def _read(self):
         """Read every revision (again while notifications arrive meanwhile) and publish them."""
@@ -295,6 +308,7 @@ class RevisionWatch:
         """The connection failed (or the watch stops): the caller asks the server until the
         thread has connected again."""
         connection, self._connection, self._revisions = self._connection, None, None
+        self._catching_up = False
         if connection is not None:
             try:
                 connection.close()

@@ -1,11 +1,24 @@
 """PostgreSQL faults on the real server: a server that hangs (a paused proxy in between), and
-connections the server kills (``pg_terminate_backend``, as on a restart or failover)."""
+connections the server kills (``pg_terminate_backend``, as on a restart or failover).
+
+A request that reads the server waits for it at most its deadline. With the local copy
+(``LOCAL_COPY``, the default) a request reads nothing from the server while the copy holds
+its festival's revision: during a hang, answers come from the copy until the revision
+watch's heartbeat finds the server silent (``RevisionWatch``: a heartbeat and its deadline,
+2 s), and then, reading the server, they are 503s like the others."""
+import json
+import os
+import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 
-from conftest import BIG
+from conftest import BIG, SMALL
+from db.deadlines import GRACE_SECONDS
+from db.source.revisions import RevisionWatch
 import pg_scratch
+from seed import bundled_fixtures
+from test_multiprocess import festival_api
 
 from .conftest import target, through
 
@@ -25,7 +38,7 @@ def test_a_hung_postgresql_is_a_503_within_the_deadline_and_health_answers_withi
     url = with_query(through(postgres_database, hung.port).replace("postgresql://", "postgresql+pool://", 1),
                      max_connections=8)
     server = serve(url, threads=4, DATABASE_STATEMENT_TIMEOUT_MS=STATEMENT_MS,
-                   DATABASE_CONNECT_TIMEOUT=CONNECT_SECONDS)
+                   DATABASE_CONNECT_TIMEOUT=CONNECT_SECONDS, LOCAL_COPY="false")
     for _ in range(4):
         assert server.get("/news", keys[BIG]).status == 200
 
@@ -63,3 +76,79 @@ def test_killed_connections_are_replaced_never_a_500(postgres_database, serve, k
     statuses = [server.get("/news", keys[BIG]).status for _ in range(30)]
     assert 500 not in statuses and set(statuses) <= {200, 503}, statuses
     assert statuses[-5:] == [200] * 5
+
+
+# How long a process whose copy holds the festival may answer from it while the server is
+# silent: the watch's heartbeat, its deadline (and grace), and a second for a loaded machine.
+SILENT_SECONDS = RevisionWatch.HEARTBEAT_SECONDS + RevisionWatch.DEADLINE_SECONDS + GRACE_SECONDS + 1
+
+
+def test_with_the_copy_a_hung_postgresql_is_answered_from_it_for_at_most_two_seconds_then_503(
+        postgres_database, serve, proxy, keys):
+    hung = proxy(*target(postgres_database))
+    url = with_query(through(postgres_database, hung.port).replace("postgresql://", "postgresql+pool://", 1),
+                     max_connections=8)
+    # As served: keys are looked up in the server once and then kept (a request with a key not
+    # in the cache reads the server, and is a 503 like any read of it).
+    server = serve(url, threads=4, DATABASE_STATEMENT_TIMEOUT_MS=STATEMENT_MS,
+                   DATABASE_CONNECT_TIMEOUT=CONNECT_SECONDS, API_KEY_CACHE_SECONDS=60)
+    expected = server.get("/news", keys[BIG])
+    assert expected.status == 200
+    deadline = time.monotonic() + RECOVERY_SECONDS  # the watch live and the copy made, both festivals
+    while not ("watching PostgreSQL for new revisions" in server.log()
+               and server.log().count("the local copy holds festival") >= 2):
+        assert time.monotonic() < deadline, server.log()[-3000:]
+        time.sleep(0.1)
+
+    hung.pause()
+    paused = time.monotonic()
+    health = server.get("/healthz", timeout=10)
+    answers = []
+    while time.monotonic() - paused < SILENT_SECONDS + 2:
+        answer = server.get("/news", keys[BIG], timeout=10)
+        answers.append((round(time.monotonic() - paused, 2), answer.status, round(answer.seconds, 2)))
+        assert answer.status in (200, 503), answer
+        if answer.status == 200:  # from the copy: the last revision the server gave
+            assert answer.body == expected.body and time.monotonic() - paused < SILENT_SECONDS, answers
+        assert answer.seconds < CONNECT_SECONDS + 1, answers
+        time.sleep(0.05)
+    statuses = [status for _, status, _ in answers]
+    print("hung PostgreSQL with the copy: /healthz", health.status, "in", round(health.seconds, 3), "s; 200s until",
+          max((at for at, status, _ in answers if status == 200), default=None), "s;", len(statuses), "requests,",
+          statuses.count(503), "503s")
+    assert health.status == 503 and health.seconds < 1, health
+    assert answers[0][1] == 200  # the copy answers at once
+    assert [status for at, status, _ in answers if at >= SILENT_SECONDS] and \
+        {status for at, status, _ in answers if at >= SILENT_SECONDS} == {503}
+
+    hung.resume()
+    deadline = time.monotonic() + RECOVERY_SECONDS
+    while server.get("/news", keys[BIG]).status != 200:
+        assert time.monotonic() < deadline, "the service did not recover when PostgreSQL answered again"
+        time.sleep(0.2)
+    assert server.get("/healthz").status == 200
+
+
+def test_with_the_copy_an_import_by_another_process_is_on_the_next_request(postgres_database, serve, keys,
+                                                                            tmp_path):
+    """Result day on the real server: each `festival-api import` (another process) is on the
+    next request, which the process learns from the server's notification, not by asking."""
+    server = serve(postgres_database, threads=4)
+    deadline = time.monotonic() + RECOVERY_SECONDS
+    while not ("watching PostgreSQL for new revisions" in server.log()
+               and server.log().count("the local copy holds festival") >= 2):
+        assert time.monotonic() < deadline, server.log()[-3000:]
+        time.sleep(0.1)
+    with open(next(p for p in bundled_fixtures() if os.path.basename(p).startswith(SMALL)), encoding="utf-8") as fh:
+        fixture = json.load(fh)
+    first = server.get("/news", keys[SMALL], timeout=10).json()
+    for step in range(1, 4):
+        fixture["news"][0]["title"] = f"Edition {step} of the first news item"
+        path = tmp_path / f"step-{step}.json"
+        path.write_text(json.dumps(fixture), encoding="utf-8")
+        subprocess.run(festival_api() + ["import", str(path)], check=True, capture_output=True, timeout=120,
+                       env={**os.environ, "DATABASE_URL": postgres_database})
+        body = server.get("/news", keys[SMALL], timeout=10).json()
+        assert body["context"]["data"]["revision"] == first["context"]["data"]["revision"] + step
+        assert f"Edition {step} of the first news item" in {item["title"] for item in body["data"]}
+    assert "watching PostgreSQL for new revisions failed" not in server.log()
