@@ -46,15 +46,17 @@ def bump_revision(festival):
 
 def install_revision_notify(db=None):
     """On PostgreSQL, make the trigger by which every statement that writes the revisions'
-    table notifies ``REVISION_CHANNEL`` when it commits, unless it is there (safe to repeat)."""
+    table notifies ``REVISION_CHANNEL`` when it commits, unless it is there (safe to repeat,
+    and to run from two processes at once: they take turns)."""
     db = getattr(db, "obj", None) or db or database.obj  # the proxy's bound database
     if not is_postgres(db):
         return
     table = FestivalRevision._meta.table_name
     with db.atomic():
-        db.execute_sql(f"""CREATE OR REPLACE FUNCTION "{REVISION_TRIGGER}"() RETURNS trigger
-                           LANGUAGE plpgsql AS $$
-                           BEGIN PERFORM pg_notify('{REVISION_CHANNEL}', ''); RETURN NULL; END $$""")
+        db.execute_sql("SELECT pg_advisory_xact_lock(hashtext(%s))", (REVISION_TRIGGER,))
+        if db.execute_sql("SELECT 1 FROM pg_proc WHERE proname = %s", (REVISION_TRIGGER,)).fetchone() is None:
+            db.execute_sql(f"""CREATE FUNCTION "{REVISION_TRIGGER}"() RETURNS trigger LANGUAGE plpgsql AS $$
+                               BEGIN PERFORM pg_notify('{REVISION_CHANNEL}', ''); RETURN NULL; END $$""")
         found = db.execute_sql("SELECT 1 FROM pg_trigger WHERE tgname = %s AND tgrelid = %s::regclass",
                                (REVISION_TRIGGER, table)).fetchone()
         if found is None:

@@ -32,13 +32,36 @@ def with_query(url, **params):
     return url + ("&" if "?" in url else "?") + "&".join(f"{name}={value}" for name, value in params.items())
 
 
-def test_a_hung_postgresql_is_a_503_within_the_deadline_and_health_answers_within_a_second(
-        postgres_database, serve, proxy, keys):
+def behind_a_proxy(postgres_database, serve, proxy, **settings):
+    """``(proxy, server)``: the service, reaching PostgreSQL through a proxy that can hang."""
     hung = proxy(*target(postgres_database))
     url = with_query(through(postgres_database, hung.port).replace("postgresql://", "postgresql+pool://", 1),
                      max_connections=8)
-    server = serve(url, threads=4, DATABASE_STATEMENT_TIMEOUT_MS=STATEMENT_MS,
-                   DATABASE_CONNECT_TIMEOUT=CONNECT_SECONDS, LOCAL_COPY="false")
+    return hung, serve(url, threads=4, DATABASE_STATEMENT_TIMEOUT_MS=STATEMENT_MS,
+                       DATABASE_CONNECT_TIMEOUT=CONNECT_SECONDS, **settings)
+
+
+def recovers_when_resumed(hung, server, keys):
+    hung.resume()
+    deadline = time.monotonic() + RECOVERY_SECONDS
+    while server.get("/news", keys[BIG]).status != 200:
+        assert time.monotonic() < deadline, "the service did not recover when PostgreSQL answered again"
+        time.sleep(0.2)
+    assert server.get("/healthz").status == 200
+
+
+def watched_and_copied(server):
+    """Wait until the server watches the revisions and its copy holds both festivals."""
+    deadline = time.monotonic() + RECOVERY_SECONDS
+    while not ("watching PostgreSQL for new revisions" in server.log()
+               and server.log().count("the local copy holds festival") >= 2):
+        assert time.monotonic() < deadline, server.log()[-3000:]
+        time.sleep(0.1)
+
+
+def test_a_hung_postgresql_is_a_503_within_the_deadline_and_health_answers_within_a_second(
+        postgres_database, serve, proxy, keys):
+    hung, server = behind_a_proxy(postgres_database, serve, proxy, LOCAL_COPY="false")
     for _ in range(4):
         assert server.get("/news", keys[BIG]).status == 200
 
@@ -56,12 +79,7 @@ def test_a_hung_postgresql_is_a_503_within_the_deadline_and_health_answers_withi
     # grace) or connecting's; those that come after the first give up at once.
     assert max(a.seconds for a in answers) < CONNECT_SECONDS + 1, [round(a.seconds, 2) for a in answers]
 
-    hung.resume()
-    deadline = time.monotonic() + RECOVERY_SECONDS
-    while server.get("/news", keys[BIG]).status != 200:
-        assert time.monotonic() < deadline, "the service did not recover when PostgreSQL answered again"
-        time.sleep(0.2)
-    assert server.get("/healthz").status == 200
+    recovers_when_resumed(hung, server, keys)
 
 
 def test_killed_connections_are_replaced_never_a_500(postgres_database, serve, keys):
@@ -85,20 +103,12 @@ SILENT_SECONDS = RevisionWatch.HEARTBEAT_SECONDS + RevisionWatch.DEADLINE_SECOND
 
 def test_with_the_copy_a_hung_postgresql_is_answered_from_it_for_at_most_two_seconds_then_503(
         postgres_database, serve, proxy, keys):
-    hung = proxy(*target(postgres_database))
-    url = with_query(through(postgres_database, hung.port).replace("postgresql://", "postgresql+pool://", 1),
-                     max_connections=8)
     # As served: keys are looked up in the server once and then kept (a request with a key not
     # in the cache reads the server, and is a 503 like any read of it).
-    server = serve(url, threads=4, DATABASE_STATEMENT_TIMEOUT_MS=STATEMENT_MS,
-                   DATABASE_CONNECT_TIMEOUT=CONNECT_SECONDS, API_KEY_CACHE_SECONDS=60)
+    hung, server = behind_a_proxy(postgres_database, serve, proxy, API_KEY_CACHE_SECONDS=60)
     expected = server.get("/news", keys[BIG])
     assert expected.status == 200
-    deadline = time.monotonic() + RECOVERY_SECONDS  # the watch live and the copy made, both festivals
-    while not ("watching PostgreSQL for new revisions" in server.log()
-               and server.log().count("the local copy holds festival") >= 2):
-        assert time.monotonic() < deadline, server.log()[-3000:]
-        time.sleep(0.1)
+    watched_and_copied(server)
 
     hung.pause()
     paused = time.monotonic()
@@ -121,12 +131,7 @@ def test_with_the_copy_a_hung_postgresql_is_answered_from_it_for_at_most_two_sec
     assert [status for at, status, _ in answers if at >= SILENT_SECONDS] and \
         {status for at, status, _ in answers if at >= SILENT_SECONDS} == {503}
 
-    hung.resume()
-    deadline = time.monotonic() + RECOVERY_SECONDS
-    while server.get("/news", keys[BIG]).status != 200:
-        assert time.monotonic() < deadline, "the service did not recover when PostgreSQL answered again"
-        time.sleep(0.2)
-    assert server.get("/healthz").status == 200
+    recovers_when_resumed(hung, server, keys)
 
 
 def test_with_the_copy_an_import_by_another_process_is_on_the_next_request(postgres_database, serve, keys,
@@ -134,11 +139,7 @@ def test_with_the_copy_an_import_by_another_process_is_on_the_next_request(postg
     """Result day on the real server: each `festival-api import` (another process) is on the
     next request, which the process learns from the server's notification, not by asking."""
     server = serve(postgres_database, threads=4)
-    deadline = time.monotonic() + RECOVERY_SECONDS
-    while not ("watching PostgreSQL for new revisions" in server.log()
-               and server.log().count("the local copy holds festival") >= 2):
-        assert time.monotonic() < deadline, server.log()[-3000:]
-        time.sleep(0.1)
+    watched_and_copied(server)
     with open(next(p for p in bundled_fixtures() if os.path.basename(p).startswith(SMALL)), encoding="utf-8") as fh:
         fixture = json.load(fh)
     first = server.get("/news", keys[SMALL], timeout=10).json()
