@@ -42,7 +42,7 @@ from db.compiled.local_copy import COPY_ERRORS, LocalCopy
 from db.database import bind_database, database, end_read_snapshot, is_postgres, sqlite_path
 from db.deadlines import GRACE_SECONDS, deadline_connection, is_deadline_error
 from db.health import NOT_A_DATABASE, Problem, file_identity
-from db.source.revisions import RevisionCache, RevisionWatch
+from db.source.revisions import NO_REVISION, RevisionCache, RevisionWatch
 
 # Peewee's exceptions, and the drivers' own from reads on the raw connection.
 DATABASE_ERRORS = (DatabaseError, InterfaceError, sqlite3.Error, psycopg2.Error)
@@ -51,9 +51,6 @@ DATABASE_ERRORS = (DatabaseError, InterfaceError, sqlite3.Error, psycopg2.Error)
 # UTF-8 the importer wrote, so text that does not decode was damaged in the file (a page
 # read in index order can meet garbage in a row's overflow before SQLite calls it malformed).
 DAMAGE_SIGNS = ("malformed", "not a database", "file is encrypted", "could not decode to utf-8")
-
-# The revision of a festival the server holds no row for.
-NO_REVISION = (0, None)
 
 DAMAGED = Problem(NOT_A_DATABASE, "The database file is damaged; restore it from a backup.")
 

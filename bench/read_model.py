@@ -508,7 +508,7 @@ def targets(results, out):
             r["label"] for r in runs if r["scale"] == scale and r["connections"] == 1 and r["engine"] == "sqlite"
             and not r["label"].startswith(("bare", "304")) and "process" not in r["label"]))
         for label in labels:
-            one, many = find(label, scale, 1), find(label, scale, 64)
+            many = find(label, scale, 64)
             kind = "long tail" if label in LONG_TAIL else "list"
             # Against bare rows at the smallest scale only: at scale 20 its join sorts without an
             # index and falls behind the service, so a ratio against it would say nothing. Each

@@ -76,12 +76,16 @@ def another_process_writes(url, statement):
 
 
 def revision_reads(monkeypatch):
-    """A list that gets an entry each time the revisions are read from the server."""
+    """A list that gets an entry each time a request (on this thread, as the test client
+    runs them) reads the revisions from the server; the watch's own reads, on its thread,
+    are not counted."""
     reads = []
     real = revisions_module.read_revisions
+    requests = threading.current_thread()
 
     def read(cursor):
-        reads.append(cursor)
+        if threading.current_thread() is requests:
+            reads.append(cursor)
         return real(cursor)
 
     monkeypatch.setattr(revisions_module, "read_revisions", read)

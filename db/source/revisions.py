@@ -23,10 +23,8 @@ REVISION_TRIGGER = "festival_revision_notify"
 # process, as in ``festival-api demo``).
 _bumped_here = 0
 
-
-def bumped_here():
-    """How many revisions this process has bumped (a count that only grows)."""
-    return _bumped_here
+# The revision of a festival before any data (no row in the revisions' table).
+NO_REVISION = (0, None)
 
 
 def bump_revision(festival):
@@ -71,7 +69,7 @@ def current_revision(festival_id):
            .where(FestivalRevision.festival == festival_id)
            .tuples()
            .first())
-    return row if row else (0, None)
+    return row if row else NO_REVISION
 
 
 class RevisionCache:
@@ -120,12 +118,16 @@ class RevisionCache:
 def read_revisions(cursor):
     """Every festival's ``{id as text: (revision, changed_at)}``, read with a psycopg2 ``cursor``."""
     cursor.execute(RevisionCache.POSTGRES_SELECT)
-    return {festival_id: (revision, changed_at) for festival_id, revision, changed_at in cursor.fetchall()}
+    return _by_festival(cursor.fetchall())
+
+
+def _by_festival(rows):
+    return {festival_id: (revision, changed_at) for festival_id, revision, changed_at in rows}
 
 
 def _revision_of(rows):
-    found = {festival_id: (revision, changed_at) for festival_id, revision, changed_at in rows}
-    return lambda festival_id: found.get(str(festival_id), (0, None))
+    found = _by_festival(rows)
+    return lambda festival_id: found.get(str(festival_id), NO_REVISION)
 
 
 class RevisionWatch:
@@ -167,7 +169,7 @@ class RevisionWatch:
         self._connection = None
         self._revisions = None  # {festival id as text: (revision, changed_at)} while live
         self._catching_up = False  # a notification was taken in; the revisions are being read
-        self._bumps_read = None  # bumped_here() when the revisions were last read
+        self._bumps_read = None  # _bumped_here when the revisions were last read
         self._stopped = threading.Event()
         self._thread = None
         self._warned = False
@@ -178,7 +180,10 @@ class RevisionWatch:
         return self._revisions is not None
 
     def start(self):
-        """Start the watch's thread (once)."""
+        """Start the watch's thread (once; every request calls this while the watch is not
+        live, so the lock, which a round trip may hold, is taken only the first time)."""
+        if self._thread is not None:
+            return
         with self._lock:
             if self._thread is None and not self._stopped.is_set():
                 self._thread = threading.Thread(target=self._run, name="festival-api-revision-watch", daemon=True)
@@ -206,7 +211,7 @@ class RevisionWatch:
         return revisions
 
     def wait_live(self, timeout):
-        """Wait until the watch is live; return whether it is (tests, ``warm``)."""
+        """Wait until the watch is live; return whether it is."""
         deadline = time.monotonic() + timeout
         while not self.live and time.monotonic() < deadline and not self._stopped.is_set():
             time.sleep(0.01)
