@@ -114,27 +114,32 @@ class _Clock:
 _CLOCK = _Clock()
 
 
-def log_request(method, path, query, status, started, festival, key_id, size, cache, started_at=None):
-    """Write one access line (the front door, ``app/frontdoor.py``, writes one per request)."""
+def log_request(method, path, query, status, started, festival, key_id, size, cache, started_at=None, ended=None):
+    """Write one access line (the front door, ``app/frontdoor.py``, writes one per request);
+    ``query`` is the request's ``(name, value)`` pairs, of which only the names are logged;
+    ``started`` and ``ended`` (default: now) are ``time.perf_counter()`` readings."""
     logger = _ACCESS
     if not logger.isEnabledFor(logging.INFO):
         return
-    at = _CLOCK.iso(started_at or time.time())
-    fields = {
+    line = {
+        "time": _CLOCK.iso(started_at or time.time()),
+        "level": "INFO",
+        "logger": ACCESS_LOGGER,
         "method": method,
         "path": path,
-        "query": sorted(set(query)),
+        "query": sorted({name for name, _ in query}),
         "status": status,
-        "duration_ms": round((time.perf_counter() - started) * 1000, 2) if started else None,
+        "duration_ms": round(((ended or time.perf_counter()) - started) * 1000, 2) if started else None,
         "festival": festival.slug if festival is not None else None,
-        "key_id": None if key_id is None else str(key_id),
+        "key_id": key_id,  # text: the key cache keeps it so
         "bytes": size,
         "cache": cache,
     }
     if not logger.handlers and _SERVICE.handlers == [_HANDLER]:  # as configured: no other handler wants a record
-        _HANDLER.write_line({"time": at, "level": "INFO", "logger": ACCESS_LOGGER, **fields})
+        _HANDLER.write_line(line)
     else:
-        logger.info("request", extra={"fields": {"time": at, **fields}})
+        del line["level"], line["logger"]
+        logger.info("request", extra={"fields": line})
 
 
 def _use_json_lines(logger, level):

@@ -1,14 +1,17 @@
 """The service's database, as an object the app owns: one read snapshot per API request.
 
-The front door (``app/frontdoor.py``) opens a snapshot before it reads anything for a
-request and ends it when the answer is made. Opening one:
+The front door (``app/frontdoor.py``) begins a request's reads before it reads anything
+(:meth:`ServiceDatabase.begin`), begins its read snapshot before a view reads pages
+(:meth:`ServiceDatabase.snapshot`) and ends both when the answer is made. Beginning:
 
 - follows the SQLite file's path, so a replaced or deleted file is noticed by every request
   (a connection keeps reading the file it opened): a new file gets a new connection, no
   file is a 503;
-- gives the festivals' revisions in the snapshot, read as seldom as the engine allows
+- gives the festival's revision, read as seldom as the engine allows
   (``db.source.revisions.RevisionCache``: on SQLite only after a commit, on PostgreSQL in
-  the round trip of ``BEGIN``);
+  the round trip of ``BEGIN``), and begins the snapshot only for a request that reads
+  pages (:meth:`ServiceDatabase.snapshot`): an answer from the response cache reads
+  nothing else, on SQLite one ``PRAGMA``;
 - on PostgreSQL with the local copy (``LOCAL_COPY``, :mod:`db.compiled.local_copy`): takes
   every festival's revision from a :class:`~db.source.revisions.RevisionWatch`, which keeps
   them in memory from the server's notifications (a trigger sends one when an import
@@ -81,6 +84,7 @@ class ServiceDatabase:
         path = sqlite_path(url)
         self._path = path if path not in (None, ":memory:") else None
         # Per thread: the file identity its connection reads, and where its snapshot is.
+        self._postgres = is_postgres(self.db)
         self._local = threading.local()
         self.revisions = RevisionCache()
         self._damaged = None  # the file's fingerprint when a request found it damaged
@@ -111,8 +115,11 @@ class ServiceDatabase:
 
     def begin(self):
         """Begin the request's reads; return ``revision_of(festival_id)`` -> ``(revision,
-        changed_at)``, which opens the snapshot the request reads in. Raises ``Unavailable``
-        when there is no file, or the file is known to be damaged."""
+        changed_at)``: the festival's revision as of now, without a read snapshot where the
+        engine allows (SQLite, and PostgreSQL with the local copy), so that an answer from
+        the response cache costs none; :meth:`snapshot` begins one for a request that reads
+        pages. Raises ``Unavailable`` when there is no file, or the file is known to be
+        damaged."""
         local = self._local
         local.snapshot = None
         if self._path is not None:
@@ -126,15 +133,29 @@ class ServiceDatabase:
                 self.drop()
                 local.identity = identity
         if self.copy is None:
-            local.snapshot = "server"
             self.db.connect(reuse_if_open=True)
+            if self._postgres:  # the snapshot begins with the revisions, in one round trip
+                local.snapshot = "server"
             return self.revisions.begin(self.db)
         revisions = self.watch.current()
         if revisions is None:  # the watch is not live (yet): the server is asked
             self.watch.start()
             self.db.connect(reuse_if_open=True)
             revisions = self.revisions.read(self.db)
-        return lambda festival_id: self._snapshot_at(festival_id, revisions.get(str(festival_id), NO_REVISION))
+        return lambda festival_id: revisions.get(str(festival_id), NO_REVISION)
+
+    def snapshot(self, festival_id, revision):
+        """Begin the request's read snapshot, unless :meth:`begin` did, for ``festival_id``,
+        whose ``(revision, changed_at)`` ``begin`` gave as ``revision``; return the revision
+        in the snapshot, the one the answer is made at (it moved if an import committed
+        between the two): on the local copy when it holds that revision."""
+        local = self._local
+        if local.snapshot is not None:  # PostgreSQL: begun with the revisions
+            return revision
+        if self.copy is not None:
+            return self._snapshot_at(festival_id, revision)
+        local.snapshot = "server"
+        return self.revisions.snapshot(self.db, festival_id)
 
     def warm(self):
         """Start watching the server's revisions and bringing the local copy (if any) to

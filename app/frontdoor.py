@@ -2,10 +2,10 @@
 
 It owns everything requests share, each step written once, in this order:
 
-1. the request's read snapshot of the database and the festival's data revision
-   (``app/database.py``; on SQLite the revision is read again only after a commit; on
-   PostgreSQL with the local copy it is known from the server's notifications, and the
-   snapshot is the copy's when it holds that revision);
+1. the festival's data revision (``app/database.py``; on SQLite it is read again only
+   after a commit; on PostgreSQL with the local copy it is known from the server's
+   notifications); the request's read snapshot begins only on a miss (5.), on the copy
+   when it holds that revision;
 2. the API key (``app/auth.py``): hashed once, looked up in the key cache or the database,
    401 when missing, unknown or revoked;
 3. the rate limit (``app/limits.py``), counted once per request: 429 when over budget;
@@ -28,6 +28,8 @@ that met a connection the database server had closed (a restart, a failover) is 
 once more on new connections: it has changed nothing.
 """
 
+import time
+
 import marshmallow as ma
 import orjson
 import xxhash
@@ -45,6 +47,7 @@ from .errors import error_json
 from .health import HealthCheck
 from .http import ApiHeaders, compress
 from .limits import make_rate_limits
+from .server import AFTER_ANSWER
 
 # Headers of a view's answer that the front door makes again for every answer it sends.
 _MADE_AGAIN = {"content-length", "content-encoding", "etag", "date"}
@@ -162,7 +165,8 @@ class FrontDoor:
                 return Answer(200, list(entry.headers), entry.body, entry.etag, entry)
             state.cache = "miss"
             answer = self._made(environ, state)
-            if answer.status == 200 and answer.etag is not None:
+            # Kept unless an import moved the revision between the key and the snapshot.
+            if answer.status == 200 and answer.etag is not None and state.revision == cache_key[1]:
                 answer.entry = CachedResponse(answer.body, list(answer.headers), answer.etag)
                 self.cache.put(cache_key, answer.entry)
             elif 400 <= answer.status < 500 and maker is not None:
@@ -175,8 +179,11 @@ class FrontDoor:
                 self.cache.made(cache_key, maker)
 
     def _made(self, environ, state):
-        """The endpoint's answer, by its operation; a ``200`` gets its weak ETag."""
+        """The endpoint's answer, by its operation, in the request's read snapshot; a ``200``
+        gets its weak ETag."""
         operation = self.operations[environ["PATH_INFO"]]
+        state.revision, state.changed_at = self.database.snapshot(state.festival.id,
+                                                                  (state.revision, state.changed_at))
         begin_request(state)
         try:
             body = operation(state.query)
@@ -267,8 +274,14 @@ class FrontDoor:
             headers.append(("Content-Length", str(len(body))))
         start_response(_REASONS.get(status) or f"{status} {HTTP_STATUS_CODES.get(status, 'Unknown').upper()}",
                        headers)
-        self._log(environ, status, len(body), state)
-        return [] if method == "HEAD" or not body else [body]
+        line = (method, path, state, status, 0 if method == "HEAD" else len(body), time.perf_counter())
+        after = environ.get(AFTER_ANSWER)
+        if after is None:
+            _log(*line)
+        else:  # written once the answer is on its way: the client does not wait for it
+            after.append(lambda: _log(*line))
+        # b"": waitress sends the headers of an answer without a body before the after work.
+        return [b""] if method == "HEAD" or not body else [body]
 
     def _compressed(self, environ, answer, headers):
         encoding = self.headers.encoding(environ)
@@ -284,11 +297,11 @@ class FrontDoor:
         headers.append(("Content-Encoding", encoding))
         return data
 
-    def _log(self, environ, status, size, state):
-        log_request(method=environ.get("REQUEST_METHOD"), path=environ.get("PATH_INFO"),
-                    query=[name for name, _ in state.query],
-                    status=status, started=state.started, festival=state.festival, key_id=state.key_id,
-                    size=size, cache=state.cache, started_at=state.started_at)
+
+def _log(method, path, state, status, size, ended):
+    log_request(method=method, path=path, query=state.query, status=status, started=state.started,
+                festival=state.festival, key_id=state.key_id, size=size, cache=state.cache,
+                started_at=state.started_at, ended=ended)
 
 
 def weak_etag(body):

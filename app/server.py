@@ -50,11 +50,33 @@ class JsonErrorTask(ErrorTask):
         self.write(body)
 
 
+# The WSGI environ key under which the server offers a list: callables the app appends to
+# it run after the answer was handed to the socket (the access line), not while the
+# client waits for it.
+AFTER_ANSWER = "festival_api.after_answer"
+
+
 class KeepAliveTask(WSGITask):
     """waitress's task, keeping an HTTP/1.1 connection open after an answer that has no
-    body by definition (1xx, 204, 304). waitress closes it because such an answer carries
-    no Content-Length, though it ends at its headers (RFC 9112 §6.3): every ``304`` cost
-    the client a new connection, more than the answer itself."""
+    body by definition (1xx, 204, 304), and running the app's ``AFTER_ANSWER`` work once
+    the answer is sent.
+
+    waitress closes the connection after a bodiless answer because it carries no
+    Content-Length, though it ends at its headers (RFC 9112 §6.3): every ``304`` cost the
+    client a new connection, more than the answer itself."""
+
+    def get_environment(self):
+        environ = super().get_environment()
+        environ.setdefault(AFTER_ANSWER, [])
+        return environ
+
+    def service(self):
+        try:
+            super().service()  # the answer is written to the socket as it is made
+        finally:
+            environ = self.environ
+            for work in environ.get(AFTER_ANSWER, ()) if environ is not None else ():
+                work()
 
     def set_close_on_finish(self):
         asked_to_close = (self.version != "1.1"
@@ -238,8 +260,9 @@ def pin_to_cpu(index=0):
 
 def create_server(app, **settings):
     """``waitress.server.create_server`` whose listeners answer waitress's errors in JSON,
-    keep connections open after a ``304`` and pass forwarded headers to the app; the
-    process's GIL switch interval becomes ``SWITCH_INTERVAL``."""
+    keep connections open after a ``304``, run the app's work after the answer
+    (``AFTER_ANSWER``) and pass forwarded headers to the app; the process's GIL switch
+    interval becomes ``SWITCH_INTERVAL``."""
     sys.setswitchinterval(SWITCH_INTERVAL)
     dispatcher = HealthFirstDispatcher()
     dispatcher.set_thread_count(settings.get("threads", 4))

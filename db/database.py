@@ -193,6 +193,12 @@ def begin_read_snapshot(db, then=None):
     return connection.execute("PRAGMA data_version").fetchone()[0]
 
 
+def sqlite_data_version(db):
+    """SQLite's ``PRAGMA data_version`` outside a transaction: it moves when another
+    connection commits, so equal values mean that nothing was written between the two reads."""
+    return db.connection().execute("PRAGMA data_version").fetchone()[0]
+
+
 def end_read_snapshot(db):
     """End the request's read transaction; the connection stays open for the next one."""
     if db.is_closed():

@@ -211,3 +211,61 @@ def test_each_data_route_loads_the_parameters_its_openapi_operation_documents(ap
         documented = {parameter["name"] for parameter in document["paths"][path]["get"]["parameters"]
                       if parameter["in"] == "query"}
         assert documented == set(operation.plan.attribute), path
+
+
+@pytest.mark.skipif(ON_POSTGRES, reason="SQLite's statements (on PostgreSQL the snapshot comes with the revisions)")
+def test_on_sqlite_an_answer_from_the_response_cache_begins_no_snapshot(app_with, keys):
+    client = app_with(RESPONSE_CACHE_SECONDS=60, API_KEY_CACHE_SECONDS=60).test_client()
+    headers = {"X-API-Key": keys[BIG]}
+    first = client.get(f"{API}/news?limit=3", headers=headers)
+    assert first.status_code == 200
+    connection = client.application.extensions["front_door"].database.db.connection()
+    statements = []
+    connection.set_trace_callback(statements.append)
+    try:
+        assert client.get(f"{API}/news?limit=4", headers=headers).status_code == 200  # a miss
+        made, statements[:] = list(statements), []
+        assert client.get(f"{API}/news?limit=3", headers=headers).status_code == 200  # hits
+        assert client.get(f"{API}/news?limit=3", headers={**headers, "If-None-Match": first.headers["ETag"]}
+                          ).status_code == 304
+    finally:
+        connection.set_trace_callback(None)
+    assert made[:3] == ["PRAGMA data_version", "BEGIN", "PRAGMA data_version"] and made[-1] == "ROLLBACK"
+    assert any(statement.startswith("SELECT") for statement in made)
+    assert statements == ["PRAGMA data_version"] * 2
+
+
+@pytest.mark.parametrize("cache_seconds", [0, 60], ids=["cache-off", "cache-on"])
+def test_an_import_between_the_revision_and_the_snapshot_is_never_answered_or_kept_half(
+        fresh_app, fixture_data, keys, cache_seconds):
+    _, url = fresh_app
+    client = create_app({"DATABASE_URL": url, **TEST_SETTINGS, "RESPONSE_CACHE_SECONDS": cache_seconds,
+                         "API_KEY_CACHE_SECONDS": 60}).test_client()
+    database = client.application.extensions["front_door"].database
+    headers = {"X-API-Key": keys[BIG]}
+    before = client.get(f"{API}/news", headers=headers).get_json()["context"]["data"]["revision"]
+    title = "A title imported while a request was on its way"
+    changed = copy.deepcopy(fixture_data[BIG])
+    changed["news"][0]["title"] = title
+    real_snapshot = database.snapshot
+
+    def racing(festival_id, revision):  # the import commits after the revision was read
+        del database.snapshot
+        with writable(url):
+            import_fixture(changed)
+        return real_snapshot(festival_id, revision)
+
+    database.snapshot = racing
+    raced = client.get(f"{API}/news?limit=50", headers=headers).get_json()
+    assert "snapshot" not in vars(database), "the request read no pages"
+    # Its data and its revision are of one view: the old one or the new one, never mixed.
+    titles = {item["title"] for item in raced["data"]}
+    assert (raced["context"]["data"]["revision"], title in titles) in {(before, False), (before + 1, True)}
+    cache = client.application.extensions["front_door"].cache
+    if cache.enabled:  # kept, if at all, under the revision it was made at
+        kept = [key[1] for key in list(cache._entries) if key[2] == f"{API}/news" and key[3] == (("limit", "50"),)]
+        assert set(kept) <= {raced["context"]["data"]["revision"]}
+    # The next identical request is answered at the new revision, not from an answer kept under the old.
+    again = client.get(f"{API}/news?limit=50", headers=headers).get_json()
+    assert again["context"]["data"]["revision"] == before + 1
+    assert title in {item["title"] for item in again["data"]}

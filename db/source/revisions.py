@@ -10,7 +10,7 @@ import select
 import threading
 import time
 
-from ..database import begin_read_snapshot, database, is_postgres
+from ..database import begin_read_snapshot, database, is_postgres, sqlite_data_version
 from .models import FestivalRevision, utcnow
 
 # The channel on which PostgreSQL tells listeners that a festival's revision moved.
@@ -73,16 +73,18 @@ def current_revision(festival_id):
 
 
 class RevisionCache:
-    """A request's read snapshot, and the revisions of the festivals in it, read as seldom as
-    the engine allows.
+    """The festivals' revisions, read as seldom as the engine allows, and a request's read
+    snapshot, begun only when the request reads more than its festival's revision.
 
-    SQLite's ``PRAGMA data_version`` (the snapshot's first read, see
-    :func:`db.database.begin_read_snapshot`) changes when another connection commits; until
-    then the revisions this connection read are still the database's. So a request reads
-    the ``festival_revision`` row only after a commit, not every time. On PostgreSQL the
-    snapshot begins with every festival's revision, in the same round trip as ``BEGIN``
-    (a deployment holds a few festivals); with the local copy a :class:`RevisionWatch`
-    holds them, or, while it cannot, they are read alone (:meth:`read`).
+    SQLite's ``PRAGMA data_version`` changes when another connection commits; until then the
+    revisions this connection read are still the database's. So :meth:`begin` asks SQLite for
+    ``data_version`` alone, outside a transaction, and reads the ``festival_revision`` row only
+    after a commit: a request the response cache answers begins no snapshot. A request that
+    reads pages begins one (:meth:`snapshot`), whose first read is ``data_version`` again: a
+    commit between the two gives the request the revision its snapshot sees. On PostgreSQL
+    the snapshot begins with every festival's revision, in the same round trip as ``BEGIN``
+    (a deployment holds a few festivals); with the local copy a :class:`RevisionWatch` holds
+    them, or, while it cannot, they are read alone (:meth:`read`).
     """
 
     def __init__(self):
@@ -92,12 +94,18 @@ class RevisionCache:
     POSTGRES_SELECT = f"SELECT festival_id::text, revision, changed_at FROM {FestivalRevision._meta.table_name}"
 
     def begin(self, db):
-        """Begin ``db``'s read snapshot; return ``revision_of(festival_id)`` -> ``(revision,
-        changed_at)`` in it, ``(0, None)`` before any data."""
+        """``revision_of(festival_id)`` -> ``(revision, changed_at)`` of ``db`` as of now,
+        ``(0, None)`` before any data. On PostgreSQL this begins the read snapshot; on SQLite
+        it does not (see :meth:`snapshot`)."""
         if is_postgres(db):
             return _revision_of(begin_read_snapshot(db, then=self.POSTGRES_SELECT))
-        data_version = begin_read_snapshot(db)
+        data_version = sqlite_data_version(db)
         return lambda festival_id: self._sqlite_revision(festival_id, data_version)
+
+    def snapshot(self, db, festival_id):
+        """SQLite: begin ``db``'s read snapshot and return ``festival_id``'s revision in it
+        (read again only if another connection committed since :meth:`begin`)."""
+        return self._sqlite_revision(festival_id, begin_read_snapshot(db))
 
     def read(self, db):
         """Every festival's ``{id as text: (revision, changed_at)}`` on PostgreSQL, in one

@@ -1,0 +1,60 @@
+"""Access lines on the real server: written once the answer is sent, one for every request
+on a keep-alive connection, whatever answered it (a view, the response cache, a 304, a
+HEAD, an error, Flask)."""
+import http.client
+import json
+import time
+
+from conftest import API, BIG
+
+
+def access_lines(server):
+    return [json.loads(line) for line in server.log().splitlines()
+            if line.startswith("{") and '"festival_api.access"' in line]
+
+
+def lines_after(server, earlier, count, timeout=5.0):
+    """``count`` access lines after the first ``earlier``, waiting for them (each is written
+    just after its answer is sent)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        lines = access_lines(server)[earlier:]
+        if len(lines) >= count or time.monotonic() > deadline:
+            return lines
+        time.sleep(0.05)
+
+
+def test_every_request_on_a_keep_alive_connection_gets_one_line_after_its_answer(database, serve, keys):
+    server = serve(database, RESPONSE_CACHE_SECONDS=60)
+    earlier = len(access_lines(server))  # the start's health checks
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    key = {"X-API-Key": keys[BIG]}
+    sent = []
+
+    def ask(method, path, headers):
+        connection.request(method, path, headers=headers)
+        response = connection.getresponse()
+        body = response.read()
+        sent.append((method, path.split("?")[0], response.status, len(body)))
+        return response, body
+
+    news = f"{API}/news?limit=3"
+    first, body = ask("GET", news, key)                                  # made by the view
+    assert first.status == 200 and body
+    etag = first.getheader("ETag")
+    assert ask("GET", news, key)[0].status == 200                        # from the response cache
+    assert ask("GET", news, {**key, "If-None-Match": etag})[0].status == 304
+    head, head_body = ask("HEAD", news, key)
+    assert head.status == 200 and head_body == b""
+    assert ask("GET", news, {})[0].status == 401                         # no key
+    assert ask("GET", f"{API}/news?limit=0", key)[0].status == 400
+    assert ask("GET", f"{API}/no-such-endpoint", key)[0].status == 404   # through Flask
+    assert ask("GET", "/healthz", {})[0].status == 200
+    connection.close()
+
+    lines = lines_after(server, earlier, len(sent))
+    assert [(line["method"], line["path"], line["status"], line["bytes"]) for line in lines] == sent
+    assert [line["cache"] for line in lines[:3]] == ["miss", "hit", "hit"]
+    assert all(line["festival"] == BIG for line in lines[:4])
+    assert all(isinstance(line["duration_ms"], float) and 0 <= line["duration_ms"] < 5000 for line in lines)
+    assert keys[BIG] not in server.log()
