@@ -216,14 +216,6 @@ class HealthFirstDispatcher(ThreadedTaskDispatcher):
         return super().shutdown(cancel_pending, timeout)
 
 
-# How long a thread may hold the GIL while another waits for it (Python's default: 5 ms).
-# A request gives the GIL up at every SQLite step and every write; with many connections the
-# worker that gave it up then waited up to 5 ms behind a busy one, and throughput at 64
-# connections swung between a third and a half of one connection's. At 1 ms it holds at
-# about two thirds (docs/performance.md).
-SWITCH_INTERVAL = 0.001
-
-
 def pin_to_cpu(index=0):
     """Keep this process (every thread it has and will start) on one CPU: the ``index``-th,
     counted from the last and wrapping round, of the CPUs it may use. Return that CPU, or
@@ -261,9 +253,7 @@ def pin_to_cpu(index=0):
 def create_server(app, **settings):
     """``waitress.server.create_server`` whose listeners answer waitress's errors in JSON,
     keep connections open after a ``304``, run the app's work after the answer
-    (``AFTER_ANSWER``) and pass forwarded headers to the app; the process's GIL switch
-    interval becomes ``SWITCH_INTERVAL``."""
-    sys.setswitchinterval(SWITCH_INTERVAL)
+    (``AFTER_ANSWER``) and pass forwarded headers to the app."""
     dispatcher = HealthFirstDispatcher()
     dispatcher.set_thread_count(settings.get("threads", 4))
     server = waitress_create_server(app, _dispatcher=dispatcher, **{**DEFAULTS, **settings})

@@ -84,20 +84,6 @@ def test_a_304_keeps_the_connection_open(app, keys):
     assert statuses == [(304, None)] * 3
 
 
-def test_the_server_shortens_the_gil_switch_interval(app):
-    import sys
-
-    from app.server import SWITCH_INTERVAL
-
-    default = 0.005
-    sys.setswitchinterval(default)
-    try:
-        with running(app):
-            assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL) != default
-    finally:
-        sys.setswitchinterval(default)
-
-
 def test_idle_workers_are_woken_last_in_first_out():
     from app.server import LastInFirstOut
 
