@@ -83,8 +83,8 @@ class ServiceDatabase:
         self.db = bind_database(url, readonly=readonly, **deadlines)
         path = sqlite_path(url)
         self._path = path if path not in (None, ":memory:") else None
-        # Per thread: the file identity its connection reads, and where its snapshot is.
         self._postgres = is_postgres(self.db)
+        # Per thread: the file identity its connection reads, and where its snapshot is.
         self._local = threading.local()
         self.revisions = RevisionCache()
         self._damaged = None  # the file's fingerprint when a request found it damaged
