@@ -188,14 +188,14 @@ def begin_read_snapshot(db, then=None):
         cursor.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" + (f"; {then}" if then else ""))
         return cursor.fetchall() if then else None
     # The raw connection: two statements of transaction control need none of Peewee's work.
-    connection = db.connection()
-    connection.execute("BEGIN")
-    return connection.execute("PRAGMA data_version").fetchone()[0]
+    db.connection().execute("BEGIN")
+    return sqlite_data_version(db)
 
 
 def sqlite_data_version(db):
-    """SQLite's ``PRAGMA data_version`` outside a transaction: it moves when another
-    connection commits, so equal values mean that nothing was written between the two reads."""
+    """SQLite's ``PRAGMA data_version``, in a transaction or outside one: it moves when
+    another connection commits, so equal values mean that nothing was written between the
+    two reads."""
     return db.connection().execute("PRAGMA data_version").fetchone()[0]
 
 
