@@ -3,11 +3,19 @@
 An access line holds the time, method, path, the *names* of the query parameters (values
 can be personal, e.g. a chest number), status, duration, festival slug, the API key's id
 (never the key), bytes sent and whether the response cache answered.
+
+Under ``festival-api serve`` a line may be *held* (:func:`log_request`'s ``held``): it
+waits in memory while other requests wait for a worker, and goes out with the others in one
+``write(2)`` once the server has no request waiting (``app/server.py`` calls
+:func:`write_held`), or at ``MAX_HELD`` lines. Under load one system call then writes many
+lines; an idle server writes each line as its request ends.
 """
+import atexit
 import datetime
 import logging
 import os
 import sys
+import threading
 import time
 
 import orjson
@@ -50,26 +58,53 @@ class StderrHandler(logging.StreamHandler):
     def stream(self, value):
         pass
 
-    def write_line(self, line):
+    def write_line(self, line, held=False):
         """Write ``line`` (a dict) as a JSON line without a log record: for the access line
         of every request, whose fields are already made, logging's record, caller lookup
-        and formatting would cost as much as a cached answer.
+        and formatting would cost as much as a cached answer. ``held``: the line may wait
+        for :func:`write_held` (see the module doc).
 
-        To the process's own stderr the line goes in one ``write(2)`` with no lock held: the
-        kernel keeps a line whole (appended to a file, or up to 4 kB into a pipe), and
+        To the process's own stderr lines go in one ``write(2)`` with no lock held: the
+        kernel keeps them whole (appended to a file, or up to 4 kB into a pipe), and
         worker threads never queue behind each other's system call for a lock, which at
         64 connections cost two thirds of the throughput."""
         data = orjson.dumps(line, default=str) + b"\n"
         stream = self.stream
         if stream is sys.__stderr__ and _STDERR_FD is not None:
-            written = os.write(_STDERR_FD, data)
-            while written < len(data):  # only a signal or a full disk cuts a write short
-                data = data[written:]
-                written = os.write(_STDERR_FD, data)
+            if held and _HELD.hold(data) < MAX_HELD:
+                return
+            _HELD.write(data if not held else b"")
             return
         with self.lock:
             stream.write(data.decode())
             stream.flush()
+
+
+# Lines held at most, and so written in one system call at most.
+MAX_HELD = 64
+
+
+class _HeldLines:
+    """Access lines waiting to be written to the process's stderr, in the order they ended."""
+
+    def __init__(self):
+        self._lines = []
+        self._lock = threading.Lock()  # never held across a system call
+
+    def hold(self, data):
+        """Keep ``data``; return how many lines are held now."""
+        with self._lock:
+            self._lines.append(data)
+            return len(self._lines)
+
+    def write(self, data=b""):
+        """Write the held lines, then ``data``, in one ``write(2)``."""
+        if self._lines:
+            with self._lock:
+                lines, self._lines = self._lines, []
+            data = b"".join(lines) + data
+        while data:  # only a signal or a full disk cuts a write short
+            data = data[os.write(_STDERR_FD, data):]
 
 
 def _stderr_fd():
@@ -80,7 +115,17 @@ def _stderr_fd():
 
 
 _STDERR_FD = _stderr_fd()
+_HELD = _HeldLines()
 _HANDLER = StderrHandler()
+
+
+def write_held():
+    """Write the access lines held so far (the server calls this when no request waits)."""
+    if _HELD._lines:
+        _HELD.write()
+
+
+atexit.register(write_held)
 _SERVICE = logging.getLogger("festival_api")
 _ACCESS = logging.getLogger(ACCESS_LOGGER)
 
@@ -114,10 +159,12 @@ class _Clock:
 _CLOCK = _Clock()
 
 
-def log_request(method, path, query, status, started, festival, key_id, size, cache, started_at=None, ended=None):
+def log_request(method, path, query, status, started, festival, key_id, size, cache, started_at=None, ended=None,
+                held=False):
     """Write one access line (the front door, ``app/frontdoor.py``, writes one per request);
     ``query`` is the request's ``(name, value)`` pairs, of which only the names are logged;
-    ``started`` and ``ended`` (default: now) are ``time.perf_counter()`` readings."""
+    ``started`` and ``ended`` (default: now) are ``time.perf_counter()`` readings; ``held``:
+    the line may wait for :func:`write_held`, which the server calls."""
     logger = _ACCESS
     if not logger.isEnabledFor(logging.INFO):
         return
@@ -136,7 +183,7 @@ def log_request(method, path, query, status, started, festival, key_id, size, ca
         "cache": cache,
     }
     if not logger.handlers and _SERVICE.handlers == [_HANDLER]:  # as configured: no other handler wants a record
-        _HANDLER.write_line(line)
+        _HANDLER.write_line(line, held)
     else:
         del line["level"], line["logger"]
         logger.info("request", extra={"fields": line})

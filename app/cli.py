@@ -282,7 +282,7 @@ def _serve(host, port, threads, config=None, workers=None):
     import socket
 
     from . import create_app
-    from .server import BACKLOG, create_server, pin_to_cpu, server_settings
+    from .server import BACKLOG, create_server, pin_to_cpu, server_settings, write_held_lines_on_sigterm
     from .workers import run_workers
 
     settings = _server_settings(host, port, threads, workers)
@@ -294,6 +294,7 @@ def _serve(host, port, threads, config=None, workers=None):
                         if name not in ("host", "port")}
 
             def serve_one(sock, index):
+                write_held_lines_on_sigterm()
                 if settings["PIN_CPU"]:
                     pin_to_cpu(index)
                 create_server(_warmed(create_app(config)), sockets=[sock], ident="festival-api", **waitress).run()
@@ -303,6 +304,7 @@ def _serve(host, port, threads, config=None, workers=None):
                 f"with {settings['WORKERS']} processes"
                 + (", each kept on one CPU" if settings["PIN_CPU"] else ""), err=True))
             return
+        write_held_lines_on_sigterm()
         cpu = pin_to_cpu() if settings["PIN_CPU"] else None
         server = create_server(_warmed(create_app(config)), **server_settings(settings), ident="festival-api")
     except socket.gaierror as error:

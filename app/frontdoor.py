@@ -17,7 +17,8 @@ It owns everything requests share, each step written once, in this order:
    routes are the API's description (the OpenAPI document) and serve everything else;
 6. every answer under the API prefix, whoever made it: ``304`` for a matching
    ``If-None-Match``, compression, CORS, ``Vary`` and ``Cache-Control`` (``app/http.py``),
-   the rate-limit headers; and one access-log line for every request (``app/access_log.py``).
+   the rate-limit headers; and one access-log line for every request (``app/access_log.py``;
+   under ``festival-api serve`` written after the answer, and held while requests wait).
 
 Views read what the front door resolved (festival, revision) from ``app/context.py``.
 Requests outside the API's data endpoints (``/healthz``, the documentation, the demo page,
@@ -278,8 +279,8 @@ class FrontDoor:
         after = environ.get(AFTER_ANSWER)
         if after is None:
             _log(*line)
-        else:  # written once the answer is on its way: the client does not wait for it
-            after.append(lambda: _log(*line))
+        else:  # once the answer is on its way (the client does not wait for it), held
+            after.append(lambda: _log(*line, held=True))  # while requests wait (access_log)
         # b"": waitress sends the headers of an answer without a body before the after work.
         return [b""] if method == "HEAD" or not body else [body]
 
@@ -298,10 +299,10 @@ class FrontDoor:
         return data
 
 
-def _log(method, path, state, status, size, ended):
+def _log(method, path, state, status, size, ended, held=False):
     log_request(method=method, path=path, query=state.query, status=status, started=state.started,
                 festival=state.festival, key_id=state.key_id, size=size, cache=state.cache,
-                started_at=state.started_at, ended=ended)
+                started_at=state.started_at, ended=ended, held=held)
 
 
 def weak_etag(body):

@@ -19,6 +19,7 @@ import json
 import logging
 import os
 import resource
+import signal
 import sys
 import threading
 import time
@@ -27,6 +28,8 @@ from waitress.channel import HTTPChannel
 from waitress.server import BaseWSGIServer
 from waitress.server import create_server as waitress_create_server
 from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
+
+from .access_log import write_held
 
 MESSAGES = {
     400: "The request could not be parsed.",
@@ -86,8 +89,19 @@ class KeepAliveTask(WSGITask):
 
 
 class JsonErrorChannel(HTTPChannel):
+    """waitress's connection, with the service's tasks; once a request is served and no
+    other waits for a worker, the access lines held meanwhile are written
+    (:func:`app.access_log.write_held`): under load in one system call for many requests."""
+
     task_class = KeepAliveTask
     error_task_class = JsonErrorTask
+
+    def service(self):
+        try:
+            super().service()
+        finally:
+            if not self.server.task_dispatcher.queue:
+                write_held()
 
 
 # Connections beyond CONNECTION_LIMIT wait in the kernel's queue (capped by net.core.somaxconn).
@@ -248,6 +262,19 @@ def pin_to_cpu(index=0):
         except OSError:  # a thread that ended meanwhile
             pass
     return cpu
+
+
+def write_held_lines_on_sigterm():
+    """On SIGTERM, write the access lines held (:func:`app.access_log.write_held`), then end
+    as SIGTERM ends a process: the requests answered last are in the log. From the main
+    thread, before serving."""
+
+    def terminate(signum, frame):
+        write_held()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, terminate)
 
 
 def create_server(app, **settings):

@@ -14,6 +14,8 @@ import socket
 import sys
 import time
 
+from .access_log import write_held
+
 # A worker that dies sooner than this after its start is not started again at once.
 RESTART_PAUSE_SECONDS = 1.0
 
@@ -51,6 +53,7 @@ def run_workers(count, serve_one, host, port, backlog, ready=None):
             except BaseException:  # noqa: B036 - a worker never returns into the parent's code
                 code = 1
             finally:
+                write_held()
                 sys.stdout.flush()
                 sys.stderr.flush()
                 os._exit(code)

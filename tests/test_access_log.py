@@ -97,3 +97,54 @@ def test_the_access_lines_clock_writes_the_time_datetime_writes():
     rng = random.Random(14)
     moments = edges + [rng.uniform(1.6e9, 1.9e9) for _ in range(20_000)]
     assert [_CLOCK.iso(t) for t in moments] == [_iso(t) for t in moments]
+
+
+HELD_LINES_SCRIPT = r"""
+import os, signal, sys, time
+from flask import Flask
+from app.access_log import MAX_HELD, init_access_log, log_request, write_held
+from app.server import write_held_lines_on_sigterm
+
+app = Flask("held")
+app.config["LOG_LEVEL"] = "INFO"
+init_access_log(app)
+
+def line(number, held=True):
+    log_request(method="GET", path=f"/{number}", query=[], status=200, started=None, festival=None,
+                key_id=None, size=0, cache=None, held=held)
+
+def mark(text):
+    os.write(2, text.encode() + b"\n")
+
+line(1); line(2)
+mark("after two held")
+write_held()                      # the server has no request waiting
+mark("after write_held")
+for number in range(3, 3 + MAX_HELD):
+    line(number)                  # the MAX_HELD-th goes out with the others
+mark("after MAX_HELD")
+line(100); line(101, held=False)  # a line not held goes out after the held ones
+mark("after one not held")
+line(102)
+write_held_lines_on_sigterm()
+os.kill(os.getpid(), signal.SIGTERM)
+time.sleep(5)
+mark("SIGTERM did not end the process")
+"""
+
+
+def test_held_access_lines_go_out_in_order_when_the_server_idles_when_many_wait_and_on_sigterm(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from app.access_log import MAX_HELD
+
+    done = subprocess.run([sys.executable, "-c", HELD_LINES_SCRIPT], capture_output=True, text=True, timeout=60,
+                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert done.returncode == -signal.SIGTERM, done.stderr
+    out = [line if not line.startswith("{") else json.loads(line)["path"] for line in done.stderr.splitlines()]
+    held = [f"/{number}" for number in range(3, 3 + MAX_HELD)]
+    assert out == ["after two held", "/1", "/2", "after write_held", *held, "after MAX_HELD",
+                   "/100", "/101", "after one not held", "/102"]

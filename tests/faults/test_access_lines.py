@@ -58,3 +58,41 @@ def test_every_request_on_a_keep_alive_connection_gets_one_line_after_its_answer
     assert all(line["festival"] == BIG for line in lines[:4])
     assert all(isinstance(line["duration_ms"], float) and 0 <= line["duration_ms"] < 5000 for line in lines)
     assert keys[BIG] not in server.log()
+
+
+def test_under_load_every_request_gets_one_line_and_the_held_ones_are_written_when_requests_stop(
+        database, serve, keys):
+    import collections
+    import threading
+
+    server = serve(database, threads=4)
+    earlier = len(access_lines(server))
+    paths = [f"{API}/news?limit=3", f"{API}/subfests", f"{API}/no-such-endpoint", f"{API}/news?limit=0"]
+    sent = collections.Counter()
+    lock = threading.Lock()
+
+    def client(index):
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        mine = collections.Counter()
+        for turn in range(30):
+            path = paths[(index + turn) % len(paths)]
+            connection.request("GET", path, headers={"X-API-Key": keys[BIG]})
+            response = connection.getresponse()
+            response.read()
+            mine[(path.split("?")[0], response.status)] += 1
+        connection.close()
+        with lock:
+            sent.update(mine)
+
+    clients = [threading.Thread(target=client, args=(index,)) for index in range(32)]
+    for thread in clients:
+        thread.start()
+    for thread in clients:
+        thread.join(60)
+    assert sum(sent.values()) == 32 * 30
+
+    # Lines held while requests waited are written once none waits: none is lost or kept.
+    lines = lines_after(server, earlier, sum(sent.values()), timeout=2.0)
+    assert collections.Counter((line["path"], line["status"]) for line in lines) == sent
+    time.sleep(0.3)
+    assert len(access_lines(server)) == earlier + sum(sent.values())
