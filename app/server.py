@@ -12,9 +12,11 @@ Sized for result day (:func:`server_settings`): waitress's defaults accept only 
 connections at once (with 100 idle keep-alive sockets nobody else gets in) and wait on
 ``select()``, which cannot watch a descriptor above 1024; the service raises the limit
 (``CONNECTION_LIMIT``), waits on ``poll()``, raises the process's open-file limit to fit,
-and passes proxy headers to the app untouched: the app alone decides whether to trust
+accepts the connections waiting in one turn of the loop rather than one per turn, and
+passes proxy headers to the app untouched: the app alone decides whether to trust
 them (``TRUSTED_PROXIES``), and says so when they arrive untrusted.
 """
+import functools
 import json
 import logging
 import os
@@ -277,10 +279,29 @@ def write_held_lines_on_sigterm():
     signal.signal(signal.SIGTERM, terminate)
 
 
+# Connections accepted at most in one turn of waitress's loop.
+ACCEPT_AT_ONCE = 64
+
+
+def _accept_waiting(listener, accept_one):
+    """Accept the connections waiting on ``listener``, up to ``ACCEPT_AT_ONCE`` (or the
+    connection limit), with waitress's own ``accept_one``.
+
+    waitress accepts one connection per turn of its loop, and each turn polls every open
+    socket: a thousand clients connecting at once took it about a second to accept, and a
+    health check that came behind them waited as long."""
+    for _ in range(ACCEPT_AT_ONCE):
+        opened = len(listener._map)
+        accept_one()
+        if len(listener._map) == opened or len(listener._map) >= listener.adj.connection_limit:
+            return  # none was waiting (or it failed), or no more may open
+
+
 def create_server(app, **settings):
     """``waitress.server.create_server`` whose listeners answer waitress's errors in JSON,
     keep connections open after a ``304``, run the app's work after the answer
-    (``AFTER_ANSWER``) and pass forwarded headers to the app."""
+    (``AFTER_ANSWER``), accept the connections waiting at once, and pass forwarded headers
+    to the app."""
     dispatcher = HealthFirstDispatcher()
     dispatcher.set_thread_count(settings.get("threads", 4))
     server = waitress_create_server(app, _dispatcher=dispatcher, **{**DEFAULTS, **settings})
@@ -288,4 +309,5 @@ def create_server(app, **settings):
     for listener in list(sockets.values()):
         if isinstance(listener, BaseWSGIServer):
             listener.channel_class = JsonErrorChannel
+            listener.handle_accept = functools.partial(_accept_waiting, listener, listener.handle_accept)
     return server
