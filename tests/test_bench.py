@@ -11,10 +11,14 @@ import sys
 
 import pytest
 
+from conftest import ON_POSTGRES
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @pytest.mark.skipif(shutil.which("wrk") is None, reason="needs wrk (Debian's wrk package)")
+@pytest.mark.skipif(ON_POSTGRES, reason="the benchmark makes its own SQLite databases (its PostgreSQL rows take "
+                                        "--postgres): it runs once, in the SQLite run")
 def test_the_benchmark_runs_at_scale_one(tmp_path):
     out = tmp_path / "figures.json"
     done = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "read_model.py"), "--quick",

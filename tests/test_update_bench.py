@@ -6,9 +6,15 @@ import os
 import subprocess
 import sys
 
+import pytest
+
+from conftest import ON_POSTGRES
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+@pytest.mark.skipif(ON_POSTGRES, reason="the update benchmark makes its own SQLite database: it runs once, "
+                                        "in the SQLite run")
 def test_the_update_benchmark_runs_at_scale_one():
     done = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "update_speed.py"), "--scale", "1",
                            "--runs", "2"], cwd=ROOT, capture_output=True, text=True, timeout=600)
