@@ -110,49 +110,48 @@ def test_idle_workers_are_woken_last_in_first_out():
         assert woken == expected
 
 
-def test_the_servers_workers_wait_on_the_last_in_first_out_condition(app):
-    server = create_server(app, host="127.0.0.1", port=0, threads=2)
+@contextlib.contextmanager
+def not_running(app, **settings):
+    """The server, listening but its loop not turning (a test turns it), and closed after."""
+    server = create_server(app, host="127.0.0.1", port=0, **settings)
+    clients = []
     try:
-        from app.server import LastInFirstOut
-
-        dispatcher = server.task_dispatcher
-        assert isinstance(dispatcher.queue_cv, LastInFirstOut) and dispatcher.queue_cv._lock is dispatcher.lock
+        yield server, clients
     finally:
+        for client in clients:
+            client.close()
         server.close()
         server.task_dispatcher.shutdown()
+
+
+def connect(server, clients, count):
+    clients += [socket.create_connection(("127.0.0.1", server.effective_port), timeout=5) for _ in range(count)]
+
+
+def test_the_servers_workers_wait_on_the_last_in_first_out_condition(app):
+    from app.server import LastInFirstOut
+
+    with not_running(app, threads=2) as (server, _):
+        dispatcher = server.task_dispatcher
+        assert isinstance(dispatcher.queue_cv, LastInFirstOut) and dispatcher.queue_cv._lock is dispatcher.lock
 
 
 def test_the_connections_waiting_are_accepted_in_one_turn_of_the_loop(app):
     from app.server import ACCEPT_AT_ONCE
 
-    server = create_server(app, host="127.0.0.1", port=0, threads=1, connection_limit=100)
-    clients = []
-    try:
+    with not_running(app, threads=1, connection_limit=100) as (server, clients):
         opened = len(server._map)
-        clients = [socket.create_connection(("127.0.0.1", server.effective_port), timeout=5)
-                   for _ in range(ACCEPT_AT_ONCE + 10)]
+        connect(server, clients, ACCEPT_AT_ONCE + 10)
         server.handle_accept()  # one turn: waitress alone accepts one
         assert len(server._map) - opened == ACCEPT_AT_ONCE
         server.handle_accept()
         assert len(server._map) - opened == ACCEPT_AT_ONCE + 10
         server.handle_accept()  # none waits: nothing happens
         assert len(server._map) - opened == ACCEPT_AT_ONCE + 10
-    finally:
-        for client in clients:
-            client.close()
-        server.close()
-        server.task_dispatcher.shutdown()
 
 
 def test_no_more_connections_are_accepted_in_a_turn_than_the_limit_allows(app):
-    server = create_server(app, host="127.0.0.1", port=0, threads=1, connection_limit=10)
-    clients = []
-    try:
-        clients = [socket.create_connection(("127.0.0.1", server.effective_port), timeout=5) for _ in range(20)]
+    with not_running(app, threads=1, connection_limit=10) as (server, clients):
+        connect(server, clients, 20)
         server.handle_accept()
         assert len(server._map) == 10
-    finally:
-        for client in clients:
-            client.close()
-        server.close()
-        server.task_dispatcher.shutdown()
