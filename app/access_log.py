@@ -85,7 +85,10 @@ MAX_HELD = 64
 
 
 class _HeldLines:
-    """Access lines waiting to be written to the process's stderr, in the order they ended."""
+    """Access lines waiting to be written to the process's stderr, in the order they ended.
+
+    Two threads writing at once each write the lines they took, whole: a batch may then
+    follow lines that ended after it (each line holds its own time)."""
 
     def __init__(self):
         self._lines = []
