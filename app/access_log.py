@@ -71,9 +71,10 @@ class StderrHandler(logging.StreamHandler):
         data = orjson.dumps(line, default=str) + b"\n"
         stream = self.stream
         if stream is sys.__stderr__ and _STDERR_FD is not None:
-            if held and _HELD.hold(data) < MAX_HELD:
-                return
-            _HELD.write(data if not held else b"")
+            if not held:
+                _HELD.write(data)
+            elif _HELD.hold(data) >= MAX_HELD:
+                _HELD.write()
             return
         with self.lock:
             stream.write(data.decode())
@@ -124,8 +125,7 @@ _HANDLER = StderrHandler()
 
 def write_held():
     """Write the access lines held so far (the server calls this when no request waits)."""
-    if _HELD._lines:
-        _HELD.write()
+    _HELD.write()
 
 
 atexit.register(write_held)

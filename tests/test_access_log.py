@@ -3,10 +3,14 @@ errors logged with their traceback on the server only."""
 import io
 import json
 import logging
+import os
+import signal
+import subprocess
+import sys
 
 import pytest
 
-from app.access_log import ACCESS_LOGGER, JsonFormatter
+from app.access_log import ACCESS_LOGGER, MAX_HELD, JsonFormatter
 from conftest import API, BIG
 from db.source.keys import find_active_key
 
@@ -133,14 +137,7 @@ mark("SIGTERM did not end the process")
 """
 
 
-def test_held_access_lines_go_out_in_order_when_the_server_idles_when_many_wait_and_on_sigterm(tmp_path):
-    import os
-    import signal
-    import subprocess
-    import sys
-
-    from app.access_log import MAX_HELD
-
+def test_held_access_lines_go_out_in_order_when_the_server_idles_when_many_wait_and_on_sigterm():
     done = subprocess.run([sys.executable, "-c", HELD_LINES_SCRIPT], capture_output=True, text=True, timeout=60,
                           cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     assert done.returncode == -signal.SIGTERM, done.stderr

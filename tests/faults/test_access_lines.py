@@ -1,8 +1,10 @@
 """Access lines on the real server: written once the answer is sent, one for every request
 on a keep-alive connection, whatever answered it (a view, the response cache, a 304, a
 HEAD, an error, Flask)."""
+import collections
 import http.client
 import json
+import threading
 import time
 
 from conftest import API, BIG
@@ -74,9 +76,6 @@ def test_every_request_on_a_keep_alive_connection_gets_one_line_after_its_answer
 
 def test_under_load_every_request_gets_one_line_and_the_held_ones_are_written_when_requests_stop(
         database, serve, keys):
-    import collections
-    import threading
-
     server = serve(database, threads=4)
     earlier = settled(server)
     paths = [f"{API}/news?limit=3", f"{API}/subfests", f"{API}/no-such-endpoint", f"{API}/news?limit=0"]
