@@ -282,12 +282,14 @@ def _serve(host, port, threads, config=None, workers=None):
     import socket
 
     from . import create_app
-    from .server import BACKLOG, create_server, pin_to_cpu, server_settings, write_held_lines_on_sigterm
+    from .server import (BACKLOG, create_server, keep_freed_memory, pin_to_cpu, server_settings,
+                         write_held_lines_on_sigterm)
     from .workers import run_workers
 
     settings = _server_settings(host, port, threads, workers)
     host, port = settings["HOST"], settings["PORT"]
     check_database(integrity=True)
+    keep_freed_memory()  # before any worker thread or process starts: they inherit it
     try:
         if settings["WORKERS"] > 1:
             waitress = {name: value for name, value in server_settings(settings).items()

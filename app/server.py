@@ -16,10 +16,12 @@ accepts the connections waiting in one turn of the loop rather than one per turn
 passes proxy headers to the app untouched: the app alone decides whether to trust
 them (``TRUSTED_PROXIES``), and says so when they arrive untrusted.
 """
+import ctypes
 import functools
 import json
 import logging
 import os
+import platform
 import resource
 import signal
 import sys
@@ -230,6 +232,36 @@ class HealthFirstDispatcher(ThreadedTaskDispatcher):
     def shutdown(self, cancel_pending=True, timeout=5):
         self.health.shutdown(cancel_pending, timeout)
         return super().shutdown(cancel_pending, timeout)
+
+
+# glibc's malloc, as kept by `festival-api serve` (keep_freed_memory): free memory at the
+# top of an arena is given back to the system past TRIM_THRESHOLD bytes; blocks from
+# MMAP_THRESHOLD bytes up are mapped on their own.
+TRIM_THRESHOLD = 64 * 2**20
+MMAP_THRESHOLD = 16 * 2**20
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # mallopt's parameters (glibc's malloc.h)
+
+
+def keep_freed_memory():
+    """Have glibc's malloc keep the memory requests free for the next requests instead of
+    giving it back to the system each time; return whether it was set.
+
+    Each worker thread allocates from an arena of its own, and by default glibc gives an
+    arena's free memory back once more than about 128 kB of it lie at the top: at 64
+    connections, requests whose answers are tens of kilobytes (``/programme-results``
+    sends 72 kB for 20 items) made a worker's arena shrink and grow again all the time,
+    5 page faults a request, against none at one connection (docs/performance.md). Kept,
+    an arena holds at most what its busiest request used. Left alone on other C libraries
+    and when ``GLIBC_TUNABLES`` sets glibc's malloc itself.
+    """
+    if platform.libc_ver()[0] != "glibc" or "glibc.malloc." in os.environ.get("GLIBC_TUNABLES", ""):
+        return False
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return False
+    # Either setting alone stops glibc moving both with the largest block freed so far.
+    return bool(mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD) and mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD))
 
 
 def pin_to_cpu(index=0):

@@ -1,7 +1,11 @@
 """waitress's own errors, answered before the app sees the request, in the one JSON shape."""
 import contextlib
 import json
+import os
+import platform
 import socket
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -155,3 +159,46 @@ def test_no_more_connections_are_accepted_in_a_turn_than_the_limit_allows(app):
         connect(server, clients, 20)
         server.handle_accept()
         assert len(server._map) == 10
+
+
+# In a thread of its own (as a worker), a 4 MB block freed and made again ten times: the
+# page faults its thread took for the ten.
+MALLOC_SCRIPT = """
+import resource, sys, threading
+from app.server import keep_freed_memory
+kept = keep_freed_memory() if sys.argv[1] == "keep" else None
+faults = []
+def work():
+    block = bytearray(4 * 2**20)
+    del block
+    before = resource.getrusage(resource.RUSAGE_THREAD).ru_minflt
+    for _ in range(10):
+        block = bytearray(4 * 2**20)
+        del block
+    faults.append(resource.getrusage(resource.RUSAGE_THREAD).ru_minflt - before)
+thread = threading.Thread(target=work)
+thread.start()
+thread.join()
+print(kept, faults[0])
+"""
+
+
+def malloc_run(mode, **env):
+    done = subprocess.run([sys.executable, "-c", MALLOC_SCRIPT, mode], capture_output=True, text=True, check=True,
+                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                          env={**os.environ, **env})
+    kept, faults = done.stdout.split()
+    return kept, int(faults)
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc" or not hasattr(__import__("resource"), "RUSAGE_THREAD"),
+                    reason="glibc's malloc and per-thread page faults (Linux)")
+def test_served_processes_keep_freed_memory_for_the_next_request_unless_glibc_tunables_say_otherwise():
+    kept, faults = malloc_run("keep", GLIBC_TUNABLES="")
+    assert kept == "True" and faults < 100, faults
+    # By default glibc maps a block this large on its own and unmaps it when freed: each new
+    # one faults its pages in again.
+    assert malloc_run("default", GLIBC_TUNABLES="")[1] > 500
+    # The operator's own malloc settings win.
+    kept, faults = malloc_run("keep", GLIBC_TUNABLES="glibc.malloc.perturb=0")
+    assert kept == "False" and faults > 500
