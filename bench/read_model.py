@@ -87,7 +87,8 @@ class Baseline:
 
 def wrk(port, paths, seconds, connections, headers=(), workdir=None, pid=None):
     """Run wrk over ``paths`` (random order); return its figures as a dict. With the server's
-    ``pid``, also its CPU time and context switches per request (``cpu_us``, ``switches``)."""
+    ``pid``, also its CPU time, context switches and page faults per request (``cpu_us``,
+    ``switches``, ``faults``)."""
     paths_file = os.path.join(workdir, "paths.txt")
     headers_file = os.path.join(workdir, "headers.txt")
     with open(paths_file, "w") as fh:
@@ -107,6 +108,7 @@ def wrk(port, paths, seconds, connections, headers=(), workdir=None, pid=None):
         after = counters(pid)
         figures["cpu_us"] = (after[0] - before[0]) / figures["requests"] * 1e6
         figures["switches"] = (after[1] - before[1]) / figures["requests"]
+        figures["faults"] = (after[2] - before[2]) / figures["requests"]
     return figures
 
 
@@ -114,9 +116,9 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def counters(pid):
-    """``(CPU seconds, context switches)`` of process ``pid``, its threads and its child
-    processes (``serve --workers``), from ``/proc``."""
-    cpu, switches = 0.0, 0
+    """``(CPU seconds, context switches, page faults)`` of process ``pid``, its threads and
+    its child processes (``serve --workers``), from ``/proc``."""
+    cpu, switches, faults = 0.0, 0, 0
     try:
         with open(f"/proc/{pid}/task/{pid}/children") as fh:
             pids = [pid, *map(int, fh.read().split())]
@@ -127,12 +129,13 @@ def counters(pid):
             with open(f"/proc/{process}/stat") as fh:
                 fields = fh.read().rsplit(")", 1)[1].split()
             cpu += (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+            faults += int(fields[7])  # minor faults: memory given back and taken again
             for thread in os.listdir(f"/proc/{process}/task"):
                 with open(f"/proc/{process}/task/{thread}/status") as fh:
                     switches += sum(int(line.split()[1]) for line in fh if "ctxt_switches" in line)
         except OSError:  # a process or thread that ended meanwhile
             continue
-    return cpu, switches
+    return cpu, switches, faults
 
 
 def service_env(url, cache_seconds, log_path, **settings):
@@ -200,14 +203,14 @@ def row(name, figures):
     line = (f"{name:<62} {figures['rps']:>9.0f} {figures['p50_ms']:>8.2f} {figures['p99_ms']:>8.2f} "
             f"{figures['errors'] + figures['non_2xx_3xx']:>7}")
     if "cpu_us" in figures:
-        line += f" {figures['cpu_us']:>10.0f} {figures['switches']:>8.1f}"
+        line += f" {figures['cpu_us']:>10.0f} {figures['switches']:>8.1f} {figures['faults']:>8.2f}"
     return line
 
 
 def run(args):
     results = {"machine": {"cpus": os.cpu_count(), "loadavg_before": os.getloadavg()}, "runs": []}
     out = lambda line: print(line, flush=True)  # noqa: E731
-    out(f"{'run':<62} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} {'CPU us/req':>10} {'sw/req':>8}")
+    out(f"{'run':<62} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} {'CPU us/req':>10} {'sw/req':>8} {'flt/req':>8}")
 
     def record(label, scale, connections, figures, engine="sqlite"):
         results["runs"].append({"label": label, "scale": scale, "connections": connections,
