@@ -21,12 +21,18 @@ def meta_json(page):
 
 
 def list_json(page, items, sub_fest=None, **extra):
-    """``{"data": [items], "meta": ..., "context": ..., **extra}`` from JSON texts, joined
-    once and encoded once (a page of results is tens of kilobytes: every copy counts)."""
+    """``{"data": [items], "meta": ..., "context": ..., **extra}`` from a list of JSON texts,
+    joined once and encoded once (a page of results is tens of kilobytes: every copy
+    counts; the head and the tail go on the first and last items, which are small)."""
     tail = f'],"meta":{meta_json(page)},"context":{context_json(sub_fest)}'
     for name, value in extra.items():
         tail += f',"{name}":{value}'
-    return "".join(('{"data":[', ",".join(items), tail, "}\n")).encode()
+    if not items:
+        return f'{{"data":[{tail}}}\n'.encode()
+    items = list(items)  # the caller's list is left as it was
+    items[0] = '{"data":[' + items[0]
+    items[-1] = f"{items[-1]}{tail}}}\n"
+    return ",".join(items).encode()
 
 
 def object_json(**members):
