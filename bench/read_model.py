@@ -210,7 +210,8 @@ def row(name, figures):
 def run(args):
     results = {"machine": {"cpus": os.cpu_count(), "loadavg_before": os.getloadavg()}, "runs": []}
     out = lambda line: print(line, flush=True)  # noqa: E731
-    out(f"{'run':<62} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} {'CPU us/req':>10} {'sw/req':>8} {'flt/req':>8}")
+    out(f"{'run':<62} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} {'CPU us/req':>10} {'sw/req':>8} "
+        f"{'flt/req':>8}")
 
     def record(label, scale, connections, figures, engine="sqlite"):
         results["runs"].append({"label": label, "scale": scale, "connections": connections,

@@ -3,6 +3,7 @@ import contextlib
 import json
 import os
 import platform
+import resource
 import socket
 import subprocess
 import sys
@@ -191,7 +192,7 @@ def malloc_run(mode, **env):
     return kept, int(faults)
 
 
-@pytest.mark.skipif(platform.libc_ver()[0] != "glibc" or not hasattr(__import__("resource"), "RUSAGE_THREAD"),
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc" or not hasattr(resource, "RUSAGE_THREAD"),
                     reason="glibc's malloc and per-thread page faults (Linux)")
 def test_served_processes_keep_freed_memory_for_the_next_request_unless_glibc_tunables_say_otherwise():
     kept, faults = malloc_run("keep", GLIBC_TUNABLES="")
