@@ -203,3 +203,136 @@ def test_served_processes_keep_freed_memory_for_the_next_request_unless_glibc_tu
     # The operator's own malloc settings win.
     kept, faults = malloc_run("keep", GLIBC_TUNABLES="glibc.malloc.perturb=0")
     assert kept == "False" and faults > 500
+
+
+class CountingSocket(socket.socket):
+    """A socket that keeps ``(call, bytes given)`` of each system call that sends, and
+    ``taken``, the bytes each took."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.sends, self.taken = [], []
+
+    def send(self, data, *args):
+        self.sends.append(("send", len(data)))
+        self.taken.append(super().send(data, *args))
+        return self.taken[-1]
+
+    def sendmsg(self, buffers, *args):
+        self.sends.append(("sendmsg", sum(len(b) for b in buffers)))
+        self.taken.append(super().sendmsg(buffers, *args))
+        return self.taken[-1]
+
+
+class LoopStandIn:
+    """What a channel needs of its server: the trigger that wakes the server's loop."""
+
+    def __init__(self):
+        self.triggers = 0
+        self.active_channels = {}
+
+    def pull_trigger(self):
+        self.triggers += 1
+
+
+@contextlib.contextmanager
+def channel_on_a_socket_pair(send_buffer=None):
+    from waitress.adjustments import Adjustments
+
+    from app.server import JsonErrorChannel
+
+    ours, theirs = socket.socketpair()
+    if send_buffer:
+        ours.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
+    sock = CountingSocket(fileno=ours.detach())
+    sock.setblocking(False)
+    loop = LoopStandIn()
+    channel = JsonErrorChannel(loop, sock, ("127.0.0.1", 1), Adjustments(), map={})
+    try:
+        yield channel, sock, loop, theirs
+    finally:
+        channel.close()
+        theirs.close()
+
+
+def received(sock, size):
+    data = b""
+    sock.settimeout(5)
+    while len(data) < size:
+        data += sock.recv(65536)
+    return data
+
+
+def test_an_answer_goes_out_with_its_head_in_one_system_call():
+    head, body = b"HTTP/1.1 200 OK\r\nContent-Length: 73000\r\n\r\n", bytes(range(256)) * 285 + b"x" * 40
+    with channel_on_a_socket_pair() as (channel, sock, loop, client):
+        channel.write_answer(head, body)
+        assert sock.sends == [("sendmsg", len(head) + len(body))]
+        assert channel.total_outbufs_len == 0 and loop.triggers == 0  # nothing left for the loop
+        assert received(client, len(head) + len(body)) == head + body
+
+
+def test_what_the_socket_does_not_take_at_once_is_sent_by_the_servers_loop_in_order():
+    head, body = b"HTTP/1.1 200 OK\r\n\r\n", os.urandom(2_000_000)
+    with channel_on_a_socket_pair(send_buffer=4096) as (channel, sock, loop, client):
+        channel.write_answer(head, body)
+        assert sock.sends == [("sendmsg", len(head) + len(body))]
+        sent_at_once = sock.taken[0]
+        assert channel.total_outbufs_len == len(head) + len(body) - sent_at_once > 0
+        assert loop.triggers == 1  # the loop was woken to send the rest
+        got = b""
+        while len(got) < len(head) + len(body):  # the loop's part: send when writable
+            channel.handle_write()
+            client.settimeout(5)
+            got += client.recv(1 << 20)
+        assert got == head + body and channel.total_outbufs_len == 0
+
+
+def test_an_answer_waits_behind_what_the_connection_has_not_sent_yet():
+    head, body = b"HTTP/1.1 200 OK\r\n\r\n", b"second"
+    with channel_on_a_socket_pair(send_buffer=4096) as (channel, sock, loop, client):
+        first = os.urandom(1_000_000)
+        channel.write_soon(first)  # waitress's own write, not all of it taken
+        assert channel.total_outbufs_len > 0
+        channel.write_answer(head, body)
+        assert "sendmsg" not in {kind for kind, _ in sock.sends}
+        got = b""
+        while len(got) < len(first) + len(head) + len(body):
+            channel.handle_write()
+            client.settimeout(5)
+            got += client.recv(1 << 20)
+        assert got == first + head + body
+
+
+def test_large_answers_arrive_whole_through_the_server_to_a_reader_that_waits(app, keys):
+    """A client that reads late, on a small receive window: the server's first send takes
+    part of the answer and its loop sends the rest; every answer arrives whole, in order."""
+    import http.client
+    import time
+
+    path = "/public-api/v1/programme-results?subFestSlug=general&limit=100"
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 8192)  # its connections' too
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    server = create_server(app, sockets=[listener], threads=1)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        connection = http.client.HTTPConnection("127.0.0.1", listener.getsockname()[1], timeout=10)
+        connection.connect()
+        connection.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+        bodies = []
+        for _ in range(3):  # one keep-alive connection: each answer follows the one before
+            connection.request("GET", path, headers={"X-API-Key": keys["kalolsavam-2026"]})
+            time.sleep(0.2)  # the answer waits, more of it than the socket holds
+            response = connection.getresponse()
+            body = response.read()
+            assert response.status == 200 and len(body) == int(response.getheader("Content-Length"))
+            bodies.append(body)
+        connection.close()
+    finally:
+        server.close()
+        thread.join(timeout=5)
+    assert len(json.loads(bodies[0])["data"]) > 20 and len(bodies[0]) > 200_000
+    assert bodies[1] == bodies[0] and bodies[2] == bodies[0]
