@@ -68,8 +68,9 @@ AFTER_ANSWER = "festival_api.after_answer"
 
 class KeepAliveTask(WSGITask):
     """waitress's task, keeping an HTTP/1.1 connection open after an answer that has no
-    body by definition (1xx, 204, 304), and running the app's ``AFTER_ANSWER`` work once
-    the answer is sent.
+    body by definition (1xx, 204, 304), sending a whole answer with its head in one
+    system call (:meth:`write`), and running the app's ``AFTER_ANSWER`` work once the
+    answer is sent.
 
     waitress closes the connection after a bodiless answer because it carries no
     Content-Length, though it ends at its headers (RFC 9112 §6.3): every ``304`` cost the
