@@ -83,3 +83,40 @@ def test_health_and_new_requests_are_answered_at_256_open_and_1000_idle_connecti
         print(f"and {IDLE} idle: /healthz {health.seconds:.3f} s, a new request {fresh.seconds:.3f} s")
         assert (health.status, fresh.status) == (200, 200)
         assert health.seconds < 1 and fresh.seconds < 1, (health.seconds, fresh.seconds)
+
+
+def test_clients_that_go_away_mid_answer_leave_the_server_answering_the_others(database, serve, keys):
+    """Large pages asked for by clients that reset the connection at once, or read a little
+    and close: the server's first send meets a closed socket or leaves part of an answer
+    for its loop; the others keep getting whole answers, and nothing is a 500."""
+    import json
+    import struct
+
+    server = serve(database)
+    path = f"{API}/programme-results?subFestSlug=general&limit=100"
+    raw = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: {keys[BIG]}\r\n\r\n".encode()
+    whole = server.get(path[len(API):], keys[BIG])
+    assert whole.status == 200 and len(whole.body) > 200_000
+    for round_ in range(3):
+        gone = []
+        for number in range(20):
+            sock = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.sendall(raw * 2)  # two requests: the second's answer waits behind the first's
+            if number % 2:
+                sock.recv(1000)  # a little of the answer, then gone
+                sock.close()
+            else:
+                gone.append(sock)
+        time.sleep(0.2)
+        for sock in gone:  # reset (RST), while the server still has the answers to send
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            sock.close()
+        answer = server.get(path[len(API):], keys[BIG])
+        assert answer.status == 200 and answer.body == whole.body, round_
+    assert server.get("/healthz").status == 200
+    lines = [json.loads(line) for line in server.log().splitlines() if line.startswith("{")]
+    statuses = [line["status"] for line in lines if line.get("path") == f"{API}/programme-results"]
+    print(f"{len(statuses)} answers made, statuses {sorted(set(statuses))}")
+    assert statuses and set(statuses) == {200}  # every answer made was a 200; none failed
+    assert not [line for line in lines if line.get("level") == "ERROR"]
