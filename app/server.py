@@ -29,7 +29,7 @@ import sys
 import threading
 import time
 
-from waitress.channel import ClientDisconnected, HTTPChannel
+from waitress.channel import HTTPChannel
 from waitress.server import BaseWSGIServer
 from waitress.server import create_server as waitress_create_server
 from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
@@ -57,8 +57,6 @@ class JsonErrorTask(ErrorTask):
         self.content_length = len(body)
         self.write(body)
 
-
-_SENDMSG = hasattr(socket.socket, "sendmsg")  # not on Windows
 
 # The WSGI environ key under which the server offers a list: callables the app appends to
 # it run after the answer was handed to the socket (the access line), not while the
@@ -109,6 +107,9 @@ class KeepAliveTask(WSGITask):
             super().set_close_on_finish()
 
 
+_SENDMSG = hasattr(socket.socket, "sendmsg")  # not on Windows
+
+
 class JsonErrorChannel(HTTPChannel):
     """waitress's connection, with the service's tasks; once a request is served and no
     other waits for a worker, the access lines held meanwhile are written
@@ -120,13 +121,11 @@ class JsonErrorChannel(HTTPChannel):
     def write_answer(self, head, body):
         """Send an answer's ``head`` and ``body`` in one ``sendmsg(2)`` from the bytes as
         they are, when nothing waits to be sent before them; what the socket does not take
-        now is left to waitress, as :meth:`write_soon` leaves it.
+        now goes to waitress's :meth:`write_soon`, which queues it for the server's loop.
 
         waitress sends the head, then copies a body over 8 kB into a buffer and out of it
         again before sending it: for a 72 kB page of results, two system calls and two
         copies of the page per request (docs/performance.md)."""
-        if not self.connected:
-            raise ClientDisconnected
         with self.outbuf_lock:
             if self.total_outbufs_len or not self.connected or not _SENDMSG:
                 self.write_soon(head)  # in order, after what waits (the lock is re-entrant)
@@ -134,16 +133,12 @@ class JsonErrorChannel(HTTPChannel):
                 return
             try:
                 sent = self.socket.sendmsg((head, body))
-            except OSError:  # would block, or the client went: waitress's flush deals with it
+            except OSError:  # would block, or the client went: waitress's own write meets it
                 sent = 0
             if sent:
                 self.last_activity = time.time()
             if sent < len(head) + len(body):
-                rest = (head + body)[sent:]
-                self.outbufs[-1].append(rest)
-                self.current_outbuf_count += len(rest)
-                self.total_outbufs_len += len(rest)
-                self.server.pull_trigger()  # the server's loop sends the rest when it can
+                self.write_soon((head + body)[sent:])  # queued, and sent by the server's loop
 
     def service(self):
         try:

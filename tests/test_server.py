@@ -255,11 +255,15 @@ def channel_on_a_socket_pair(send_buffer=None):
         theirs.close()
 
 
-def received(sock, size):
+def received(sock, size, channel=None):
+    """``size`` bytes read from ``sock``; with ``channel``, the server loop's part played
+    before each read: the channel sends what it holds as far as the socket takes it."""
     data = b""
     sock.settimeout(5)
     while len(data) < size:
-        data += sock.recv(65536)
+        if channel is not None:
+            channel.handle_write()
+        data += sock.recv(1 << 20)
     return data
 
 
@@ -276,16 +280,13 @@ def test_what_the_socket_does_not_take_at_once_is_sent_by_the_servers_loop_in_or
     head, body = b"HTTP/1.1 200 OK\r\n\r\n", os.urandom(2_000_000)
     with channel_on_a_socket_pair(send_buffer=4096) as (channel, sock, loop, client):
         channel.write_answer(head, body)
-        assert sock.sends == [("sendmsg", len(head) + len(body))]
-        sent_at_once = sock.taken[0]
-        assert channel.total_outbufs_len == len(head) + len(body) - sent_at_once > 0
+        # One sendmsg of the whole answer; waitress's write of the rest may try once more.
+        assert sock.sends[0] == ("sendmsg", len(head) + len(body))
+        assert [kind for kind, _ in sock.sends[1:]] in ([], ["send"])
+        assert channel.total_outbufs_len == len(head) + len(body) - sum(sock.taken) > 0
         assert loop.triggers == 1  # the loop was woken to send the rest
-        got = b""
-        while len(got) < len(head) + len(body):  # the loop's part: send when writable
-            channel.handle_write()
-            client.settimeout(5)
-            got += client.recv(1 << 20)
-        assert got == head + body and channel.total_outbufs_len == 0
+        assert received(client, len(head) + len(body), channel) == head + body
+        assert channel.total_outbufs_len == 0
 
 
 def test_an_answer_waits_behind_what_the_connection_has_not_sent_yet():
@@ -296,12 +297,7 @@ def test_an_answer_waits_behind_what_the_connection_has_not_sent_yet():
         assert channel.total_outbufs_len > 0
         channel.write_answer(head, body)
         assert "sendmsg" not in {kind for kind, _ in sock.sends}
-        got = b""
-        while len(got) < len(first) + len(head) + len(body):
-            channel.handle_write()
-            client.settimeout(5)
-            got += client.recv(1 << 20)
-        assert got == first + head + body
+        assert received(client, len(first) + len(head) + len(body), channel) == first + head + body
 
 
 def test_large_answers_arrive_whole_through_the_server_to_a_reader_that_waits(app, keys):

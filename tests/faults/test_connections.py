@@ -1,9 +1,11 @@
 """Result day's connections: ``/healthz`` and a new request are answered within a second while
 256 keep-alive connections are open (each served), and while 1,000 more sit idle."""
 import contextlib
+import json
 import resource
 import selectors
 import socket
+import struct
 import time
 
 from conftest import API, BIG
@@ -89,9 +91,6 @@ def test_clients_that_go_away_mid_answer_leave_the_server_answering_the_others(d
     """Large pages asked for by clients that reset the connection at once, or read a little
     and close: the server's first send meets a closed socket or leaves part of an answer
     for its loop; the others keep getting whole answers, and nothing is a 500."""
-    import json
-    import struct
-
     server = serve(database)
     path = f"{API}/programme-results?subFestSlug=general&limit=100"
     raw = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: {keys[BIG]}\r\n\r\n".encode()
