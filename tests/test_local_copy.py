@@ -260,6 +260,44 @@ def test_a_write_by_another_process_is_seen_by_the_next_request_after_its_notifi
     assert copy_._held[str(m.Festival.get(m.Festival.slug == SMALL).id)][0] == before + 3
 
 
+def test_a_notification_taken_in_by_the_watchs_thread_while_a_request_looks_is_seen_by_it(
+        fresh_app, app_with, keys, quiet_watch, monkeypatch):
+    """The notification is in the process when the request comes; the watch's thread takes it
+    in and reads what it announced while the request looks at the socket, which it finds empty:
+    the request still gets the new revision."""
+    _, url = fresh_app
+    client = app_with(database_url=url, LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0).test_client()
+    copied(client, keys[SMALL])
+    before = get(client, keys[SMALL], "/news").get_json()["context"]["data"]["revision"]
+    watch = client.application.extensions["front_door"].database.watch
+    real_readable, looked = revisions_module._readable, []
+
+    def thread_takes_it_in_meanwhile(connection):
+        if not looked:
+            looked.append(connection)
+            taken = watch.notifications
+            watch._lock.release()  # the thread takes the notification in now
+            deadline = time.monotonic() + SETTLE_SECONDS
+            while watch.notifications == taken or watch._catching_up:
+                assert time.monotonic() < deadline
+                time.sleep(0.001)
+        return real_readable(connection)
+
+    watch._lock.acquire()  # the thread, woken by the notification, waits for this
+    try:
+        another_process_writes(url.replace("+pool", ""), "UPDATE festival_revision SET revision = revision + 1")
+        deadline = time.monotonic() + SETTLE_SECONDS
+        while not select.select([watch._connection], [], [], 0.01)[0]:
+            assert time.monotonic() < deadline  # until the notification is on the socket
+        monkeypatch.setattr(revisions_module, "_readable", thread_takes_it_in_meanwhile)
+        answer = get(client, keys[SMALL], "/news").get_json()
+    finally:
+        if not looked:
+            watch._lock.release()
+    assert looked and not real_readable(looked[0])  # the request found the socket empty
+    assert answer["context"]["data"]["revision"] == before + 1
+
+
 def test_while_the_copy_is_brought_up_to_date_the_server_answers(fresh_app, app_with, keys, fixture_data):
     _, url = fresh_app
     client = app_with(database_url=url, LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0).test_client()

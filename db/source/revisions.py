@@ -204,8 +204,7 @@ class RevisionWatch:
     def current(self):
         """Every festival's ``{id as text: (revision, changed_at)}`` while the watch is live,
         up to date with every notification that reached this process; else None."""
-        revisions = self._revisions
-        if revisions is None:
+        if self._revisions is None:
             return None
         connection = self._connection
         if (self._catching_up or self._bumps_read != _bumped_here or _readable(connection)
@@ -215,8 +214,9 @@ class RevisionWatch:
                     self._catch_up()
                 except Exception as error:  # noqa: BLE001 -- the watch's thread connects again
                     self._lost(error)
-                revisions = self._revisions
-        return revisions
+        # Read after the looks, never before: the thread may have taken in a notification and
+        # published what it announced between the call and the looks, which then find nothing.
+        return self._revisions
 
     def wait_live(self, timeout):
         """Wait until the watch is live; return whether it is."""
@@ -294,14 +294,16 @@ class RevisionWatch:
         connection = self._connection
         if connection is None:
             return
-        connection.poll()  # takes in what arrived: notifications (or the news that it closed)
-        self.notifications += len(connection.notifies)
-        if connection.notifies or self._bumps_read != _bumped_here:
-            self._catching_up = True
-            try:
+        # Marked before the poll: it empties the socket before it hands over the notifications,
+        # and a request that looks in between must wait for what they announce.
+        self._catching_up = True
+        try:
+            connection.poll()  # takes in what arrived: notifications (or the news that it closed)
+            self.notifications += len(connection.notifies)
+            if connection.notifies or self._bumps_read != _bumped_here:
                 self._read()
-            finally:
-                self._catching_up = False
+        finally:
+            self._catching_up = False
 
     def _read(self):
         """Read every revision (again while notifications arrive meanwhile) and publish them."""
