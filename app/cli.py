@@ -122,7 +122,7 @@ def seed():
               help="Let FILE take published results, programmes or news away from the public "
                    "(without it, such an import is refused and lists them).")
 def import_(file, update, dry_run, allow_withdrawals):
-    """Validate FILE (JSON, a folder of CSV files or a .zip of them), then load it.
+    """Validate FILE (JSON, a folder of CSV files, a .zip of them or an .xlsx workbook), then load it.
 
     Without --update, FILE replaces that festival's data. An import that would withdraw or
     delete a published result, programme or news item is refused, listing them, unless
@@ -136,13 +136,14 @@ def import_(file, update, dry_run, allow_withdrawals):
 
 @main.command()
 @click.argument("slug")
-@click.argument("folder", type=click.Path(file_okay=False))
+@click.argument("folder", type=click.Path())
 def export(slug, folder):
-    """Write festival SLUG to FOLDER as the CSV folder of docs/spreadsheets.md.
+    """Write festival SLUG to FOLDER as the CSV folder of docs/spreadsheets.md (to a workbook when FOLDER ends in .xlsx).
 
     The files name rows by their natural keys (no ids), in the festival's local time, so an
     office can take the current state back into its spreadsheets and import it again. They
-    hold the private columns too (email, phone, ...). FOLDER must be new or empty.
+    hold the private columns too (email, phone, ...). FOLDER must be new or empty; a
+    workbook must not exist yet.
     """
     from seed.export import ExportError, export_festival
 
@@ -153,7 +154,8 @@ def export(slug, folder):
         raise click.ClickException(str(exc))
     for path in written:
         click.echo(f"  {path.name}", err=True)
-    click.echo(f"Exported {slug} to {folder} ({len(written)} files)", err=True)
+    click.echo(f"Exported {slug} to {folder}" + ("" if folder.lower().endswith(".xlsx") else f" ({len(written)} files)"),
+               err=True)
 
 
 @main.command()

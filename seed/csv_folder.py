@@ -30,6 +30,7 @@ def _properties():
 
 _PROPERTIES = _properties()
 _FILE_KEYS = {key.lower(): key for key in _PROPERTIES}
+SECTION_NAMES = list(_PROPERTIES)
 
 
 def _types(schema):
@@ -71,20 +72,32 @@ def _cell(schema, text):
     return _scalar(schema, text)
 
 
-def _read_rows(name, key, text, source, problems):
-    """Rows of one CSV file (``text``) as JSON rows; register each row's line in ``source``."""
-    props = _PROPERTIES[key]
+def _csv_lines(text):
+    """``(header, [(line, cells)])`` of one CSV file; ``line`` is where the row starts."""
     reader = csv.reader(io.StringIO(text, newline=""))
     header = next(reader, None) or []
+    rows, line = [], reader.line_num
+    for cells in reader:
+        start, line = line + 1, reader.line_num
+        rows.append((start, cells))
+    return header, rows
+
+
+def read_table(name, key, header, lines, source, problems):
+    """Rows of one file or sheet as JSON rows; register each row's line in ``source``.
+
+    ``header``: the cells of its first line; ``lines``: ``[(line number, cells)]``, cells
+    as text (an empty cell is ``""``).
+    """
+    props = _PROPERTIES[key]
     header = [column.strip() for column in header]
     source.rows[f"$.{key}"] = (name, 1)
     source.headers[key] = header
     for column in header:
         if column and column not in props:
             problems.append((f"$.{key}", f"unknown column {column!r}"))
-    rows, line = [], reader.line_num
-    for cells in reader:
-        start, line = line + 1, reader.line_num
+    rows = []
+    for start, cells in lines:
         if not any(cell.strip() for cell in cells):
             continue
         path = "$.festival" if key == FESTIVAL_FILE else f"$.{key}[{len(rows)}]"
@@ -93,6 +106,7 @@ def _read_rows(name, key, text, source, problems):
         for column, cell in zip(header, cells):
             if not column or column not in props or cell.strip() == "":
                 continue
+            source.cells[f"{path}.{column}"] = cell
             try:
                 row[column] = _cell(props[column], cell)
             except ValueError as exc:
@@ -103,14 +117,38 @@ def _read_rows(name, key, text, source, problems):
     return rows
 
 
+def section_key(name):
+    """The section a file or sheet named ``name`` (``results.csv``, ``Results``) holds, or None."""
+    return _FILE_KEYS.get(name.lower())
+
+
+def add_table(source, name, key, rows, problems):
+    """Put one file's or sheet's ``rows`` into ``source.data``."""
+    if key == FESTIVAL_FILE:
+        if len(rows) != 1:
+            problems.append(("$.festival", f"{name} must have exactly one row, has {len(rows)}"))
+        source.data["festival"] = rows[0] if rows else {}
+    else:
+        source.data[key] = rows
+
+
+def finish(source, problems, missing):
+    """``source`` with its reading ``problems``; FixtureError when there is no festival row."""
+    if "festival" not in source.data:
+        problems.append(("$", f"{missing} is missing: it names the festival (slug, name, ...)"))
+    if not source.data.get("festival"):
+        raise FixtureError(problems, source)
+    source.problems = problems
+    return source
+
+
 def read_files(name, files):
     """``files``: ``[(file name, bytes)]``. Return a :class:`Source` whose ``problems`` are the
     cells that do not parse; raise FixtureError when there is no festival row to go on with."""
     source = Source(name, {"formatVersion": FORMAT_VERSION})
     problems = []
     for file_name, content in sorted(files):
-        stem = Path(file_name).stem
-        key = _FILE_KEYS.get(stem.lower())
+        key = section_key(Path(file_name).stem)
         if key is None:
             known = ", ".join(f"{k}.csv" for k in _PROPERTIES)
             problems.append(("$", f"{file_name}: not a section of the format (one of {known})"))
@@ -120,19 +158,10 @@ def read_files(name, files):
         except UnicodeDecodeError as exc:
             problems.append(("$", f"{file_name} is not UTF-8 text ({exc}); save it as CSV UTF-8"))
             continue
-        rows = _read_rows(Path(file_name).name, key, text, source, problems)
-        if key == FESTIVAL_FILE:
-            if len(rows) != 1:
-                problems.append(("$.festival", f"{file_name} must have exactly one row, has {len(rows)}"))
-            source.data["festival"] = rows[0] if rows else {}
-        else:
-            source.data[key] = rows
-    if "festival" not in source.data:
-        problems.append(("$", "festival.csv is missing: it names the festival (slug, name, ...)"))
-    if not source.data.get("festival"):
-        raise FixtureError(problems, source)
-    source.problems = problems
-    return source
+        header, lines = _csv_lines(text)
+        rows = read_table(Path(file_name).name, key, header, lines, source, problems)
+        add_table(source, file_name, key, rows, problems)
+    return finish(source, problems, "festival.csv")
 
 
 def read_folder(path):

@@ -1,4 +1,5 @@
-"""A stored festival written back out as the documented CSV folder (``festival-api export``).
+"""A stored festival written back out as the documented CSV folder, or as one workbook
+(``festival-api export``).
 
 The office takes the current state back into its spreadsheets: one file per section, the
 columns of ``docs/spreadsheets.md``, rows naming each other by natural keys (slugs, codes,
@@ -202,19 +203,20 @@ def _column_order(model, section):
     return {column: n for n, column in enumerate(order)}
 
 
-def _write(path, rows, order):
-    columns = sorted({c for row in rows for c in row}, key=lambda c: order.get(c, len(order)))
+def _columns(rows, order):
+    return sorted({c for row in rows for c in row}, key=lambda c: order.get(c, len(order)))
+
+
+def _write(path, columns, rows):
     with open(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
 
 
-def export_festival(festival, folder):
-    """Write ``festival`` (a stored ``Festival``) as a CSV folder; return the files written."""
-    folder = Path(folder)
-    if folder.exists() and (not folder.is_dir() or any(folder.glob("*.csv"))):
-        raise ExportError(f"{folder} already holds CSV files (or is not a folder): choose a new or empty folder")
+def festival_sheets(festival):
+    """``[(sheet name, columns, rows)]`` of ``festival`` (a stored ``Festival``): the
+    festival's row first, then each section that has rows, as CSV text."""
     state = state_from_database(festival)
     zone = _zone(state.festival.get("timezone"))
     namer = _Namer(state)
@@ -224,12 +226,39 @@ def export_festival(festival, folder):
         festival_row["id"] = str(state.festival["id"])
     festival_row.update({f.name: _cell(f, state.festival[f.name], zone) for f in festival_fields
                          if state.festival.get(f.name) is not None})
-    folder.mkdir(parents=True, exist_ok=True)
-    written = [folder / f"{FESTIVAL_FILE}.csv"]
-    _write(written[0], [festival_row], _column_order(m.Festival, None))
+    sheets = [(FESTIVAL_FILE, _columns([festival_row], _column_order(m.Festival, None)), [festival_row])]
     for section in SECTIONS:
         rows = _section_rows(namer, section, zone)
         if rows:
-            written.append(folder / f"{section.key}.csv")
-            _write(written[-1], rows, _column_order(section.model, section))
+            sheets.append((section.key, _columns(rows, _column_order(section.model, section)), rows))
+    return sheets
+
+
+def export_festival(festival, folder):
+    """Write ``festival`` (a stored ``Festival``) as a CSV folder, or as a workbook when
+    ``folder`` ends with ``.xlsx``; return the files written."""
+    folder = Path(folder)
+    if folder.suffix.lower() == ".xlsx":
+        return [export_workbook(festival, folder)]
+    if folder.exists() and (not folder.is_dir() or any(folder.glob("*.csv"))):
+        raise ExportError(f"{folder} already holds CSV files (or is not a folder): choose a new or empty folder")
+    sheets = festival_sheets(festival)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, columns, rows in sheets:
+        written.append(folder / f"{name}.csv")
+        _write(written[-1], columns, rows)
     return written
+
+
+def export_workbook(festival, path):
+    """Write ``festival`` as one .xlsx workbook, a sheet per CSV file; return its path."""
+    from .workbook import write_workbook
+
+    path = Path(path)
+    if path.exists():
+        raise ExportError(f"{path} already exists: choose a new file name")
+    if not path.parent.is_dir():
+        raise ExportError(f"no folder {str(path.parent)!r} to write {path.name} into")
+    write_workbook(path, festival_sheets(festival))
+    return path

@@ -50,7 +50,7 @@ class FixtureError(Exception):
         out = []
         for path, message in self.problems:
             message = _PATH_IN_MESSAGE.sub(lambda match, here=path: self.source.refer(match[0], here), message)
-            out.append((self.source.locate(path), message))
+            out.append((self.source.locate(path, message), message))
         return out
 
     def lines(self):

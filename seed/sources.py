@@ -36,6 +36,10 @@ class Source:
     headers: dict = field(default_factory=dict)
     # problems found while reading (cells that do not parse), before any other check
     problems: list = field(default_factory=list)
+    # "$.section[i].column" -> the cell's text as read (a workbook's problems quote it)
+    cells: dict = field(default_factory=dict)
+    # a workbook: rows are "sheet NAME row N", columns a letter and the header
+    workbook: bool = False
 
     def _row(self, path):
         """``(section, row key, column)`` of a JSON path, or None."""
@@ -54,16 +58,29 @@ class Source:
         alias = _aliases(section).get(column)
         return alias if alias in header else None
 
-    def locate(self, path):
-        """``file line N, column C`` for a CSV cell; ``file $.json.path`` for JSON."""
+    def _line(self, key):
+        """``results.csv line 4`` (a CSV file) or ``sheet results row 4`` (a workbook's sheet)."""
+        file_name, line = self.rows[key]
+        return f"sheet {file_name} row {line}" if self.workbook else f"{file_name} line {line}"
+
+    def locate(self, path, message=""):
+        """``file line N, column C`` for a CSV cell; ``sheet S row N, column L (C), value 'v'``
+        for a workbook's (the value unless ``message`` quotes it); ``file $.json.path`` for JSON."""
         found = self._row(path) if self.rows else None
         if found is None or found[1] not in self.rows:
             return f"{self.name} {path}"
         section, key, column = found
-        file_name, line = self.rows[key]
-        where = f"{file_name} line {line}"
+        where = self._line(key)
         column = self._column(section, column)
-        return f"{where}, column {column}" if column else where
+        if not column:
+            return where
+        if not self.workbook:
+            return f"{where}, column {column}"
+        from openpyxl.utils import get_column_letter
+
+        where = f"{where}, column {get_column_letter(self.headers[section].index(column) + 1)} ({column})"
+        value = self.cells.get(f"{key}.{column}")
+        return where if value is None or repr(value) in message else f"{where}, value {value!r}"
 
     def refer(self, path, here):
         """How a problem at ``here`` names the row at ``path``: ``line N`` in the same file."""
@@ -72,8 +89,8 @@ class Source:
             return path
         file_name, line = self.rows[found[1]]
         if at is not None and at[1] in self.rows and self.rows[at[1]][0] == file_name:
-            return f"line {line}"
-        return f"{file_name} line {line}"
+            return f"row {line}" if self.workbook else f"line {line}"
+        return self._line(found[1])
 
     def order(self, path):
         """A sort key putting problems in the order of the files and their rows."""
@@ -96,16 +113,20 @@ def load_json(path):
 
 
 def load_source(path):
-    """The festival document at ``path``: a ``.json`` file, a folder or a ``.zip`` of CSV files.
+    """The festival document at ``path``: a ``.json`` file, a folder or a ``.zip`` of CSV
+    files, or an ``.xlsx`` workbook.
 
     Cells that do not parse are in ``Source.problems`` (and left out of the rows), so the
     import can report them with every other problem of the file.
     """
     from .csv_folder import read_folder, read_zip
+    from .workbook import is_workbook, read_workbook
 
     path = Path(path)
     if path.is_dir():
         return read_folder(path)
+    if is_workbook(path):
+        return read_workbook(path)
     if zipfile.is_zipfile(path):
         return read_zip(path)
     return load_json(path)
