@@ -46,7 +46,7 @@ from .context import RequestState, begin_request, end_request
 from .database import DATABASE_ERRORS, ServiceDatabase, Unavailable
 from .errors import error_json
 from .health import HealthCheck
-from .http import ApiHeaders, compress
+from .http import ALLOW, ApiHeaders, compress
 from .limits import make_rate_limits
 from .server import AFTER_ANSWER
 
@@ -107,7 +107,8 @@ class FrontDoor:
         if path in self.data_paths and method in ("GET", "HEAD"):
             answer = self._data(environ, state)
         elif method == "OPTIONS" and (path in self.data_paths or path in self.open_paths):
-            answer = Answer(200, self.headers.preflight(environ), b"")
+            # Its CORS headers, like every answer's, are added once on the way out (_send).
+            answer = Answer(200, [ALLOW], b"")
         elif path.startswith("//"):
             # "//public-api/..." would match a route once the router drops the leading slash.
             answer = self._error(404)

@@ -62,7 +62,7 @@ class ApiHeaders:
             "expose_headers": list(EXPOSED_HEADERS),
             "max_age": PREFLIGHT_MAX_AGE,
         })
-        self._vary = ", ".join([KEY_HEADER, "Accept-Encoding"] + ([] if any_origin else ["Origin"]))
+        self._vary_names = (KEY_HEADER, "Accept-Encoding") + (() if any_origin else ("Origin",))
         max_age = config["CACHE_MAX_AGE"]
         self._cacheable = ("Cache-Control", f"public, max-age={max_age}" if max_age > 0 else "no-cache")
         self._min_size = config["COMPRESS_MIN_SIZE"]
@@ -70,35 +70,46 @@ class ApiHeaders:
         self._lock = threading.Lock()
 
     def cors(self, environ):
-        """The CORS headers of a non-preflight answer to ``environ``'s ``Origin``."""
+        """The CORS headers of an answer to ``environ``: a preflight's for an ``OPTIONS``
+        request (they echo its ``Access-Control-Request-*`` headers, so they are worked out
+        each time), else those of its ``Origin``."""
+        if environ.get("REQUEST_METHOD") == "OPTIONS":
+            return self._cors_headers(environ, "OPTIONS")
         origin = environ.get("HTTP_ORIGIN")
         found = self._by_origin.get(origin)
         if found is None:
-            found = [(name, str(value)) for name, value in
-                     get_cors_headers(self._cors, EnvironHeaders(environ), "GET").items(multi=True)
-                     if name != "Vary"]
+            found = self._cors_headers(environ, "GET")
             with self._lock:
                 if len(self._by_origin) < MAX_ORIGINS:
                     self._by_origin[origin] = found
         return found
 
+    def _cors_headers(self, environ, method):
+        # flask-cors's Vary: Origin is one of our own Vary names (finish).
+        return [(name, str(value)) for name, value in
+                get_cors_headers(self._cors, EnvironHeaders(environ), method).items(multi=True)
+                if name != "Vary"]
+
     def finish(self, environ, status, headers, cacheable):
-        """Add CORS, ``Vary`` and ``Cache-Control`` to ``headers`` of an answer with ``status``."""
-        headers.extend(self.cors(environ))
-        vary = self._vary
+        """Give ``headers`` of an answer with ``status`` their CORS headers, ``Vary`` and
+        ``Cache-Control``, each once.
+
+        This is the one place they are made, for every kind of answer (preflight, data,
+        ``304``, error): any the answer already had are dropped, but a view's own ``Vary``
+        names, which join ours."""
+        vary = list(self._vary_names)
+        kept = []
         for name, value in headers:
-            if name == "Vary":  # a view's own Vary joins ours
-                vary = f"{value}, {vary}"
-        headers[:] = [(name, value) for name, value in headers if name not in ("Vary", "Cache-Control")]
-        headers.append(("Vary", vary))
+            lowered = name.lower()
+            if lowered == "vary":
+                vary += [token.strip() for token in value.split(",") if token.strip()]
+            elif lowered != "cache-control" and not lowered.startswith("access-control-"):
+                kept.append((name, value))
+        headers[:] = kept
+        headers.extend(self.cors(environ))
+        headers.append(("Vary", ", ".join(_unique(vary))))
         headers.append(self._cacheable if cacheable and status in (200, 304) else ("Cache-Control", "no-store"))
         return headers
-
-    def preflight(self, environ):
-        """The answer to an ``OPTIONS`` request: CORS preflight headers when it is one."""
-        cors = get_cors_headers(self._cors, EnvironHeaders(environ), "OPTIONS")
-        headers = [(name, str(value)) for name, value in cors.items(multi=True) if name != "Vary"]
-        return headers + [ALLOW, ("Vary", self._vary), ("Cache-Control", "no-store")]
 
     def encoding(self, environ):
         """The content coding ``environ``'s ``Accept-Encoding`` prefers among ours, or None."""
@@ -109,6 +120,12 @@ class ApiHeaders:
 
     def compressible(self, content_type, body):
         return len(body) >= self._min_size and content_type.startswith(COMPRESSIBLE)
+
+
+def _unique(names):
+    """``names`` without repeats (``Vary`` names are case-insensitive), in their order."""
+    seen = set()
+    return [name for name in names if not (name.lower() in seen or seen.add(name.lower()))]
 
 
 def compress(body, encoding):

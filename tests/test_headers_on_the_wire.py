@@ -1,0 +1,156 @@
+"""One of each header on every answer, read as the raw header list a real server sends.
+
+A browser refuses a CORS answer whose ``Access-Control-Allow-Origin`` comes twice ("contains
+multiple values '*, *'"), and a mapping of headers shows only one of two: so each answer
+here is read off a socket from waitress on a port, for every kind of answer (preflight,
+200, HEAD, 304, compressed or not, every error, waitress's own errors), with any origin
+allowed and with an allow-list (an origin on it and one not on it).
+"""
+import contextlib
+import socket
+import threading
+
+import pytest
+
+from app.server import create_server
+from conftest import API, BIG
+from custom_apps import app_with  # noqa: F401  (fixture)
+
+ORIGIN = "https://festival-site.example"
+STRANGER = "https://elsewhere.example"
+EXPOSED = {"etag", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "retry-after"}
+
+# (name, CORS_ORIGINS, the request's Origin, the Access-Control-Allow-Origin expected or None)
+SETTINGS = [
+    ("allow-all", ["*"], ORIGIN, "*"),
+    ("allow-list, origin on it", [ORIGIN, "https://other.example"], ORIGIN, ORIGIN),
+    ("allow-list, origin not on it", [ORIGIN, "https://other.example"], STRANGER, None),
+]
+
+PREFLIGHT = {"Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "x-api-key"}
+
+# name: (app kind, method, path, headers (KEY: the festival's key), expected status)
+ANSWERS = {
+    "preflight": ("plain", "OPTIONS", "/news", PREFLIGHT, 200),
+    "preflight of the document": ("plain", "OPTIONS", "/openapi.json", PREFLIGHT, 200),
+    "200": ("plain", "GET", "/news", {"X-API-Key": "KEY"}, 200),
+    "200 compressed": ("plain", "GET", "/programmes?subFestSlug=general&limit=50", {"X-API-Key": "KEY", "Accept-Encoding": "br, gzip"}, 200),
+    "HEAD": ("plain", "HEAD", "/programmes?subFestSlug=general&limit=50", {"X-API-Key": "KEY", "Accept-Encoding": "gzip"}, 200),
+    "304": ("plain", "GET", "/news", {"X-API-Key": "KEY", "If-None-Match": "ETAG"}, 304),
+    "304 compressed": ("plain", "GET", "/programmes?subFestSlug=general&limit=50",
+                       {"X-API-Key": "KEY", "If-None-Match": "ETAG", "Accept-Encoding": "gzip"}, 304),
+    "the document": ("plain", "GET", "/openapi.json", {"Accept-Encoding": "gzip"}, 200),
+    "400": ("plain", "GET", "/news?limit=0", {"X-API-Key": "KEY"}, 400),
+    "401": ("plain", "GET", "/news", {}, 401),
+    "404 of a path": ("plain", "GET", "/no-such-endpoint", {"X-API-Key": "KEY"}, 404),
+    "404 of a view": ("plain", "GET", "/programme-detail?programCode=NO-SUCH", {"X-API-Key": "KEY"}, 404),
+    "405": ("plain", "DELETE", "/news", {"X-API-Key": "KEY"}, 405),
+    "429": ("limited", "GET", "/news", {"X-API-Key": "KEY"}, 429),
+    "503": ("broken", "GET", "/news", {"X-API-Key": "KEY"}, 503),
+}
+
+# waitress answers these before the app sees them (app/server.py): no CORS, one of each.
+WAITRESS = {
+    "waitress 400": b"GET /public-api/v1/news\xff HTTP/1.1\r\nHost: x\r\nOrigin: %s\r\n\r\n",
+    "waitress 431": b"GET /public-api/v1/news HTTP/1.1\r\nHost: x\r\nOrigin: %s\r\nX-Big: " + b"b" * 3000 + b"\r\n\r\n",
+    "waitress 413": b"GET /public-api/v1/news HTTP/1.1\r\nHost: x\r\nOrigin: %s\r\nContent-Length: 5000\r\n\r\n",
+}
+
+
+@contextlib.contextmanager
+def serving(app):
+    server = create_server(app, host="127.0.0.1", port=0, threads=2,
+                           max_request_header_size=2048, max_request_body_size=1024)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        yield server.effective_port
+    finally:
+        server.close()
+        thread.join(timeout=5)
+
+
+def exchange(port, raw):
+    """Send ``raw``; (status, the raw header list in order, body) of the answer."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(raw)
+        chunks = []
+        while chunk := conn.recv(65536):
+            chunks.append(chunk)
+    head, _, body = b"".join(chunks).partition(b"\r\n\r\n")
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    return int(status_line.split()[1]), [tuple(line.split(": ", 1)) for line in lines], body
+
+
+def request(port, method, path, headers):
+    lines = [f"{method} {API}{path} HTTP/1.1", "Host: 127.0.0.1", "Connection: close",
+             *(f"{name}: {value}" for name, value in headers.items())]
+    return exchange(port, ("\r\n".join(lines) + "\r\n\r\n").encode())
+
+
+def values(headers, name):
+    return [value for found, value in headers if found.lower() == name.lower()]
+
+
+def assert_one_of_each(headers):
+    names = [name.lower() for name, _ in headers]
+    assert sorted(name for name in set(names) if names.count(name) > 1) == [], headers
+    for name, value in headers:
+        if name.lower() == "vary":
+            tokens = [token.strip().lower() for token in value.split(",")]
+            assert len(tokens) == len(set(tokens)), value
+
+
+def make_app(app_with, kind, cors_origins, tmp_path):
+    settings = {"CORS_ORIGINS": cors_origins}
+    if kind == "limited":
+        settings["RATELIMIT_DEFAULT"] = "2 per minute"
+    if kind == "broken":
+        settings["DATABASE_URL"] = f"sqlite:///{tmp_path}/missing/dir/x.db"
+    return app_with(**settings)
+
+
+@pytest.mark.parametrize("setting", SETTINGS, ids=[s[0] for s in SETTINGS])
+@pytest.mark.parametrize("answer", ANSWERS)
+def test_every_answer_carries_each_header_once(app_with, keys, tmp_path, setting, answer):
+    _, cors_origins, origin, allowed = setting
+    kind, method, path, wanted, status = ANSWERS[answer]
+    wanted = {name: keys[BIG] if value == "KEY" else value for name, value in wanted.items()}
+    app = make_app(app_with, kind, cors_origins, tmp_path)
+    max_age = app.config["CACHE_MAX_AGE"]
+    with serving(app) as port:
+        if "If-None-Match" in wanted:
+            _, first, _ = request(port, "GET", path, {**wanted, "If-None-Match": "-"})
+            wanted["If-None-Match"] = values(first, "ETag")[0]
+        if kind == "limited":
+            for _ in range(2):
+                request(port, method, path, wanted)
+        code, headers, body = request(port, method, path, {**wanted, "Origin": origin})
+    assert code == status, (body, headers)
+    assert_one_of_each(headers)
+
+    assert values(headers, "Access-Control-Allow-Origin") == ([allowed] if allowed else [])
+    if allowed:
+        assert {v.strip().lower() for v in values(headers, "Access-Control-Expose-Headers")[0].split(",")} >= EXPOSED
+    if method == "OPTIONS" and allowed:
+        assert values(headers, "Access-Control-Allow-Headers") == ["x-api-key"]
+        assert "GET" in values(headers, "Access-Control-Allow-Methods")[0]
+        assert values(headers, "Access-Control-Max-Age") == ["86400"]
+    vary = {token.strip().lower() for token in values(headers, "Vary")[0].split(",")}
+    assert {"x-api-key", "accept-encoding"} <= vary
+    assert ("origin" in vary) == (cors_origins != ["*"])
+    kept = status in (200, 304) and method in ("GET", "HEAD")
+    assert values(headers, "Cache-Control") == [f"public, max-age={max_age}" if kept else "no-store"]
+    if "compressed" in answer and status == 200:
+        assert values(headers, "Content-Encoding") == ["br"]
+
+
+@pytest.mark.parametrize("setting", SETTINGS[:2], ids=[s[0] for s in SETTINGS[:2]])
+@pytest.mark.parametrize("answer", WAITRESS)
+def test_waitress_errors_carry_each_header_once(app_with, tmp_path, setting, answer):
+    _, cors_origins, origin, _ = setting
+    with serving(make_app(app_with, "plain", cors_origins, tmp_path)) as port:
+        code, headers, body = exchange(port, WAITRESS[answer] % origin.encode())
+    assert code == int(answer.split()[-1])
+    assert_one_of_each(headers)
+    assert values(headers, "Content-Type") == ["application/json"]
