@@ -159,6 +159,46 @@ def export(slug, folder):
 
 
 @main.command()
+@click.argument("source")
+@click.option("--interval", default=30.0, show_default=True, type=click.FloatRange(min=0.1),
+              help="Seconds between looks at SOURCE.")
+@click.option("--sheet", help="The section a CSV address holds (results, ...); default: its file name.")
+@click.option("--festival", "festival_slug", metavar="SLUG", help="The festival a CSV address belongs to.")
+def follow(source, interval, sheet, festival_slug):
+    """Apply SOURCE as import --update does each time it changes (a folder, a workbook or an http(s) address).
+
+    Every --interval seconds it looks at SOURCE; when its content changed it applies it with
+    the checks of `import --update`, in one transaction, and prints one line: what changed
+    and the new revision. A source that does not answer, is caught mid-save, has a broken
+    row or would take a published record away is not applied: the festival stays as it
+    was, the reason is said once, and again only when it changes or is over. SIGTERM or
+    Ctrl-C stops it between two looks (exit status 0).
+    """
+    import signal
+    import threading
+
+    from seed.follow import Follower, open_source
+    from seed.update import update_source
+
+    try:
+        os.environ["IMPORT_WAIT_SECONDS"] = str(parse_setting("IMPORT_WAIT_SECONDS", load_wait_seconds()))
+    except SettingError as error:
+        raise SetupError(str(error))
+    open_database()
+    stop = threading.Event()
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, lambda *_: stop.set())
+
+    def say(message):
+        click.echo(message, err=True)
+
+    say(f"Following {source} every {interval:g} s (SIGTERM or Ctrl-C stops)")
+    Follower(open_source(source, sheet, festival_slug, interval), say, update_source,
+             pause=min(0.5, interval / 4)).run(interval, stop)
+    say(f"Stopped following {source}")
+
+
+@main.command()
 def festivals():
     """List festivals, one per line: slug, name, revision."""
     from db.source.revisions import current_revision

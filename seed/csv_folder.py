@@ -164,15 +164,23 @@ def read_files(name, files):
     return finish(source, problems, "festival.csv")
 
 
+# What a spreadsheet leaves beside a file while it has it open or saves it (``~$results.csv``).
+_TEMPORARY = ("~", ".")
+
+
+def folder_files(path):
+    """``[(file name, bytes)]`` of the CSV files of a folder, leaving out temporary files."""
+    return [(p.name, p.read_bytes()) for p in sorted(Path(path).glob("*.csv")) if not p.name.startswith(_TEMPORARY)]
+
+
 def read_folder(path):
-    path = Path(path)
-    files = [(p.name, p.read_bytes()) for p in sorted(path.glob("*.csv"))]
-    return read_files(str(path), files)
+    return read_files(str(path), folder_files(path))
 
 
-def read_zip(path):
+def read_zip(path, name=None):
+    """A .zip of CSV files: a path, or a file object with ``name``."""
     with zipfile.ZipFile(path) as archive:
         files = [(info.filename, archive.read(info)) for info in archive.infolist()
                  if info.filename.lower().endswith(".csv") and not info.is_dir()
                  and not Path(info.filename).name.startswith(".") and "__MACOSX" not in info.filename]
-    return read_files(str(path), files)
+    return read_files(name or str(path), files)

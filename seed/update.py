@@ -256,7 +256,14 @@ def update_fixture(data, dry_run=False, problems=(), allow_withdrawals=False):
 
 
 def update_file(path, dry_run=False, allow_withdrawals=False):
-    source = load_source(path)
+    return update_source(load_source(path), dry_run=dry_run, allow_withdrawals=allow_withdrawals)
+
+
+def update_source(source, dry_run=False, allow_withdrawals=False):
+    """``update_fixture`` of a read :class:`~seed.sources.Source`; its problems name its rows.
+
+    ``import --update`` and ``follow`` both apply a source through this function, so they
+    make the same checks and refuse the same withdrawals."""
     try:
         return update_fixture(source.data, dry_run=dry_run, problems=source.problems,
                               allow_withdrawals=allow_withdrawals)

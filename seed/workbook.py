@@ -26,6 +26,15 @@ OWN_SHEET_PREFIX = "_"
 _WORKBOOK_PART = "xl/workbook.xml"
 
 
+class UnreadableWorkbook(FixtureError):
+    """The file is not a workbook that can be read: damaged, or caught half-saved."""
+
+    def __init__(self, name, exc):
+        self.reason = f"{type(exc).__name__}: {exc}"
+        super().__init__([("$", f"{name} is not a readable .xlsx workbook ({self.reason}); "
+                                "if it is being saved, wait until it is")])
+
+
 def is_workbook(path_or_bytes):
     """True for an ``.xlsx`` file (by name or content), whole or not."""
     if isinstance(path_or_bytes, (bytes, bytearray)):
@@ -83,8 +92,7 @@ def _open(file, name):
     try:
         return load_workbook(file, read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises many kinds for a damaged or half-saved file
-        raise FixtureError([("$", f"{name} is not a readable .xlsx workbook ({type(exc).__name__}: {exc}); "
-                                  "if it is being saved, wait until it is")]) from None
+        raise UnreadableWorkbook(name, exc) from None
 
 
 def read_workbook(path, name=None):
@@ -113,8 +121,7 @@ def read_workbook(path, name=None):
             rows = read_table(title, key, header, lines, source, problems)
             add_table(source, f"sheet {title}", key, rows, problems)
     except (zipfile.BadZipFile, KeyError, OSError, ValueError) as exc:
-        raise FixtureError([("$", f"{name} is not a readable .xlsx workbook ({type(exc).__name__}: {exc}); "
-                                  "if it is being saved, wait until it is")]) from None
+        raise UnreadableWorkbook(name, exc) from None
     finally:
         book.close()
     return finish(source, problems, f"the sheet {FESTIVAL_FILE!r}")
