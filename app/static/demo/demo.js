@@ -6,8 +6,9 @@
 //
 // Keeping fresh (the result-day recipe of docs/clients.md): the page loads each part once,
 // then every POLL_SECONDS asks /changes?sinceRevision=N what changed after the revision it
-// shows, and fetches again only the parts a change names. Every request revalidates the
-// browser's cached copy (If-None-Match), so an unchanged answer is a bodyless 304.
+// shows, and fetches again only the parts a change names. The browser's own cache revalidates
+// its copy of an answer older than the service's max-age (If-None-Match), so an unchanged
+// answer is a bodyless 304; the poll is no more frequent than that max-age (10 s by default).
 "use strict";
 
 (function () {
@@ -29,8 +30,10 @@
     for (const [name, value] of Object.entries(query || {})) {
       if (value !== undefined && value !== null && value !== "") url.searchParams.set(name, value);
     }
-    // "no-cache": use the browser's copy only after the server said, by a 304, it is current.
-    const response = await fetch(url, { headers: { "X-API-Key": state.key }, cache: "no-cache" });
+    // The default cache mode: the browser reuses a preflight's answer for this address (with
+    // "no-cache" it would send one before every request) and revalidates its copy
+    // (If-None-Match) once the copy is older than the service's max-age, reusing it on a 304.
+    const response = await fetch(url, { headers: { "X-API-Key": state.key } });
     let body = null;
     try { body = await response.json(); } catch (ignored) { /* not JSON */ }
     if (!response.ok) {
