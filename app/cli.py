@@ -1,5 +1,7 @@
 """``festival-api``: set up the database, load festivals, manage API keys, serve."""
+import difflib
 import os
+import re
 import sys
 import uuid
 
@@ -9,20 +11,32 @@ from db.compiled.tables import create_tables
 from db.source import models as m
 from db.source.keys import create_key, list_keys, renew_key, revoke_key
 
-from .cli_setup import CREATES_TABLES, Group, SetupError, check_database, database_url, open_database
+from .cli_setup import (CREATES_TABLES, Group, SetupError, check_database, database_url, given, open_database,
+                        shown_url)
 from .config import SettingError, load_config, parse_setting
 
-# The label of the keys `festival-api demo` makes: each run replaces its own, and only them.
+# The label of the keys `festival-api demo` makes, followed by the serving process's id: a run
+# replaces the keys of runs that no longer serve, and only them.
 DEMO_KEY_LABEL = "festival-api demo"
+_DEMO_PROCESS = re.compile(re.escape(DEMO_KEY_LABEL) + r" \(process (\d+)\)$")
 # The bundled festival the README's examples use: `demo` prints its key first, uses it in the
 # `Try:` line, and the demo page opens on it.
 EXAMPLE_FESTIVAL = "kalolsavam-2026"
 
 
+class UnknownFestival(click.ClickException):
+    """A festival slug the database does not hold: exit status 2, with the slugs it is near."""
+
+    exit_code = 2
+
+
 def _festival_or_fail(slug):
     festival = m.Festival.get_or_none(m.Festival.slug == slug)
     if festival is None:
-        raise click.ClickException(f"no festival with slug {slug!r} (see `festival-api festivals`)")
+        slugs = [row.slug for row in m.Festival.select(m.Festival.slug).order_by(m.Festival.slug)]
+        near = difflib.get_close_matches(slug, slugs, n=3, cutoff=0.6)
+        hint = f" (did you mean {' or '.join(map(repr, near))}?)" if near else ""
+        raise UnknownFestival(f"no festival with slug {slug!r}{hint}; `festival-api festivals` lists them")
     return festival
 
 
@@ -224,10 +238,10 @@ def backup(dest):
     source = sqlite_path(url)
     if source is None:
         raise click.ClickException(
-            "DATABASE_URL is a PostgreSQL database: back it up with pg_dump "
+            f"DATABASE_URL={shown_url(url)} is a PostgreSQL database: back it up with pg_dump "
             "(e.g. pg_dump -Fc -f festival.dump DBNAME; see docs/deployment.md)")
     if source == ":memory:" or not os.path.isfile(source):
-        raise click.ClickException(f"no SQLite database file at {source!r} (DATABASE_URL)")
+        raise click.ClickException(f"no SQLite database file at {source!r} {given()}")
     if not os.path.isdir(os.path.dirname(os.path.abspath(dest))):
         raise click.ClickException(f"no directory to write {dest!r} into")
     if os.path.isdir(dest):
@@ -320,9 +334,6 @@ def _server_settings(host, port, threads, workers=None):
 def _serve(host, port, threads, config=None, workers=None):
     """Serve the app on ``host:port``; refuse, in one line, when a setting, the database or
     the port is unusable."""
-    import errno
-    import socket
-
     from . import create_app
     from .server import (BACKLOG, create_server, keep_freed_memory, pin_to_cpu, server_settings,
                          write_held_lines_on_sigterm)
@@ -351,16 +362,51 @@ def _serve(host, port, threads, config=None, workers=None):
         write_held_lines_on_sigterm()
         cpu = pin_to_cpu() if settings["PIN_CPU"] else None
         server = create_server(_warmed(create_app(config)), **server_settings(settings), ident="festival-api")
-    except socket.gaierror as error:
-        raise SetupError(f"cannot listen on {host}:{port}: {error.strerror or error} (check --host or HOST)")
     except OSError as error:
-        if error.errno == errno.EADDRINUSE:
-            raise SetupError(f"port {port} on {host} is already in use: stop what uses it, "
-                             "or choose another port with --port (or PORT)")
-        raise SetupError(f"cannot listen on {host}:{port}: {error.strerror or error}")
+        raise _listen_error(host, port, error)
     click.echo(f"Serving on http://{host}:{port}/public-api/v1 (docs: /public-api/v1/docs)"
                + ("" if cpu is None else f" on CPU {cpu}"), err=True)
     server.run()
+
+
+def _listen_error(host, port, error):
+    """The SetupError of a failed attempt to listen on ``host:port``."""
+    import errno
+    import socket
+
+    if isinstance(error, socket.gaierror):
+        return SetupError(f"cannot listen on {host}:{port}: {error.strerror or error} (check --host or HOST)")
+    if error.errno == errno.EADDRINUSE:
+        return SetupError(f"port {port} on {host} is already in use: stop what uses it, "
+                          "or choose another port with --port (or PORT)")
+    return SetupError(f"cannot listen on {host}:{port}: {error.strerror or error}")
+
+
+def _check_port(host, port):
+    """SetupError unless ``host:port`` can be listened on now (as waitress will, with SO_REUSEADDR)."""
+    import socket
+
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError as error:
+        raise _listen_error(host, port, error) from None
+
+
+def _serving_demo_key(key):
+    """True for the key of a `demo` whose process still runs (another than this one)."""
+    match = _DEMO_PROCESS.match(key.label or "")
+    if match is None or int(match[1]) == os.getpid():
+        return False
+    try:
+        os.kill(int(match[1]), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _warmed(app):
@@ -399,12 +445,15 @@ def demo(host, port, threads):
 
     settings = _server_settings(host, port, threads)  # before anything is written
     host, port, threads = settings["HOST"], settings["PORT"], settings["THREADS"]
+    _check_port(host, port)  # a demo already serving there keeps its data and its keys
     open_database(allowed=CREATES_TABLES)
     create_tables()
     loaded = sorted((_import(path).festival for path in bundled_fixtures()),
                     key=lambda f: (f.slug != EXAMPLE_FESTIVAL, f.slug))
-    # Only the festivals just loaded get a key; an earlier run's demo key is replaced.
-    lines = [(festival.slug, renew_key(festival, DEMO_KEY_LABEL)[1]) for festival in loaded]
+    # Only the festivals just loaded get a key; the key of an earlier run is revoked unless
+    # that run still serves (on another port).
+    label = f"{DEMO_KEY_LABEL} (process {os.getpid()})"
+    lines = [(festival.slug, renew_key(festival, label, keep=_serving_demo_key)[1]) for festival in loaded]
     base = f"http://{host}:{port}/public-api/v1"
     click.echo("\nDemo API keys (one per festival; the README's examples use the first):")
     for slug, plain in lines:

@@ -6,7 +6,6 @@ is one line on stderr and exit status 2, never a traceback, and says which comma
 """
 import os
 import sqlite3
-from urllib.parse import urlparse, urlunparse
 
 import click
 import psycopg2
@@ -14,7 +13,7 @@ from peewee import PeeweeException
 
 from db import health
 from db.compiled.tables import required_tables
-from db.database import DEFAULT_DATABASE_URL, bind_database, sqlite_path
+from db.database import DEFAULT_DATABASE_URL, bind_database, shown_url, sqlite_path
 
 LOAD = "then load festivals with `festival-api seed` (the demo festivals) or `festival-api import FILE`"
 
@@ -27,15 +26,6 @@ class SetupError(click.ClickException):
 
 def database_url():
     return os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL
-
-
-def shown_url(url):
-    """``url`` with any password replaced by ``***``."""
-    parsed = urlparse(url)
-    if parsed.password is None:
-        return url
-    netloc = parsed.netloc.replace(f":{parsed.password}@", ":***@", 1)
-    return urlunparse(parsed._replace(netloc=netloc))
 
 
 def where(url):
@@ -56,8 +46,21 @@ def describe_database():
     return text
 
 
+def given():
+    """``DATABASE_URL`` as given, for a message: ``(DATABASE_URL=...)``, or that it is not set."""
+    url = os.environ.get("DATABASE_URL")
+    if url:
+        return f"(DATABASE_URL={shown_url(url)})"
+    return f"(DATABASE_URL is not set: the default is {DEFAULT_DATABASE_URL})"
+
+
 def fix_for(problem, url):
-    """The one line that says what is wrong with the database at ``url`` and what fixes it."""
+    """The one line that says what is wrong with the database at ``url`` and what fixes it,
+    ending with the ``DATABASE_URL`` given."""
+    return f"{_fix(problem, url)} {given()}"
+
+
+def _fix(problem, url):
     place = where(url)
     return {
         health.MISSING_FOLDER: f"the folder of {place} does not exist: create it, or set DATABASE_URL "
@@ -114,11 +117,21 @@ class _NamesTheDatabase:
             formatter.write_text(describe_database())
 
 
-class Command(_NamesTheDatabase, click.Command):
+class _WholeSummary:
+    """A command's line in its group's ``--help`` is the first line of its description, whole
+    (click cuts it off at 45 characters with "..." unless ``short_help`` is given)."""
+
+    def get_short_help_str(self, limit=45):
+        if self.short_help or not self.help:
+            return super().get_short_help_str(limit)
+        return self.help.split("\n\n", 1)[0].replace("\n", " ").strip()
+
+
+class Command(_WholeSummary, _NamesTheDatabase, click.Command):
     pass
 
 
-class Group(_NamesTheDatabase, click.Group):
+class Group(_WholeSummary, _NamesTheDatabase, click.Group):
     """The tool's groups: database errors a command did not foresee are still one line."""
 
     command_class = Command
@@ -129,4 +142,4 @@ class Group(_NamesTheDatabase, click.Group):
             return super().invoke(ctx)
         except (PeeweeException, sqlite3.Error, psycopg2.Error) as error:
             message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-            raise SetupError(f"database error at {where(database_url())}: {message}") from None
+            raise SetupError(f"database error at {where(database_url())}: {message} {given()}") from None

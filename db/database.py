@@ -97,6 +97,23 @@ POSTGRES_SCHEMES = {
 READ_ONLY_OPTION = "-c default_transaction_read_only=on"
 
 
+def shown_url(url):
+    """``url`` with any password replaced by ``***``."""
+    parsed = urlparse(url)
+    if parsed.password is None:
+        return url
+    netloc = parsed.netloc.replace(f":{parsed.password}@", ":***@", 1)
+    return parsed._replace(netloc=netloc).geturl()
+
+
+def unknown_url(url):
+    """The message for a ``DATABASE_URL`` that names no engine: the value given, and what is
+    expected (for a bare file path, the URL of that file)."""
+    example = f"sqlite:///{url}" if url and not urlparse(url).scheme else "sqlite:///festival.db"
+    return (f"DATABASE_URL={shown_url(url)!r} does not name a database: it must start with sqlite:/// "
+            f"(a SQLite file, e.g. {example}) or postgresql:// (e.g. postgresql://USER@HOST:5432/DB)")
+
+
 def sqlite_path(url):
     """Return the file path of an ``sqlite:///`` URL, or None for other engines."""
     parsed = urlparse(url)
@@ -139,7 +156,7 @@ def make_postgres_database(url, readonly=False, connect_timeout=None, statement_
     """
     scheme = urlparse(url).scheme
     if scheme not in POSTGRES_SCHEMES:
-        raise ValueError(f"DATABASE_URL must start with sqlite:/// or postgresql://, not {scheme}://")
+        raise ValueError(unknown_url(url))
     params = parse_url(url, unquote_password=True, unquote_user=True)
     name = params.pop("database")
     options = [params.get("options") or ""]

@@ -13,7 +13,7 @@ import psycopg2
 from psycopg2 import extensions
 from playhouse.db_url import parse as parse_url
 
-from .database import POSTGRES_SCHEMES, sqlite_path
+from .database import POSTGRES_SCHEMES, sqlite_path, unknown_url
 from .deadlines import deadline_connection
 
 # Settings of the connection pool in a postgresql+pool:// URL; libpq does not know them.
@@ -129,7 +129,7 @@ def _tables_problem(tables, found):
 def _postgres_problem(url, tables, timeout):
     scheme = urlparse(url).scheme
     if scheme not in POSTGRES_SCHEMES:
-        raise ValueError(f"DATABASE_URL must start with sqlite:/// or postgresql://, not {scheme}://")
+        raise ValueError(unknown_url(url))
     params = parse_url(url, unquote_password=True, unquote_user=True)
     for option in POOL_OPTIONS:
         params.pop(option, None)

@@ -240,3 +240,55 @@ def test_backup_into_a_missing_directory_fails_cleanly(run, sqlite_festival, tmp
     url, _ = sqlite_festival
     result = run(url, "backup", tmp_path / "nowhere" / "out.db")
     assert result.exit_code != 0 and "no directory" in result.stderr
+
+
+# --- the first minutes ----------------------------------------------------------------------
+
+
+def leaf_commands(group=cli_module.main, prefix=()):
+    for name, command in group.commands.items():
+        if hasattr(command, "commands"):
+            yield from leaf_commands(command, prefix + (name,))
+        else:
+            yield prefix + (name,)
+
+
+def test_the_readmes_command_table_names_every_command_and_no_other():
+    readme = (FIXTURE_DIR.parent.parent / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `festival-api ([^`]*)` \|", readme, re.M)
+    named = {tuple(word for word in re.split(r"\s+", row) if re.fullmatch(r"[a-z]+", word))[:2] for row in rows}
+    named = {path[:2] if path[0] in ("keys", "toppers") else path[:1] for path in named if path}
+    assert named == set(leaf_commands())
+    assert "--version" in " ".join(rows)
+
+
+def test_help_shows_each_commands_first_line_whole():
+    for path in [(), ("keys",), ("toppers",)]:
+        group = cli_module.main
+        for name in path:
+            group = group.commands[name]
+        result = CliRunner().invoke(cli_module.main, [*path, "--help"])
+        assert result.exit_code == 0, result.output
+        listing = " ".join(result.output.split("Commands:")[1].split("Database:")[0].split())
+        assert "..." not in listing
+        for name, command in group.commands.items():
+            first = " ".join(command.help.split("\n\n")[0].split())
+            assert f"{name} {first}" in listing, (name, listing)
+
+
+@pytest.mark.parametrize("args, near", [
+    (["keys", "create", "kalolsavam-2062"], f"did you mean '{BIG}'?"),
+    (["keys", "list", "college-fest"], f"did you mean '{SMALL}'?"),
+    (["toppers", "recompute", "kalolsavam"], f"did you mean '{BIG}'?"),
+    (["export", "colege-fest-2026", "out"], f"did you mean '{SMALL}'?"),
+    (["keys", "create", "zzz"], "; `festival-api festivals` lists them"),
+], ids=lambda value: " ".join(value) if isinstance(value, list) else None)
+def test_an_unknown_festival_slug_exits_2_with_the_slugs_it_is_near(run, fresh_app, tmp_path, args, near):
+    _, url = fresh_app
+    before = row_counts(url)
+    result = run(url, *[str(tmp_path / a) if a == "out" else a for a in args])
+    assert result.exit_code == 2, result.output
+    slug = args[1] if args[0] == "export" else args[2]
+    assert f"Error: no festival with slug {slug!r}" in result.stderr and near in result.stderr
+    assert row_counts(url) == before
+    assert not (tmp_path / "out").exists()

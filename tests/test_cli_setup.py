@@ -97,7 +97,8 @@ def cli(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("url, args, expected", [
     ("mysql://festival@127.0.0.1/festival", ["init"],
-     "DATABASE_URL must start with sqlite:/// or postgresql://, not mysql://"),
+     "DATABASE_URL='mysql://festival@127.0.0.1/festival' does not name a database: it must start with "
+     "sqlite:/// (a SQLite file, e.g. sqlite:///festival.db) or postgresql://"),
     ("sqlite:///{tmp}/no/such/folder/festival.db", ["init"],
      "the folder of {tmp}/no/such/folder/festival.db does not exist"),
     ("sqlite:///{tmp}/no/such/folder/festival.db", ["import", "README.md"],
@@ -172,4 +173,30 @@ def test_an_empty_database_on_the_suites_engine_asks_for_init(cli, empty_databas
     assert result.exit_code == 2, result.output
     assert one_line_error(result.stderr) == (
         f"Error: the database at {place} has no festival tables: run `festival-api init`, then load "
-        f"festivals with {LOAD_HINT}")
+        f"festivals with {LOAD_HINT} (DATABASE_URL={url})")
+
+
+@pytest.mark.parametrize("url, args, expected", [
+    # a bare path: what was given, and the URL of that file
+    ("/tmp/f.db", ["festivals"], "DATABASE_URL='/tmp/f.db' does not name a database: it must start with sqlite:/// "
+                                 "(a SQLite file, e.g. sqlite:////tmp/f.db) or postgresql:// "
+                                 "(e.g. postgresql://USER@HOST:5432/DB)"),
+    ("festival.sqlite", ["init"], "DATABASE_URL='festival.sqlite' does not name a database: it must start with "
+                                  "sqlite:/// (a SQLite file, e.g. sqlite:///festival.sqlite)"),
+    ("postgres://u:secret@127.0.0.1:1/x", ["festivals"], "(DATABASE_URL=postgres://u:***@127.0.0.1:1/x)"),
+    ("sqlite:///{tmp}/no/such/folder/festival.db", ["init"],
+     "(DATABASE_URL=sqlite:///{tmp}/no/such/folder/festival.db)"),
+    ("sqlite:///{tmp}/garbage.db", ["festivals"], "(DATABASE_URL=sqlite:///{tmp}/garbage.db)"),
+    ("sqlite:///{tmp}/garbage.db", ["backup", "{tmp}/copy.db"], "(DATABASE_URL=sqlite:///{tmp}/garbage.db)"),
+    ("sqlite:///{tmp}/empty.db", ["keys", "list"], "(DATABASE_URL=sqlite:///{tmp}/empty.db)"),
+    (None, ["festivals"], "(DATABASE_URL is not set: the default is sqlite:///festival.db)"),
+], ids=["bare-path", "bare-name", "unreachable-password-hidden", "missing-folder", "not-a-database",
+        "database-error", "no-tables", "not-set"])
+def test_every_database_url_message_echoes_the_value_given(cli, tmp_path, url, args, expected):
+    garbage(tmp_path / "garbage.db")
+    (tmp_path / "empty.db").write_bytes(b"")
+    result = cli(url, *[a.format(tmp=tmp_path) for a in args])
+    assert result.exit_code == 2, result.output
+    line = one_line_error(result.stderr)
+    assert expected.format(tmp=tmp_path) in line, line
+    assert "secret" not in line

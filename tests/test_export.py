@@ -96,4 +96,4 @@ def test_the_cli_exports_to_a_new_folder_and_refuses_one_that_holds_csv_files(tm
     again = runner.invoke(cli, ["export", "district-fest-2026", str(tmp_path / "out")])
     assert again.exit_code == 1 and "already holds CSV files" in again.output
     missing = runner.invoke(cli, ["export", "no-such-fest", str(tmp_path / "other")])
-    assert missing.exit_code == 1 and "no festival with slug 'no-such-fest'" in missing.output
+    assert missing.exit_code == 2 and "no festival with slug 'no-such-fest'" in missing.output

@@ -49,13 +49,18 @@ def revoke_key(key_id):
                 .execute()) or ApiKey.select().where(ApiKey.id == key_id).exists()
 
 
-def renew_key(festival, label):
-    """Revoke ``festival``'s active keys labelled ``label``, then create one; ``(ApiKey, plain key)``.
+def renew_key(festival, label, keep=lambda key: False):
+    """Revoke ``festival``'s active keys labelled ``label`` (or ``label (…)``) but those
+    ``keep(key)`` holds on to, then create one labelled ``label``; ``(ApiKey, plain key)``.
 
     Only a key's hash is stored, so an earlier key cannot be shown again: a command that
-    prints a key on every run (``festival-api demo``) renews it, and leaves one active.
+    prints a key on every run (``festival-api demo``) renews it.
     """
-    (ApiKey.update(revoked_at=utcnow())
-     .where((ApiKey.festival == festival) & (ApiKey.label == label) & ApiKey.revoked_at.is_null())
-     .execute())
+    base = label.split(" (", 1)[0]
+    active = (ApiKey.select()
+              .where((ApiKey.festival == festival) & ApiKey.revoked_at.is_null()
+                     & ((ApiKey.label == base) | ApiKey.label.startswith(f"{base} ("))))
+    stale = [key.id for key in active if not keep(key)]
+    if stale:
+        ApiKey.update(revoked_at=utcnow()).where(ApiKey.id.in_(stale)).execute()
     return create_key(festival, label=label)
