@@ -42,7 +42,7 @@ class RequestState:
     """One API request as the front door resolved it (key, festival, revision) and answered it."""
 
     __slots__ = ("started", "started_at", "query", "key_id", "festival", "revision", "changed_at",
-                 "limit_headers", "cache", "view")
+                 "limit_headers", "limit_spent", "cache", "view")
 
     def __init__(self, query_string):
         self.started = time.perf_counter()
@@ -51,7 +51,8 @@ class RequestState:
         self.query = parse_query(query_string) if query_string else ()
         self.key_id = self.festival = None
         self.revision, self.changed_at = 0, None
-        self.limit_headers = None  # X-RateLimit-* of the key's budget, once counted
+        self.limit_headers = None  # X-RateLimit-* of the key's budget, once looked at
+        self.limit_spent = False  # whether the request was counted (a 304 is not)
         self.cache = None  # "hit" or "miss" when the response cache was asked
         self.view = None  # the FestivalView, once a view asked for it
 
@@ -93,6 +94,9 @@ class FestivalView:
         self.revision = revision
         self.festival_json = dumps(FestivalSummarySchema().dump(festival))
         self.data_json = dumps(FreshnessSchema().dump({"revision": revision, "changed_at": changed_at}))
+        # The end of every context block of this revision, as it is in an answer's bytes: the
+        # front door leaves it out of the answer's ETag (app/http.py, weak_etag).
+        self.revision_block = f'"data":{self.data_json}}}'.encode()
         self.sub_fests = {}
         self.slugs = {}
         for sub_fest_id, slug, summary in sub_fest_summaries(festival.id):

@@ -8,17 +8,22 @@ It owns everything requests share, each step written once, in this order:
    when it holds that revision;
 2. the API key (``app/auth.py``): hashed once, looked up in the key cache or the database,
    401 when missing, unknown or revoked;
-3. the rate limit (``app/limits.py``), counted once per request: 429 when over budget;
+3. the rate limit (``app/limits.py``), counted once per request that is not answered
+   ``304``: 429 when over budget. A conditional request (``If-None-Match``) is only looked
+   at here, and counted once its answer is known to be something else;
 4. the response cache (``app/caching.py``): an identical request at the same revision is
-   answered from memory, a ``304`` when the client holds the ETag;
+   answered from memory;
 5. on a miss, the endpoint's :class:`~app.smorest.Operation`: its parameters loaded by the
    plan made from its flask-smorest argument schema, then its view, which stitches the
-   answer; a ``200`` is given its weak ETag and kept in the cache. Flask is not entered: its
-   routes are the API's description (the OpenAPI document) and serve everything else;
-6. every answer under the API prefix, whoever made it: ``304`` for a matching
-   ``If-None-Match``, compression, CORS, ``Vary`` and ``Cache-Control`` (``app/http.py``),
-   the rate-limit headers; and one access-log line for every request (``app/access_log.py``;
-   under ``festival-api serve`` written after the answer, and held while requests wait).
+   answer; a ``200`` is given its weak ETag (its data without the revision: ``app/http.py``)
+   and kept in the cache. Flask is not entered: its routes are the API's description (the
+   OpenAPI document) and serve everything else; then ``304`` for a matching ``If-None-Match``,
+   from the cache or not;
+6. every answer under the API prefix, whoever made it: compression, CORS, ``Vary`` and
+   ``Cache-Control`` (``app/http.py``), the festival's current revision
+   (``X-Data-Revision``), the rate-limit headers; and one access-log line for every request
+   (``app/access_log.py``; under ``festival-api serve`` written after the answer, and held
+   while requests wait).
 
 Views read what the front door resolved (festival, revision) from ``app/context.py``.
 Requests outside the API's data endpoints (``/healthz``, the documentation, the demo page,
@@ -33,9 +38,8 @@ import time
 
 import marshmallow as ma
 import orjson
-import xxhash
 from werkzeug.exceptions import BadRequest, HTTPException, InternalServerError
-from werkzeug.http import HTTP_STATUS_CODES, parse_etags, remove_entity_headers
+from werkzeug.http import HTTP_STATUS_CODES, remove_entity_headers
 
 from db.deadlines import is_deadline_error
 
@@ -46,7 +50,7 @@ from .context import RequestState, begin_request, end_request
 from .database import DATABASE_ERRORS, ServiceDatabase, Unavailable
 from .errors import error_json
 from .health import HealthCheck
-from .http import ALLOW, ApiHeaders, compress
+from .http import ALLOW, REVISION_HEADER, ApiHeaders, compress, not_modified, weak_etag
 from .limits import make_rate_limits
 from .server import AFTER_ANSWER
 
@@ -144,11 +148,23 @@ class FrontDoor:
                                [("WWW-Authenticate", CHALLENGE)])
         state.key_id, state.festival = found
         state.revision, state.changed_at = revision_of(state.festival.id)
+        if_none_match = environ.get("HTTP_IF_NONE_MATCH")
         if self.limits is not None and state.limit_headers is None:
-            allowed, state.limit_headers = self.limits.count(state.key_id, environ.get("REMOTE_ADDR"))
+            # A conditional request may be answered 304, which spends nothing: it is counted
+            # once its answer is known (below), and here only looked at.
+            state.limit_spent = not if_none_match
+            allowed, state.limit_headers = self.limits.count(state.key_id, environ.get("REMOTE_ADDR"),
+                                                             spend=state.limit_spent)
             if not allowed:
                 return self._error(429, None, [])
-        return self._cached_or_made(environ, state, digest)
+        answer = self._cached_or_made(environ, state, digest)
+        if if_none_match and answer.etag is not None and not_modified(if_none_match, answer.etag):
+            answer.status, answer.body = 304, b""
+            remove_entity_headers(answer.headers)
+        elif self.limits is not None and not state.limit_spent:
+            state.limit_spent = True
+            _, state.limit_headers = self.limits.count(state.key_id, environ.get("REMOTE_ADDR"))
+        return answer
 
     def _cached_or_made(self, environ, state, digest):
         """The answer from the response cache, or made (and kept when it is a ``200``)."""
@@ -200,7 +216,9 @@ class FrontDoor:
             return self._http_failure(InternalServerError())
         finally:
             end_request()
-        return Answer(200, [("Content-Type", "application/json")], body, weak_etag(body))
+        view = state.view
+        return Answer(200, [("Content-Type", "application/json")], body,
+                      weak_etag(body, view.revision_block if view is not None else None))
 
     def _through_flask(self, environ):
         started = []
@@ -262,13 +280,10 @@ class FrontDoor:
         headers, body, status = answer.headers, answer.body, answer.status
         if answer.etag is not None:
             headers.append(("ETag", answer.etag))
-            if_none_match = environ.get("HTTP_IF_NONE_MATCH")
-            if if_none_match and (if_none_match == answer.etag
-                                  or parse_etags(if_none_match).contains_weak(answer.etag[3:-1])):
-                status, body = 304, b""
-                remove_entity_headers(headers)
         if path.startswith(self.prefix):
             headers = self.headers.finish(environ, status, headers, cacheable=method in ("GET", "HEAD"))
+            if state.festival is not None:
+                headers.append((REVISION_HEADER, str(state.revision)))
             headers.extend(state.limit_headers or ())
         if status == 200 and body:
             body = self._compressed(environ, answer, headers)
@@ -304,12 +319,6 @@ def _log(method, path, state, status, size, ended, held=False):
     log_request(method=method, path=path, query=state.query, status=status, started=state.started,
                 festival=state.festival, key_id=state.key_id, size=size, cache=state.cache,
                 started_at=state.started_at, ended=ended, held=held)
-
-
-def weak_etag(body):
-    """The weak ETag of an answer's body: a 128-bit hash of it (xxh3: a 60 kB list answer
-    is hashed in a few microseconds, where SHA-1 takes tens)."""
-    return f'W/"{xxhash.xxh3_128_hexdigest(body)}"'
 
 
 def _query_key(pairs):

@@ -1,8 +1,11 @@
 """The HTTP headers every answer of the API carries, and its compression.
 
 - CORS, decided by flask-cors's own rules (``flask_cors.core``) for the configured origins,
-  so browsers on festival websites may call the API and read ``ETag`` and the rate-limit
-  headers;
+  so browsers on festival websites may call the API and read ``ETag``, ``X-Data-Revision``
+  and the rate-limit headers;
+- the weak ``ETag`` of a ``200`` and the ``304`` it allows: the validator is the answer's data
+  without the festival's revision, so an import that did not change an answer keeps its
+  validator, and ``X-Data-Revision`` says the current revision on every answer of a festival;
 - ``Vary: X-API-Key, Accept-Encoding`` (and ``Origin`` when the allowed origin depends on
   it), so a shared cache keeps one copy per key, encoding and origin;
 - ``Cache-Control``: ``public, max-age=CACHE_MAX_AGE`` on a successful ``GET``,
@@ -19,16 +22,21 @@ import threading
 from types import SimpleNamespace
 
 import brotli
+import xxhash
 from flask_cors.core import get_cors_headers, get_cors_options
 from werkzeug.datastructures import EnvironHeaders
-from werkzeug.http import parse_accept_header
+from werkzeug.http import parse_accept_header, parse_etags
 
 from .auth import HEADER as KEY_HEADER
 from .limits import RATE_LIMIT_HEADERS
 
-# Response headers that scripts on other origins may read. Pagination travels in the
-# body's ``meta``; there are no pagination headers.
-EXPOSED_HEADERS = ("ETag", *RATE_LIMIT_HEADERS)
+# The festival's data revision at the moment of the answer, on every answer of a festival's
+# data (200, 304 and errors alike): after a 304 the body held shows the revision it was made at.
+REVISION_HEADER = "X-Data-Revision"
+
+# Response headers that scripts on other origins may read: the one list of them. Pagination
+# travels in the body's ``meta``; there are no pagination headers.
+EXPOSED_HEADERS = ("ETag", REVISION_HEADER, *RATE_LIMIT_HEADERS)
 
 # Browsers may reuse a preflight answer this long (they cap it: Chrome at 2 hours).
 PREFLIGHT_MAX_AGE = 86400
@@ -132,3 +140,29 @@ def compress(body, encoding):
     if encoding == "br":
         return brotli.compress(body, quality=BROTLI_QUALITY)
     return gzip.compress(body, GZIP_LEVEL, mtime=0)
+
+
+def weak_etag(body, revision_block=None):
+    """The weak ETag of an answer's body: a 128-bit hash of it (xxh3: a 60 kB list answer
+    is hashed in a few microseconds, where SHA-1 takes tens), without ``revision_block``, the
+    revision and its time in the answer's ``context`` (``FestivalView.revision_block``).
+
+    Every answer carries the festival's revision, which every import moves; an answer whose
+    data an import did not change keeps its validator, so a client holding it gets a ``304``
+    (a weak validator promises the same data, not the same bytes) and reads the current
+    revision in ``X-Data-Revision``. The block's offset is hashed too: two bodies share a
+    validator only when they are the same bytes but for that block, in the same place.
+    """
+    at = body.rfind(revision_block) if revision_block else -1  # the context closes a list answer
+    if at < 0:
+        return f'W/"{xxhash.xxh3_128_hexdigest(body)}"'
+    whole = memoryview(body)
+    digest = xxhash.xxh3_128(whole[:at])
+    digest.update(at.to_bytes(8, "little"))
+    digest.update(whole[at + len(revision_block):])
+    return f'W/"{digest.hexdigest()}"'
+
+
+def not_modified(if_none_match, etag):
+    """Whether ``If-None-Match`` names ``etag`` (weak comparison, as for a ``GET``)."""
+    return if_none_match == etag or parse_etags(if_none_match).contains_weak(etag[3:-1])

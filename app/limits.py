@@ -10,7 +10,10 @@ address.
 
 Counting is done by the ``limits`` library (fixed windows, in memory or in Redis), through
 :class:`RateLimits`, which the front door (``app/frontdoor.py``) calls once per request,
-whether the answer comes from the response cache or from a view.
+whether the answer comes from the response cache or from a view. A ``304`` costs nothing:
+a conditional request is counted only when its answer is not one (while a budget is spent,
+every request is a 429, conditional or not: whether it would be a 304 is known only once
+its answer is made).
 Counters name the key's id, never the plain key. Requests without a valid key never reach
 the limiter: authentication answers them with a 401 first. Preflight ``OPTIONS``,
 ``/healthz``, the docs and the demo page carry no key and are not limited.
@@ -99,15 +102,13 @@ class RateLimits:
         for item in self.per_key:
             yield item, (self.key_prefix, f"key:{key_id}", KEY_SCOPE)
 
-    def _hit(self, item, identifiers):
+    def _ask(self, item, identifiers, spend):
         if time.monotonic() >= self._shared_from:
             try:
-                allowed = self._limiter.hit(item, *identifiers)
-                return allowed, self._limiter.get_window_stats(item, *identifiers)
+                return _window(self._limiter, item, identifiers, spend)
             except Exception as error:  # any storage failure: count in memory for a while
                 self._storage_failed(error)
-        allowed = self._fallback.hit(item, *identifiers)
-        return allowed, self._fallback.get_window_stats(item, *identifiers)
+        return _window(self._fallback, item, identifiers, spend)
 
     def _storage_failed(self, error):
         """Stop using the shared storage for ``retry_seconds``: the requests meanwhile
@@ -121,15 +122,17 @@ class RateLimits:
             self.logger.warning("rate-limit storage failed, counting in memory for %ss: %s",
                                 self._retry_seconds, error)
 
-    def count(self, key_id, address):
-        """Count one request; return ``(allowed, headers)``.
+    def count(self, key_id, address, spend=True):
+        """Count one request; return ``(allowed, headers)``. With ``spend=False`` nothing is
+        counted: ``allowed`` says whether one more request would be, and the headers show the
+        budget as it is (a request that may be answered ``304``, which costs nothing).
 
         The headers describe the limit that refused the request, or else the one closest
         to running out; ``Retry-After`` is sent only on a refusal.
         """
         shown = None
         for item, identifiers in self._checks(key_id, address):
-            allowed, stats = self._hit(item, identifiers)
+            allowed, stats = self._ask(item, identifiers, spend)
             if not allowed:
                 reset = int(stats.reset_time)
                 return False, [("X-RateLimit-Limit", str(item.amount)), ("X-RateLimit-Remaining", "0"),
@@ -140,6 +143,16 @@ class RateLimits:
         item, stats = shown
         return True, [("X-RateLimit-Limit", str(item.amount)), ("X-RateLimit-Remaining", str(stats.remaining)),
                       ("X-RateLimit-Reset", str(int(stats.reset_time)))]
+
+
+def _window(limiter, item, identifiers, spend):
+    """``(allowed, window stats)`` of one limit, after one request is counted (``spend``), or
+    as they are: then allowed while the window has a request left."""
+    if spend:
+        allowed = limiter.hit(item, *identifiers)
+        return allowed, limiter.get_window_stats(item, *identifiers)
+    stats = limiter.get_window_stats(item, *identifiers)
+    return stats.remaining > 0, stats
 
 
 def make_rate_limits(config, logger=None):

@@ -119,6 +119,44 @@ def test_answers_from_the_response_cache_count_too(app_with, keys):
     assert_limited(third, 2)
 
 
+def conditional(client, key, etag, path="/news"):
+    return client.get(f"{API}{path}", headers={"X-API-Key": key, "If-None-Match": etag})
+
+
+def budget(response):
+    return [response.headers.getlist(name) for name in ("X-RateLimit-Limit", "X-RateLimit-Remaining",
+                                                         "X-RateLimit-Reset")]
+
+
+@pytest.mark.parametrize("cache_seconds", [0, 60], ids=["cache off", "cache on"])
+def test_a_304_spends_no_budget_and_says_the_budget_as_it_is(app_with, keys, cache_seconds):
+    client = app_with(RATELIMIT_DEFAULT="3 per minute", RESPONSE_CACHE_SECONDS=cache_seconds).test_client()
+    first = get(client, keys[BIG])
+    assert first.status_code == 200 and first.headers["X-RateLimit-Remaining"] == "2"
+    for _ in range(20):
+        not_modified = conditional(client, keys[BIG], first.headers["ETag"])
+        assert not_modified.status_code == 304
+        assert budget(not_modified) == budget(first)  # one of each, nothing spent
+        assert "Retry-After" not in not_modified.headers
+    assert get(client, keys[BIG], "/subfests").headers["X-RateLimit-Remaining"] == "1"
+    # A conditional request answered in full spends like any other.
+    stale = conditional(client, keys[BIG], 'W/"an-older-answer"')
+    assert stale.status_code == 200 and stale.headers["X-RateLimit-Remaining"] == "0"
+    assert conditional(client, keys[BIG], first.headers["ETag"]).headers["X-RateLimit-Remaining"] == "0"
+    # Spent: every request waits for the window, a would-be 304 too (that is known only once
+    # its answer is made, which the budget is there to spare).
+    assert_limited(conditional(client, keys[BIG], first.headers["ETag"]), 3)
+    assert_limited(get(client, keys[BIG]), 3)
+
+
+def test_a_conditional_request_answered_with_an_error_spends_budget(app_with, keys):
+    client = app_with(RATELIMIT_DEFAULT="2 per minute").test_client()
+    etag = get(client, keys[BIG]).headers["ETag"]
+    bad = conditional(client, keys[BIG], etag, "/news?limit=0")
+    assert bad.status_code == 400 and bad.headers["X-RateLimit-Remaining"] == "0"
+    assert_limited(conditional(client, keys[BIG], etag), 2)
+
+
 def test_the_counter_is_keyed_by_key_id_never_by_the_key(app_with, keys):
     app = app_with(RATELIMIT_DEFAULT="5 per minute")
     get(app.test_client(), keys[BIG])
@@ -171,3 +209,14 @@ def test_two_apps_sharing_redis_share_one_budget(app_with, keys, redis_prefix):
     key_id, _ = find_active_key(keys[BIG])
     assert any(str(key_id) in name for name in stored)
     assert not any(keys[BIG][4:] in name for name in stored)
+
+
+def test_a_304_spends_nothing_of_a_budget_shared_in_redis(app_with, keys, redis_prefix):
+    prefix, _ = redis_prefix
+    client = app_with(RATELIMIT_DEFAULT="2 per minute", RATELIMIT_STORAGE_URI="redis://127.0.0.1:6379",
+                      RATELIMIT_KEY_PREFIX=prefix).test_client()
+    first = get(client, keys[BIG])
+    statuses = [conditional(client, keys[BIG], first.headers["ETag"]).status_code for _ in range(5)]
+    assert statuses == [304] * 5
+    last = get(client, keys[BIG])
+    assert last.status_code == 200 and last.headers["X-RateLimit-Remaining"] == "0"

@@ -1,0 +1,141 @@
+"""Validators that survive imports: after ``import --update`` publishes one programme's results,
+an answer whose data did not change keeps its ETag (a client's ``If-None-Match`` gets a
+``304``), an answer that did change gets a new one, and ``X-Data-Revision`` always says the
+festival's current revision. With the response cache on and off, for ``GET`` and ``HEAD``."""
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from app.cli import main as cli
+from app.http import weak_etag
+from conftest import API, BIG
+from custom_apps import app_with  # noqa: F401  (fixture)
+from fixture_rules import flag, visible_programme_ids
+
+PUBLISHED_AT = "2026-01-18T16:00:00Z"
+
+
+def programmes_of_general(data):
+    """``(to publish, already published)``: two visible programmes of the general sub-fest, the
+    first completed with results not yet published, the second with published results."""
+    general = next(s["id"] for s in data["subFests"] if s["slug"] == "general")
+    visible = visible_programme_ids(data)
+    mine = [p for p in data["subFestProgrammes"] if p["sub_fest"] == general and p["id"] in visible]
+    results = {}
+    for result in data["results"]:
+        results.setdefault(result["sub_fest_programme"], []).append(result)
+    to_publish = next(p for p in mine if p["status"] == "completed" and results.get(p["id"])
+                      and not any(flag(r, "is_published") for r in results[p["id"]]))
+    published = next(p for p in mine if p["status"] == "result_published" and p is not to_publish)
+    return to_publish, published, results[to_publish["id"]]
+
+
+def urls(to_publish, published, revision):
+    """``(path, params, changes)``: what a result-day site holds, and whether publishing
+    ``to_publish``'s results changes that answer's data."""
+    return [
+        ("/subfests", {}, False),
+        ("/news", {"limit": 10}, False),
+        ("/gallery", {}, False),
+        ("/downloads", {}, False),
+        ("/categories", {"subFestSlug": "general"}, False),
+        ("/schedules", {"limit": 20}, False),
+        ("/programme-result", {"subFestProgramId": published["id"]}, False),
+        ("/programme-detail", {"subFestProgramId": published["id"]}, False),
+        ("/programme-result", {"subFestProgramId": to_publish["id"]}, True),
+        ("/programme-results", {"subFestSlug": "general", "hasResults": "true", "limit": 100}, True),
+        ("/programmes", {"subFestSlug": "general", "limit": 100}, True),
+        ("/filters", {}, True),
+        ("/changes", {"sinceRevision": revision}, True),
+    ]
+
+
+def without_revision(body):
+    """The answer's JSON without its ``context.data`` (the revision and its time)."""
+    answer = json.loads(body)
+    answer["context"].pop("data")
+    return answer
+
+
+@pytest.fixture(params=[0, 60], ids=["cache off", "cache on"])
+def cache_seconds(request):
+    return request.param
+
+
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+def test_an_update_keeps_the_validators_of_the_answers_it_did_not_change(
+        fresh_app, app_with, keys, fixture_data, tmp_path, monkeypatch, cache_seconds, method):
+    _, url = fresh_app
+    client = app_with(database_url=url, RESPONSE_CACHE_SECONDS=cache_seconds).test_client()
+    headers = {"X-API-Key": keys[BIG]}
+
+    def get(path, params, **extra):
+        return client.open(f"{API}{path}", method="GET", query_string=params, headers={**headers, **extra})
+
+    to_publish, published, results = programmes_of_general(fixture_data[BIG])
+    revision = int(get("/subfests", {}).headers["X-Data-Revision"])
+    table = urls(to_publish, published, revision)
+    before = {}
+    for path, params, _ in table:
+        response = get(path, params)
+        assert response.status_code == 200, (path, response.get_json())
+        assert response.headers["X-Data-Revision"] == str(revision)
+        before[path, str(params)] = response
+
+    update = tmp_path / "publish.json"
+    update.write_text(json.dumps({
+        "formatVersion": 1, "festival": {"slug": BIG},
+        "subFestProgrammes": [{"id": to_publish["id"], "status": "result_published", "published_at": PUBLISHED_AT}],
+        "results": [{"id": r["id"], "is_published": True, "published_at": PUBLISHED_AT} for r in results],
+    }))
+    monkeypatch.setenv("DATABASE_URL", url)
+    done = CliRunner().invoke(cli, ["import", "--update", str(update)])
+    assert done.exit_code == 0, done.output
+
+    for path, params, changes in table:
+        held = before[path, str(params)]
+        again = client.open(f"{API}{path}", method=method, query_string=params,
+                            headers={**headers, "If-None-Match": held.headers["ETag"]})
+        fresh = get(path, params)
+        assert fresh.headers["X-Data-Revision"] == str(revision + 1)
+        assert json.loads(fresh.data)["context"]["data"]["revision"] == revision + 1
+        # The validator follows the data: the same exactly when all but the revision is.
+        assert (fresh.headers["ETag"] == held.headers["ETag"]) == (
+            without_revision(fresh.data) == without_revision(held.data)), path
+        if changes:
+            assert again.status_code == 200, (path, params)
+            assert again.headers["ETag"] != held.headers["ETag"]
+            assert without_revision(fresh.data) != without_revision(held.data)
+            assert again.data == (b"" if method == "HEAD" else fresh.data)
+        else:
+            assert again.status_code == 304, (path, params)
+            assert again.data == b""
+            assert again.headers.getlist("ETag") == [held.headers["ETag"]]
+        assert again.headers.getlist("X-Data-Revision") == [str(revision + 1)]
+
+
+def test_the_revision_header_is_on_every_answer_of_a_festival_and_exposed(api):
+    body = api.ok("/news")
+    for response in (api.get("/news"), api.get("/news", limit=0), api.get("/candidate-result", chestNo="0"),
+                     api.get("/news", headers={"If-None-Match": api.get("/news").headers["ETag"]})):
+        assert response.headers.getlist("X-Data-Revision") == [str(body["context"]["data"]["revision"])]
+    assert "X-Data-Revision" not in api.get("/news", key=None).headers  # no key: no festival
+    exposed = api.get("/news", headers={"Origin": "https://festival-site.example"}).headers
+    assert "x-data-revision" in exposed["Access-Control-Expose-Headers"].lower()
+
+
+REVISION_12 = b'"data":{"revision":12,"changedAt":"2026-01-14T09:30:00Z"}}'
+REVISION_13 = b'"data":{"revision":13,"changedAt":"2026-01-14T10:00:00Z"}}'
+
+
+@pytest.mark.parametrize("first, second, same", [
+    (b'{"data":[1],"context":{' + REVISION_12 + b'}', b'{"data":[1],"context":{' + REVISION_13 + b'}', True),
+    (b'{"data":[1],"context":{' + REVISION_12 + b'}', b'{"data":[2],"context":{' + REVISION_13 + b'}', False),
+    # the same bytes around the revision, but the revision elsewhere: other data
+    (b'{"a":"x' + REVISION_12 + b'"}', b'{"a":"' + REVISION_13 + b'x"}', False),
+    (b'{"data":[1]}', b'{"data":[2]}', False),
+])
+def test_a_validator_leaves_out_the_revision_and_nothing_else(first, second, same):
+    assert (weak_etag(first, REVISION_12) == weak_etag(second, REVISION_13)) is same
+    assert weak_etag(first, REVISION_12).startswith('W/"')
