@@ -129,3 +129,36 @@ def test_the_python_recipe_recovers_from_a_revision_ahead_of_the_festival(served
     festival.revision = current + 1000
     festival.poll()
     assert festival.revision == current
+
+
+def test_the_python_recipe_follows_the_revision_through_a_304(served, keys, fixture_data, monkeypatch):
+    """An import that changes no programme leaves the /changes poll a 304, whose body shows the
+    revision it was made at; the recipe still moves on to the festival's current revision."""
+    base, url = served
+    code = next(block for block in re.findall(r"```python\n(.*?)```", DOC, re.S) if "class FestivalCopy" in block)
+    namespace = {}
+    exec(compile(code, "docs/clients.md", "exec"), namespace)  # noqa: S102 (the documented recipe, as printed)
+    festival = namespace["FestivalCopy"](base=base, key=keys[BIG], sub_fest="general")
+    festival.load()
+    assert festival.poll() == []
+    before = festival.revision
+    statuses = []
+    urlopen = urllib.request.urlopen
+
+    def counted(request, **kwargs):
+        try:
+            response = urlopen(request, **kwargs)
+        except urllib.error.HTTPError as error:
+            statuses.append(error.code)
+            raise
+        statuses.append(response.status)
+        return response
+
+    monkeypatch.setattr(urllib.request, "urlopen", counted)
+    news = fixture_data[BIG]["news"][0]
+    with writable(url):
+        update_fixture({"formatVersion": 1, "festival": {"slug": BIG},
+                        "news": [{"id": news["id"], "title": news["title"] + " (updated)"}]})
+    assert festival.poll() == []
+    assert statuses == [304]
+    assert festival.revision == before + 1

@@ -9,7 +9,7 @@ from conftest import API, BIG, SMALL
 from custom_apps import app_with  # noqa: F401  (fixture)
 
 ORIGIN = "https://festival-site.example"
-EXPOSED = {"etag", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "retry-after"}
+EXPOSED = {"etag", "x-data-revision", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "retry-after"}
 
 
 def header_set(response, name):

@@ -154,7 +154,9 @@
     document.title = festival.name + " — results";
     const dates = [festival.startDate, festival.endDate].filter(Boolean).join(" to ");
     document.getElementById("festival-meta").textContent = [festival.location, dates].filter(Boolean).join(" · ");
-    if (context.data) {
+    // After a 304 a body is the browser's copy, which shows the revision it was made at: the
+    // page's revision only moves forward (a restore is a 409 from /changes, which starts over).
+    if (context.data && (state.revision === null || context.data.revision > state.revision)) {
       state.revision = context.data.revision;
       const changed = context.data.changedAt ? " (updated " + formatTime(context.data.changedAt, true) + ")" : "";
       document.getElementById("freshness").textContent = "Data revision " + context.data.revision + changed;
