@@ -28,6 +28,11 @@ import pg_scratch
 
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "").strip() or None
 ON_POSTGRES = pg_scratch.is_postgres_url(TEST_DATABASE_URL)
+# Under pytest-xdist each worker process seeds a database of its own beside the one named
+# (NAME_gw0, NAME_gw1, ...), made empty at its start and dropped at its end.
+XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
+if ON_POSTGRES and XDIST_WORKER:
+    TEST_DATABASE_URL = pg_scratch.worker_database(TEST_DATABASE_URL, XDIST_WORKER)
 if TEST_DATABASE_URL and not ON_POSTGRES:
     raise pytest.UsageError("TEST_DATABASE_URL must be a postgresql:// URL of an empty scratch database")
 
@@ -95,6 +100,9 @@ def _seeded_postgres(url):
         yield url, _build_database(url)
     finally:
         _close_bound_database()
+        if XDIST_WORKER:
+            pg_scratch.drop_database(url)
+            return
         from db.compiled.tables import HISTORY_MODELS, READ_MODELS, PublicSecret
 
         compiled = [*READ_MODELS, *HISTORY_MODELS, PublicSecret]

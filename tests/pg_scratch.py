@@ -73,6 +73,20 @@ def drop_tables(url, names, functions=()):
         conn.close()
 
 
+def worker_database(url, worker):
+    """The URL of a new, empty database for the xdist worker ``worker`` beside ``url``'s."""
+    name = f"{database_name(url)}_{worker}"[-63:]
+    drop_database(with_database(url, name))
+    with admin_connection(url) as cur:
+        cur.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    return with_database(url, name)
+
+
+def drop_database(url):
+    with admin_connection(url) as cur:
+        cur.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database_name(url))))
+
+
 @contextlib.contextmanager
 def database_copy(url):
     """Yield the URL of a new database copied from ``url``'s; drop it afterwards.
@@ -104,5 +118,4 @@ def _scratch_database(url, kind, template=None):
     try:
         yield with_database(url, name)
     finally:
-        with admin_connection(url) as cur:
-            cur.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        drop_database(with_database(url, name))
