@@ -332,17 +332,21 @@ def _server_settings(host, port, threads, workers=None):
 
 
 def _serve(host, port, threads, config=None, workers=None):
-    """Serve the app on ``host:port``; refuse, in one line, when a setting, the database or
-    the port is unusable."""
+    """Serve the app on ``host:port`` (and ``/healthz`` alone on ``HEALTH_PORT``); refuse, in
+    one line, when a setting, the database or a port is unusable."""
     from . import create_app
     from .server import (BACKLOG, create_server, keep_freed_memory, pin_to_cpu, server_settings,
-                         write_held_lines_on_sigterm)
-    from .workers import run_workers
+                         start_health_listener, write_held_lines_on_sigterm)
+    from .workers import listening_socket, run_workers
 
     settings = _server_settings(host, port, threads, workers)
-    host, port = settings["HOST"], settings["PORT"]
+    host, port, health_port = settings["HOST"], settings["PORT"], settings["HEALTH_PORT"]
+    if health_port and health_port == port:
+        raise SetupError(f"HEALTH_PORT={health_port} is not valid: expected a port other than PORT, or 0 for none")
     check_database(integrity=True)
     keep_freed_memory()  # before any worker thread or process starts: they inherit it
+    if health_port:
+        _check_port(host, health_port, HEALTH_PORT_HINT)
     try:
         if settings["WORKERS"] > 1:
             waitress = {name: value for name, value in server_settings(settings).items()
@@ -352,24 +356,58 @@ def _serve(host, port, threads, config=None, workers=None):
                 write_held_lines_on_sigterm()
                 if settings["PIN_CPU"]:
                     pin_to_cpu(index)
-                create_server(_warmed(create_app(config)), sockets=[sock], ident="festival-api", **waitress).run()
+                app = _warmed(create_app(config))
+                if health_port:
+                    start_health_listener(_health_app(app), listening_socket(host, health_port, BACKLOG))
+                create_server(app, sockets=[sock], ident="festival-api", **waitress).run()
 
             run_workers(settings["WORKERS"], serve_one, host, port, BACKLOG, ready=lambda: click.echo(
                 f"Serving on http://{host}:{port}/public-api/v1 (docs: /public-api/v1/docs) "
                 f"with {settings['WORKERS']} processes"
-                + (", each kept on one CPU" if settings["PIN_CPU"] else ""), err=True))
+                + (", each kept on one CPU" if settings["PIN_CPU"] else "")
+                + (f"; /healthz also on port {health_port}" if health_port else ""), err=True))
             return
         write_held_lines_on_sigterm()
         cpu = pin_to_cpu() if settings["PIN_CPU"] else None
-        server = create_server(_warmed(create_app(config)), **server_settings(settings), ident="festival-api")
+        app = _warmed(create_app(config))
+        server = create_server(app, **server_settings(settings), ident="festival-api")
     except OSError as error:
         raise _listen_error(host, port, error)
+    if health_port:
+        try:
+            start_health_listener(_health_app(app), _listening(host, health_port, BACKLOG))
+        except OSError as error:
+            raise _listen_error(host, health_port, error, HEALTH_PORT_HINT)
     click.echo(f"Serving on http://{host}:{port}/public-api/v1 (docs: /public-api/v1/docs)"
-               + ("" if cpu is None else f" on CPU {cpu}"), err=True)
+               + ("" if cpu is None else f" on CPU {cpu}")
+               + (f"; /healthz also on port {health_port}" if health_port else ""), err=True)
     server.run()
 
 
-def _listen_error(host, port, error):
+PORT_HINT = "or choose another port with --port (or PORT)"
+HEALTH_PORT_HINT = "or choose another HEALTH_PORT"
+
+
+def _listening(host, port, backlog):
+    """A socket listening on ``host:port`` (with SO_REUSEADDR, as waitress listens)."""
+    import socket
+
+    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(address)
+    sock.listen(backlog)
+    return sock
+
+
+def _health_app(app):
+    """The WSGI app of the health listener: ``/healthz`` alone, from ``app``'s health check."""
+    from .health import HealthApp
+
+    return HealthApp(app.extensions["front_door"].health)
+
+
+def _listen_error(host, port, error, hint=PORT_HINT):
     """The SetupError of a failed attempt to listen on ``host:port``."""
     import errno
     import socket
@@ -377,12 +415,11 @@ def _listen_error(host, port, error):
     if isinstance(error, socket.gaierror):
         return SetupError(f"cannot listen on {host}:{port}: {error.strerror or error} (check --host or HOST)")
     if error.errno == errno.EADDRINUSE:
-        return SetupError(f"port {port} on {host} is already in use: stop what uses it, "
-                          "or choose another port with --port (or PORT)")
+        return SetupError(f"port {port} on {host} is already in use: stop what uses it, {hint}")
     return SetupError(f"cannot listen on {host}:{port}: {error.strerror or error}")
 
 
-def _check_port(host, port):
+def _check_port(host, port, hint=PORT_HINT):
     """SetupError unless ``host:port`` can be listened on now (as waitress will, with SO_REUSEADDR)."""
     import socket
 
@@ -392,7 +429,7 @@ def _check_port(host, port):
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             probe.bind(address)
     except OSError as error:
-        raise _listen_error(host, port, error) from None
+        raise _listen_error(host, port, error, hint) from None
 
 
 def _serving_demo_key(key):

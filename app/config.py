@@ -125,6 +125,7 @@ SETTINGS = {
     "COMPRESS_MIN_SIZE": ("1024", whole(0), "Responses larger than this many bytes are compressed when the client accepts it"),
     "RATELIMIT_DEFAULT": ("6000 per minute", rate_limits, "Requests allowed per API key and client address; the limits library's syntax; empty disables"),
     "RATELIMIT_PER_KEY": ("", rate_limits, "Optional ceiling on all requests of one API key (a whole festival website's traffic); empty: none"),
+    "RATELIMIT_WRONG_KEYS": ("30 per minute", rate_limits, "Requests with a wrong (unknown or revoked) API key allowed per client address; then every keyed request of that address is answered 429 until the window ends; empty disables"),
     "TRUSTED_PROXIES": ("0", whole(0, 10), "How many reverse proxies in front set X-Forwarded-For; the client address is taken from it only when above 0"),
     "RATELIMIT_STORAGE_URI": ("memory://", storage_uri, "memory:// for one process, redis://HOST:PORT for several"),
     "RATELIMIT_KEY_PREFIX": ("festival-api", str, "Prefix of the rate-limit counters in the storage, so several deployments can share one Redis"),
@@ -140,6 +141,9 @@ SETTINGS = {
     "PIN_CPU": ("true", _bool, "Keep each process of `festival-api serve` on one CPU (with WORKERS, each on a CPU of its own): a Python process runs on one CPU at a time, and its threads hand the GIL over far faster on one"),
     "CONNECTION_LIMIT": ("2000", whole(10, 100_000), "Most client connections `festival-api serve` keeps open at once (busy and idle); more wait to be accepted"),
     "CHANNEL_TIMEOUT": ("60", whole(5, 3600), "Seconds an idle client connection is kept open"),
+    "CONNECTIONS_PER_ADDRESS": ("100", whole(0, 100_000), "Most connections one client address keeps open in a process of `festival-api serve` (behind TRUSTED_PROXIES: most requests in progress per forwarded address); more are answered 429 at once; 0: no cap"),
+    "HEADER_TIMEOUT": ("5", whole(1, 300), "Seconds a client connection has to send a request's whole headers, from its opening or the request's first byte; then it is closed"),
+    "HEALTH_PORT": ("0", whole(0, 65535), "Port on HOST on which `festival-api serve` also answers GET /healthz alone, with a listener and thread of its own that the data port's connections cannot fill; 0: none"),
 }
 
 

@@ -7,7 +7,9 @@ It owns everything requests share, each step written once, in this order:
    notifications); the request's read snapshot begins only on a miss (5.), on the copy
    when it holds that revision;
 2. the API key (``app/auth.py``): hashed once, looked up in the key cache or the database,
-   401 when missing, unknown or revoked;
+   401 when missing, unknown or revoked; a wrong key counts against its address's budget
+   for wrong keys (``app/limits.py``), and an address past it is answered 429 without a
+   lookup;
 3. the rate limit (``app/limits.py``), counted once per request that is not answered
    ``304``: 429 when over budget. A conditional request (``If-None-Match``) is only looked
    at here, and counted once its answer is known to be something else;
@@ -52,12 +54,15 @@ from .errors import error_json
 from .health import HealthCheck
 from .http import ALLOW, REVISION_HEADER, ApiHeaders, compress, not_modified, weak_etag
 from .limits import make_rate_limits
-from .server import AFTER_ANSWER
+from .waitress_compat import AFTER_ANSWER
 
 # Headers of a view's answer that the front door makes again for every answer it sends.
 _MADE_AGAIN = {"content-length", "content-encoding", "etag", "date"}
 
 _REASONS = {200: "200 OK", 304: "304 NOT MODIFIED"}
+
+WRONG_KEYS_MESSAGE = ("Too many requests with a wrong API key from this address; "
+                      "try again after Retry-After seconds.")
 
 
 class Answer:
@@ -142,29 +147,44 @@ class FrontDoor:
     def _answer(self, environ, state):
         revision_of = self.database.begin()
         plain = environ.get(ENVIRON_HEADER, "").strip()
+        limits = self.limits
+        if plain and limits is not None and limits.wrong_keys:
+            state.limit_headers = limits.barred(environ.get("REMOTE_ADDR"))
+            if state.limit_headers is not None:  # over its wrong-key budget: no lookup
+                return self._error(429, WRONG_KEYS_MESSAGE, [])
         digest, found = self.keys.lookup(plain) if plain else (None, None)
         if found is None:
-            return self._error(401, MISSING_MESSAGE if not plain else UNKNOWN_MESSAGE,
-                               [("WWW-Authenticate", CHALLENGE)])
+            return self._unauthorized(environ, state, plain)
         state.key_id, state.festival = found
         state.revision, state.changed_at = revision_of(state.festival.id)
         if_none_match = environ.get("HTTP_IF_NONE_MATCH")
-        if self.limits is not None and state.limit_headers is None:
+        counts = limits is not None and limits.counts_requests
+        if counts and state.limit_headers is None:
             # A conditional request may be answered 304, which spends nothing: it is counted
             # once its answer is known (below), and here only looked at.
             state.limit_spent = not if_none_match
-            allowed, state.limit_headers = self.limits.count(state.key_id, environ.get("REMOTE_ADDR"),
-                                                             spend=state.limit_spent)
+            allowed, state.limit_headers = limits.count(state.key_id, environ.get("REMOTE_ADDR"),
+                                                        spend=state.limit_spent)
             if not allowed:
                 return self._error(429, None, [])
         answer = self._cached_or_made(environ, state, digest)
         if if_none_match and answer.etag is not None and not_modified(if_none_match, answer.etag):
             answer.status, answer.body = 304, b""
             remove_entity_headers(answer.headers)
-        elif self.limits is not None and not state.limit_spent:
+        elif counts and not state.limit_spent:
             state.limit_spent = True
-            _, state.limit_headers = self.limits.count(state.key_id, environ.get("REMOTE_ADDR"))
+            _, state.limit_headers = limits.count(state.key_id, environ.get("REMOTE_ADDR"))
         return answer
+
+    def _unauthorized(self, environ, state, plain):
+        """A 401 for a missing or wrong key; a ``429`` once the client's address has sent more
+        wrong keys than its budget (``RATELIMIT_WRONG_KEYS``)."""
+        if plain and self.limits is not None and self.limits.wrong_keys:
+            allowed, headers = self.limits.wrong_key(environ.get("REMOTE_ADDR"))
+            if not allowed:
+                state.limit_headers = headers
+                return self._error(429, WRONG_KEYS_MESSAGE, [])
+        return self._error(401, MISSING_MESSAGE if not plain else UNKNOWN_MESSAGE, [("WWW-Authenticate", CHALLENGE)])
 
     def _cached_or_made(self, environ, state, digest):
         """The answer from the response cache, or made (and kept when it is a ``200``)."""

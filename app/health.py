@@ -15,6 +15,9 @@ import threading
 import time
 from concurrent.futures import Future, TimeoutError as FutureTimeout
 
+import orjson
+from werkzeug.http import HTTP_STATUS_CODES
+
 from db.compiled.tables import HISTORY_MODELS, READ_MODELS, required_tables
 from db.database import is_postgres, sqlite_path
 from db.health import UNREACHABLE, Problem, database_problem, integrity_problem
@@ -136,14 +139,43 @@ class HealthCheck:
         return future
 
 
+def health_answer(health):
+    """``(status, body)`` of ``GET /healthz``: 200 while the database answers, else 503 and why."""
+    problem = health.problem()
+    if problem is not None:
+        return 503, {**error_body(503), "message": problem.reason}
+    return 200, {"status": "ok", "database": "postgresql" if is_postgres() else "sqlite"}
+
+
 def init_health(app, health):
     """Serve ``GET /healthz`` from ``health``: no key, not rate limited, outside ``/public-api/v1``."""
 
     @app.get("/healthz")
     def healthz():
         """Is this process able to answer API requests?"""
-        problem = health.problem()
-        if problem is not None:
-            return {**error_body(503), "message": problem.reason}, 503, {"Cache-Control": "no-store"}
-        engine = "postgresql" if is_postgres() else "sqlite"
-        return {"status": "ok", "database": engine}, 200, {"Cache-Control": "no-store"}
+        status, body = health_answer(health)
+        return body, status, {"Cache-Control": "no-store"}
+
+
+class HealthApp:
+    """A WSGI app that answers ``GET /healthz`` (and ``HEAD``) from ``health`` and nothing
+    else: what the health listener (``HEALTH_PORT``) serves, so that port exposes no data."""
+
+    def __init__(self, health):
+        self.health = health
+
+    def __call__(self, environ, start_response):
+        method = environ.get("REQUEST_METHOD")
+        if environ.get("PATH_INFO") != "/healthz":
+            status, body = 404, error_body(404)
+        elif method not in ("GET", "HEAD"):
+            status, body = 405, error_body(405)
+        else:
+            status, body = health_answer(self.health)
+        data = orjson.dumps(body) + b"\n"
+        headers = [("Content-Type", "application/json"), ("Cache-Control", "no-store"),
+                   ("Content-Length", str(len(data)))]
+        if status == 405:
+            headers.append(("Allow", "GET, HEAD"))
+        start_response(f"{status} {HTTP_STATUS_CODES[status]}", headers)
+        return [b"" if method == "HEAD" else data]

@@ -15,8 +15,13 @@ a conditional request is counted only when its answer is not one (while a budget
 every request is a 429, conditional or not: whether it would be a 304 is known only once
 its answer is made).
 Counters name the key's id, never the plain key. Requests without a valid key never reach
-the limiter: authentication answers them with a 401 first. Preflight ``OPTIONS``,
-``/healthz``, the docs and the demo page carry no key and are not limited.
+the key's budgets: authentication answers them with a 401 first. But wrong keys have a
+budget of their own per client address (``RATELIMIT_WRONG_KEYS``, in the same storage):
+past it, every request of that address that carries a key is answered ``429`` until the
+window ends, without looking the key up, so guessing keys costs the guesser, not the
+service (:meth:`RateLimits.wrong_key`, :meth:`RateLimits.barred`). Preflight ``OPTIONS``,
+``/healthz``, the docs and the demo page carry no key and are not limited; a request
+without any key is a ``401`` that costs no lookup, and is not counted.
 """
 import math
 import threading
@@ -34,6 +39,10 @@ RATE_LIMIT_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit
 # counter per endpoint.
 SCOPE = "public-api"
 KEY_SCOPE = "public-api-key"
+WRONG_KEY_SCOPE = "public-api-wrong-key"
+# Most addresses a process remembers as over their wrong-key budget; past it, the ones
+# whose window ended are forgotten (and, if none has, all of them).
+BARRED_ADDRESSES = 10_000
 
 
 class SweptMemoryStorage(MemoryStorage):
@@ -43,6 +52,10 @@ class SweptMemoryStorage(MemoryStorage):
     under steady traffic that is a new thread for nearly every request, which cost more
     than the rest of a cached answer. Counters past their window already read as 0; the
     sweep only frees their memory, so once a second is plenty.
+
+    The one place the service reaches into limits' internals (the name-mangled
+    ``_MemoryStorage__schedule_expiry`` and ``__expire_events``): written against limits
+    5.8, which setup.cfg bounds (``<5.9``); tests/test_rate_limit.py holds it.
     """
 
     STORAGE_SCHEME = ["swept-memory"]
@@ -67,9 +80,11 @@ class RateLimits:
     """The budgets of a deployment and their counters."""
 
     def __init__(self, per_address, per_key, storage_uri, key_prefix, logger=None,
-                 timeout_ms=50, retry_seconds=5.0):
+                 timeout_ms=50, retry_seconds=5.0, wrong_keys=""):
         self.per_address = parse_many(per_address) if per_address else []
         self.per_key = parse_many(per_key) if per_key else []
+        self.wrong_keys = parse_many(wrong_keys) if wrong_keys else []
+        self._barred = {}  # address -> (time.time() when its wrong-key window ends, headers)
         self.key_prefix = key_prefix
         self.logger = logger
         options = {}
@@ -94,6 +109,10 @@ class RateLimits:
 
     @property
     def enabled(self):
+        return bool(self.per_address or self.per_key or self.wrong_keys)
+
+    @property
+    def counts_requests(self):
         return bool(self.per_address or self.per_key)
 
     def _checks(self, key_id, address):
@@ -134,15 +153,43 @@ class RateLimits:
         for item, identifiers in self._checks(key_id, address):
             allowed, stats = self._ask(item, identifiers, spend)
             if not allowed:
-                reset = int(stats.reset_time)
-                return False, [("X-RateLimit-Limit", str(item.amount)), ("X-RateLimit-Remaining", "0"),
-                               ("X-RateLimit-Reset", str(reset)),
-                               ("Retry-After", str(max(1, math.ceil(stats.reset_time - time.time()))))]
+                return False, _refusal_headers(item, stats)
             if shown is None or stats.remaining < shown[1].remaining:
                 shown = (item, stats)
         item, stats = shown
         return True, [("X-RateLimit-Limit", str(item.amount)), ("X-RateLimit-Remaining", str(stats.remaining)),
                       ("X-RateLimit-Reset", str(int(stats.reset_time)))]
+
+    def wrong_key(self, address):
+        """Count a request from ``address`` whose key was wrong; return ``(allowed, headers)``:
+        not allowed once the address is over ``RATELIMIT_WRONG_KEYS``, which bars it
+        (:meth:`barred`) until the window ends."""
+        for item in self.wrong_keys:
+            allowed, stats = self._ask(item, (self.key_prefix, f"addr:{address}", WRONG_KEY_SCOPE), True)
+            if not allowed:
+                headers = _refusal_headers(item, stats)
+                self._bar(address, stats.reset_time, headers)
+                return False, headers
+        return True, []
+
+    def barred(self, address):
+        """The ``429`` headers for ``address`` while it is over its wrong-key budget, else
+        None: one lookup in this process's memory, no storage asked."""
+        found = self._barred.get(address)
+        if found is None:
+            return None
+        if time.time() >= found[0]:
+            self._barred.pop(address, None)
+            return None
+        return _refusal_headers_at(found)
+
+    def _bar(self, address, until, headers):
+        barred = self._barred
+        if len(barred) >= BARRED_ADDRESSES:
+            now = time.time()
+            kept = {a: e for a, e in barred.items() if e[0] > now}
+            self._barred = barred = kept if len(kept) < BARRED_ADDRESSES else {}
+        barred[address] = (until, headers)
 
 
 def _window(limiter, item, identifiers, spend):
@@ -155,12 +202,25 @@ def _window(limiter, item, identifiers, spend):
     return stats.remaining > 0, stats
 
 
+def _refusal_headers(item, stats):
+    return [("X-RateLimit-Limit", str(item.amount)), ("X-RateLimit-Remaining", "0"),
+            ("X-RateLimit-Reset", str(int(stats.reset_time))),
+            ("Retry-After", str(max(1, math.ceil(stats.reset_time - time.time()))))]
+
+
+def _refusal_headers_at(found):
+    """A barred address's headers, ``Retry-After`` counted from now."""
+    until, headers = found
+    return [*headers[:3], ("Retry-After", str(max(1, math.ceil(until - time.time()))))]
+
+
 def make_rate_limits(config, logger=None):
     """The deployment's :class:`RateLimits`, or None when no budget is set."""
     limits = RateLimits(config["RATELIMIT_DEFAULT"].strip(), config["RATELIMIT_PER_KEY"].strip(),
                         config["RATELIMIT_STORAGE_URI"], config["RATELIMIT_KEY_PREFIX"], logger=logger,
                         timeout_ms=config["RATELIMIT_STORAGE_TIMEOUT_MS"],
-                        retry_seconds=config["RATELIMIT_RETRY_SECONDS"])
+                        retry_seconds=config["RATELIMIT_RETRY_SECONDS"],
+                        wrong_keys=config.get("RATELIMIT_WRONG_KEYS", "").strip())
     return limits if limits.enabled else None
 
 

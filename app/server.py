@@ -1,152 +1,31 @@
-"""waitress, with its own errors in the service's one JSON error shape, and keep-alive
-connections kept after a ``304``.
+"""``festival-api serve``'s server: waitress, sized and guarded for result day.
 
-waitress answers some requests before the app sees them: a request line or headers over
-its limits (431), a body over its limit (413), a request it cannot parse, such as a raw
-0xff byte in the request line (400), or a transfer coding it does not know (501). Its
-answer is plain text; waitress has no setting for that, but each connection's channel
-names the task that writes the error (``HTTPChannel.error_task_class``), so the channel
-is swapped for one whose error task writes JSON. Nothing from the request is echoed.
+What the service changes inside waitress is in ``app/waitress_compat.py`` (its one module
+for waitress's internals); here are the settings it is run with and the process around it.
 
 Sized for result day (:func:`server_settings`): waitress's defaults accept only 100
 connections at once (with 100 idle keep-alive sockets nobody else gets in) and wait on
 ``select()``, which cannot watch a descriptor above 1024; the service raises the limit
 (``CONNECTION_LIMIT``), waits on ``poll()``, raises the process's open-file limit to fit,
-accepts the connections waiting in one turn of the loop rather than one per turn, and
-passes proxy headers to the app untouched: the app alone decides whether to trust
-them (``TRUSTED_PROXIES``), and says so when they arrive untrusted.
+and passes proxy headers to the app untouched: the app alone decides whether to trust
+them (``TRUSTED_PROXIES``), and says so when they arrive untrusted. No client takes every
+connection: one address holds at most ``CONNECTIONS_PER_ADDRESS`` of them, and a connection
+that does not send its headers within ``HEADER_TIMEOUT`` seconds is closed. ``/healthz``
+may also be served on a port of its own (``HEALTH_PORT``), by a listener with its own
+loop and thread (:func:`start_health_listener`), which nothing on the data port can fill.
 """
 import ctypes
-import functools
-import json
 import logging
 import os
 import platform
 import resource
 import signal
-import socket
 import sys
 import threading
 import time
 
-from waitress.channel import HTTPChannel
-from waitress.server import BaseWSGIServer
-from waitress.server import create_server as waitress_create_server
-from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
-
 from .access_log import write_held
-
-MESSAGES = {
-    400: "The request could not be parsed.",
-    413: "The request body is too large.",
-    431: "The request line or headers are too large.",
-    501: "The request uses a transfer coding this server does not implement.",
-}
-
-
-class JsonErrorTask(ErrorTask):
-    """waitress's error answer, as ``{"code", "status", "message"}``."""
-
-    def execute(self):
-        error = self.request.error
-        body = json.dumps({"code": error.code, "status": error.reason,
-                           "message": MESSAGES.get(error.code, error.reason + ".")}).encode()
-        self.status = f"{error.code} {error.reason}"
-        self.response_headers.extend([("Content-Type", "application/json"), ("Cache-Control", "no-store")])
-        self.set_close_on_finish()
-        self.content_length = len(body)
-        self.write(body)
-
-
-# The WSGI environ key under which the server offers a list: callables the app appends to
-# it run after the answer was handed to the socket (the access line), not while the
-# client waits for it.
-AFTER_ANSWER = "festival_api.after_answer"
-
-
-class KeepAliveTask(WSGITask):
-    """waitress's task, keeping an HTTP/1.1 connection open after an answer that has no
-    body by definition (1xx, 204, 304), sending a whole answer with its head in one
-    system call (:meth:`write`), and running the app's ``AFTER_ANSWER`` work once the
-    answer is sent.
-
-    waitress closes the connection after a bodiless answer because it carries no
-    Content-Length, though it ends at its headers (RFC 9112 §6.3): every ``304`` cost the
-    client a new connection, more than the answer itself."""
-
-    def get_environment(self):
-        environ = super().get_environment()
-        environ.setdefault(AFTER_ANSWER, [])
-        return environ
-
-    def service(self):
-        try:
-            super().service()  # the answer is written to the socket as it is made
-        finally:
-            environ = self.environ
-            for work in environ.get(AFTER_ANSWER, ()) if environ is not None else ():
-                work()
-
-    def write(self, data):
-        """The first write of a whole answer (its Content-Length bytes at once, as the front
-        door gives every answer) goes out with the head in one system call
-        (:meth:`JsonErrorChannel.write_answer`); any other write as waitress writes it."""
-        if (not self.wrote_header and data and self.complete and not self.chunked_response
-                and self.content_length == len(data) and self.has_body):
-            head = self.build_response_header()
-            self.wrote_header = True
-            self.content_bytes_written += len(data)
-            self.channel.write_answer(head, data)
-            return
-        super().write(data)
-
-    def set_close_on_finish(self):
-        asked_to_close = (self.version != "1.1"
-                          or self.request.headers.get("CONNECTION", "").lower() == "close")
-        if self.has_body or asked_to_close:
-            super().set_close_on_finish()
-
-
-_SENDMSG = hasattr(socket.socket, "sendmsg")  # not on Windows
-
-
-class JsonErrorChannel(HTTPChannel):
-    """waitress's connection, with the service's tasks; once a request is served and no
-    other waits for a worker, the access lines held meanwhile are written
-    (:func:`app.access_log.write_held`): under load in one system call for many requests."""
-
-    task_class = KeepAliveTask
-    error_task_class = JsonErrorTask
-
-    def write_answer(self, head, body):
-        """Send an answer's ``head`` and ``body`` in one ``sendmsg(2)`` from the bytes as
-        they are, when nothing waits to be sent before them; what the socket does not take
-        now goes to waitress's :meth:`write_soon`, which queues it for the server's loop.
-
-        waitress sends the head, then copies a body over 8 kB into a buffer and out of it
-        again before sending it: for a 72 kB page of results, two system calls and two
-        copies of the page per request (docs/performance.md)."""
-        with self.outbuf_lock:
-            if self.total_outbufs_len or not self.connected or not _SENDMSG:
-                self.write_soon(head)  # in order, after what waits (the lock is re-entrant)
-                self.write_soon(body)
-                return
-            try:
-                sent = self.socket.sendmsg((head, body))
-            except OSError:  # would block, or the client went: waitress's own write meets it
-                sent = 0
-            if sent:
-                self.last_activity = time.time()
-            if sent < len(head) + len(body):
-                self.write_soon((head + body)[sent:])  # queued, and sent by the server's loop
-
-    def service(self):
-        try:
-            super().service()
-        finally:
-            if not self.server.task_dispatcher.queue:
-                write_held()
-
+from .waitress_compat import create_server as _guarded_server
 
 # Connections beyond CONNECTION_LIMIT wait in the kernel's queue (capped by net.core.somaxconn).
 BACKLOG = 2048
@@ -218,60 +97,10 @@ def server_settings(config):
         "connection_limit": fit_connection_limit(config["CONNECTION_LIMIT"], config["THREADS"]),
         "channel_timeout": config["CHANNEL_TIMEOUT"],
         "backlog": BACKLOG,
+        "connections_per_address": config["CONNECTIONS_PER_ADDRESS"],
+        "trusted_proxies": config["TRUSTED_PROXIES"],
+        "header_timeout": config["HEADER_TIMEOUT"],
     }
-
-
-class LastInFirstOut(threading.Condition):
-    """A condition whose ``notify`` wakes the thread that waited last, not first.
-
-    waitress's idle workers wait on one condition and a new request wakes one of them;
-    Python wakes the longest-waiting, so at low concurrency every request moved to the
-    next of the eight threads, each with its own SQLite connection and all of them cold in
-    the CPU's caches. Waking the one that just finished keeps a few threads hot: a request
-    off the cache took 10–15 % less time in the server (docs/performance.md). Only the
-    order of waking changes; ``wait`` is Python's own.
-    """
-
-    def notify(self, n=1):
-        if not self._is_owned():
-            raise RuntimeError("cannot notify on un-acquired lock")
-        waiters = self._waiters
-        while waiters and n > 0:
-            waiter = waiters.pop()  # the last to wait
-            try:
-                waiter.release()
-            except RuntimeError:  # it timed out meanwhile and no longer waits
-                continue
-            n -= 1
-
-
-class HealthFirstDispatcher(ThreadedTaskDispatcher):
-    """waitress's worker threads, woken last-in first-out (:class:`LastInFirstOut`), and one
-    more thread of its own for ``/healthz``.
-
-    A load balancer's health check must be answered within a second even while every
-    worker is held by API requests waiting on a database that hangs (each up to the
-    database deadline) or by a burst of traffic: it never queues behind them.
-    """
-
-    PATHS = frozenset({"/healthz"})
-
-    def __init__(self):
-        super().__init__()
-        self.queue_cv = LastInFirstOut(self.lock)  # before any worker thread waits on it
-        self.health = ThreadedTaskDispatcher()
-        self.health.set_thread_count(1)
-
-    def add_task(self, task):
-        requests = getattr(task, "requests", None)
-        if requests and getattr(requests[0], "path", None) in self.PATHS:
-            self.health.add_task(task)
-        else:
-            super().add_task(task)
-
-    def shutdown(self, cancel_pending=True, timeout=5):
-        self.health.shutdown(cancel_pending, timeout)
-        return super().shutdown(cancel_pending, timeout)
 
 
 # glibc's malloc, as kept by `festival-api serve` (keep_freed_memory): free memory at the
@@ -351,35 +180,24 @@ def write_held_lines_on_sigterm():
     signal.signal(signal.SIGTERM, terminate)
 
 
-# Connections accepted at most in one turn of waitress's loop.
-ACCEPT_AT_ONCE = 64
-
-
-def _accept_waiting(listener, accept_one):
-    """Accept the connections waiting on ``listener``, up to ``ACCEPT_AT_ONCE`` (or the
-    connection limit), with waitress's own ``accept_one``.
-
-    waitress accepts one connection per turn of its loop, and each turn polls every open
-    socket: a thousand clients connecting at once took it about a second to accept, and a
-    health check that came behind them waited as long."""
-    for _ in range(ACCEPT_AT_ONCE):
-        opened = len(listener._map)
-        accept_one()
-        if len(listener._map) == opened or len(listener._map) >= listener.adj.connection_limit:
-            return  # none was waiting (or it failed), or no more may open
 
 
 def create_server(app, **settings):
-    """``waitress.server.create_server`` whose listeners answer waitress's errors in JSON,
-    keep connections open after a ``304``, run the app's work after the answer
-    (``AFTER_ANSWER``), accept the connections waiting at once, and pass forwarded headers
-    to the app."""
-    dispatcher = HealthFirstDispatcher()
-    dispatcher.set_thread_count(settings.get("threads", 4))
-    server = waitress_create_server(app, _dispatcher=dispatcher, **{**DEFAULTS, **settings})
-    sockets = getattr(server, "map", None) or server._map
-    for listener in list(sockets.values()):
-        if isinstance(listener, BaseWSGIServer):
-            listener.channel_class = JsonErrorChannel
-            listener.handle_accept = functools.partial(_accept_waiting, listener, listener.handle_accept)
+    """The service's waitress server for ``app`` (app/waitress_compat.py), with ``DEFAULTS``."""
+    return _guarded_server(app, **{**DEFAULTS, **settings})
+
+
+# The health listener's own limits: a supervisor or load balancer probes with a few
+# connections at most.
+HEALTH_CONNECTIONS = 32
+HEALTH_HEADER_SECONDS = 2
+
+
+def start_health_listener(health_app, sock):
+    """Serve ``health_app`` (``/healthz`` alone) on the listening socket ``sock``, in a
+    thread of its own with its own loop and worker: a data port full of connections, or a
+    loop busy with them, does not delay it. Return the server."""
+    server = create_server(health_app, sockets=[sock], threads=1, connection_limit=HEALTH_CONNECTIONS,
+                           channel_timeout=10, header_timeout=HEALTH_HEADER_SECONDS, ident="festival-api")
+    threading.Thread(target=server.run, name="health-listener", daemon=True).start()
     return server

@@ -186,7 +186,7 @@ def main():
 
 def run(args, workdir):
     env = {**os.environ, "DATABASE_URL": f"sqlite:///{workdir}/festival.db", "RATELIMIT_DEFAULT": "",
-           "LOG_LEVEL": "INFO"}
+           "LOG_LEVEL": "INFO", "CONNECTIONS_PER_ADDRESS": "0"}  # every client from one address
     print(f"Seeding {workdir}/festival.db ...", flush=True)
     cli("seed", env=env)
     key = cli("keys", "create", FESTIVAL, "--label", "bench", env=env).strip().splitlines()[-1]
