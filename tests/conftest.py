@@ -124,6 +124,9 @@ TEST_SETTINGS = {
     "RESPONSE_CACHE_SECONDS": 0,
     "API_KEY_CACHE_SECONDS": 0,
     "RATELIMIT_DEFAULT": "",
+    # One app serves the whole session from one address: the wrong-key budget is tested on
+    # an app of its own (tests/test_rate_limit.py, tests/faults/test_one_client.py).
+    "RATELIMIT_WRONG_KEYS": "",
 }
 
 

@@ -220,3 +220,27 @@ def test_a_304_spends_nothing_of_a_budget_shared_in_redis(app_with, keys, redis_
     assert statuses == [304] * 5
     last = get(client, keys[BIG])
     assert last.status_code == 200 and last.headers["X-RateLimit-Remaining"] == "0"
+
+
+def test_wrong_keys_have_a_budget_per_address_that_bars_the_address_until_its_window_ends(app_with, keys):
+    client = app_with(RATELIMIT_WRONG_KEYS="3 per minute").test_client()
+    wrong = [from_address(client, "fk_wrong", "198.51.100.1").status_code for _ in range(4)]
+    assert wrong == [401, 401, 401, 429]
+    barred = from_address(client, keys[BIG], "198.51.100.1")  # no lookup for a barred address
+    assert_limited(barred, 3)
+    assert "wrong API key" in barred.get_json()["message"]
+    assert from_address(client, keys[BIG], "198.51.100.2").status_code == 200
+    assert from_address(client, "fk_wrong", "198.51.100.2").status_code == 401
+    # Requests without a key are 401s that cost nothing and are not counted.
+    missing = [client.get(f"{API}/news", environ_base={"REMOTE_ADDR": "198.51.100.3"}).status_code
+               for _ in range(5)]
+    assert missing == [401] * 5
+
+
+def test_the_wrong_key_budget_is_counted_without_a_request_budget(app_with, keys):
+    """RATELIMIT_DEFAULT empty (no budget for right keys): wrong keys still have theirs, and
+    right keys carry no rate-limit headers."""
+    client = app_with(RATELIMIT_DEFAULT="", RATELIMIT_WRONG_KEYS="1 per minute").test_client()
+    right = from_address(client, keys[BIG], "198.51.100.4")
+    assert right.status_code == 200 and "X-RateLimit-Limit" not in right.headers
+    assert [from_address(client, "fk_wrong", "198.51.100.4").status_code for _ in range(2)] == [401, 429]
