@@ -49,7 +49,7 @@ ANSWERS = {
     "503": ("broken", "GET", "/news", {"X-API-Key": "KEY"}, 503),
 }
 
-# waitress answers these before the app sees them (app/server.py): no CORS, one of each.
+# waitress answers these before the app sees them (app/waitress_compat.py): no CORS, one of each.
 WAITRESS = {
     "waitress 400": b"GET /public-api/v1/news\xff HTTP/1.1\r\nHost: x\r\nOrigin: %s\r\n\r\n",
     "waitress 431": b"GET /public-api/v1/news HTTP/1.1\r\nHost: x\r\nOrigin: %s\r\nX-Big: " + b"b" * 3000 + b"\r\n\r\n",
