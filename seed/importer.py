@@ -19,6 +19,7 @@ from .problems import FixtureError
 from .sources import load_source
 from .withdrawals import WithdrawalRefused, published_withdrawals
 from .validation import (
+    check_codes,
     check_festival_slug,
     check_shape,
     check_foreign_ids,
@@ -55,6 +56,7 @@ def check_rows(state, problems, where="in this file", only=None):
     """The checks every import makes on the festival's rows once they are complete."""
     check_references(state, problems, where, only)
     check_unique(state, problems)
+    check_codes(state, problems)
     check_results(state, problems)
     check_one_entry_per_candidate(state, problems)
 

@@ -51,6 +51,11 @@ def _schedule_time(value):
         return value
 
 
+def _name_key(name):
+    """A programme's name as ``programme_name`` matches it: any letter case, any spacing."""
+    return " ".join(str(name).split()).casefold()
+
+
 class KeyIndex:
     """Every known row's natural key and id: the file's rows, and in an update the database's."""
 
@@ -183,12 +188,13 @@ class Expander:
         name no programme has makes a master programme of that name (for festivals whose only
         codes are the per-category ones)."""
         programmes = [dict(row) if isinstance(row, dict) else row for row in data.get("programmes", [])]
-        codes = dict(self.index.programme_codes)  # name -> code, the stored festival's
+        # name (in any letter case and spacing) -> code; the stored festival's first
+        codes = {_name_key(name): code for name, code in self.index.programme_codes.items()}
         for i, row in enumerate(programmes):
             if isinstance(row, dict) and not row.get("code") and not row.get("id") and row.get("name"):
                 row["code"] = self._name_as_code(row["name"], f"$.programmes[{i}].name")
-            if isinstance(row, dict) and row.get("code") and row.get("name"):
-                codes[row["name"]] = row["code"]
+            if isinstance(row, dict) and row.get("code") and isinstance(row.get("name"), str):
+                codes[_name_key(row["name"])] = row["code"]
         sub_fest_programmes = []
         for i, row in enumerate(data.get("subFestProgrammes", [])):
             if isinstance(row, dict) and PROGRAMME_NAME_ALIAS in row:
@@ -197,10 +203,11 @@ class Expander:
                 path = f"$.subFestProgrammes[{i}].{PROGRAMME_NAME_ALIAS}"
                 if row.get("programme_code") or row.get("programme"):
                     self.problems.append((path, "give programme_code or programme_name, not both"))
-                elif name not in codes:
-                    codes[name] = self._name_as_code(name, path)
-                    programmes.append({"code": codes[name], "name": name})
-                row["programme_code"] = row.get("programme_code") or codes[name]
+                elif _name_key(name) not in codes:
+                    name = " ".join(str(name).split())
+                    codes[_name_key(name)] = self._name_as_code(name, path)
+                    programmes.append({"code": codes[_name_key(name)], "name": name})
+                row["programme_code"] = row.get("programme_code") or codes.get(_name_key(name))
             sub_fest_programmes.append(row)
         if "programmes" in data or len(programmes):
             data = {**data, "programmes": programmes}

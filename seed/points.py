@@ -5,14 +5,17 @@ one of the programme's grade bands and its score reaches the band; ``position_po
 ``grade_points`` and ``points`` left out are worked out from the criteria (and a grade
 left out from the score), and given ones
 must agree with them unless the row sets ``points_override``. A programme without
-criteria takes the points as given.
+criteria takes the points as given. A band without ``minScore`` is given by hand: its
+results carry the grade, with or without a score.
 """
 POINT_FIELDS = ("position_points", "grade_points", "points")
 
 
 def _band_for_score(bands, score):
-    for band in sorted(bands, key=lambda b: -b.get("minScore", 0)):
-        if score >= band.get("minScore", 0):
+    """The highest band whose ``minScore`` the score reaches; bands without one are given by
+    hand and never worked out from a score."""
+    for band in sorted((b for b in bands if "minScore" in b), key=lambda b: -b["minScore"]):
+        if score >= band["minScore"]:
             return band
     return None
 
@@ -104,10 +107,17 @@ class ResultRules:
         """The grade band of the result (filled in from the score when not given); False if wrong."""
         bands = grades.get("bands") or []
         score = result.get("score")
+        by_hand = bool(bands) and not any("minScore" in b for b in bands)
         if "grade" not in given and "score" in given and score is not None:
-            band = _band_for_score(bands, score)
-            result["grade"] = band["grade"] if band else None
-            return band
+            if by_hand and result.get("grade") is None:
+                names = ", ".join(str(b.get("grade")) for b in bands)
+                self.problems.append((f"{path}.grade", f"{grades['name']!r} is graded by hand (its bands have no "
+                                                       f"minScore): give the result's grade ({names})"))
+                return False
+            if not by_hand:
+                band = _band_for_score(bands, score)
+                result["grade"] = band["grade"] if band else None
+                return band
         grade = result.get("grade")
         if grade is None:
             return None
@@ -116,7 +126,7 @@ class ResultRules:
             names = ", ".join(str(b.get("grade")) for b in bands)
             self.problems.append((f"{path}.grade", f"{grade!r} is not a grade of {grades['name']!r} ({names})"))
             return False
-        if score is not None and score < band.get("minScore", 0):
+        if score is not None and "minScore" in band and score < band["minScore"]:
             self.problems.append((f"{path}.grade", f"grade {grade!r} needs a score of at least "
                                                    f"{band.get('minScore')}; the score is {score}"))
             return False

@@ -64,6 +64,38 @@ def check_unique(state, problems):
                                  f"{state.path(section.key, other)}"))
 
 
+# Codes the API looks rows up by, case-insensitively: (section, scope column or None, what).
+# A programme code names one programme within its sub-fest (``/programme-result?programCode=
+# …&subFestSlug=…``); the same code in two sub-fests is two programmes. A master programme's
+# code names one within the festival.
+_CODES = (("subFestProgrammes", "sub_fest", "programme code {code!r} in sub-fest {scope!r}"),
+          ("programmes", None, "master programme code {code!r}"))
+
+
+def check_codes(state, problems):
+    """Programme codes are unique within their sub-fest (master codes within the festival),
+    in any letter case: the API finds a programme by its code whatever the case."""
+    sub_fests = state.rows["subFests"]
+    for key, scope, what in _CODES:
+        seen = {}
+        for row_id, row in state.rows[key].items():
+            if not isinstance(row.get("code"), str):
+                continue
+            value = (row.get(scope) if scope else None, row["code"].casefold())
+            if value not in seen:
+                seen[value] = row_id
+                continue
+            here, other = (row_id, seen[value]) if row_id in state.paths else (seen[value], row_id)
+            other_code = state.rows[key][other].get("code")
+            same = "" if other_code == state.rows[key][here].get("code") else f" (as {other_code!r})"
+            scope_name = sub_fests.get(value[0], {}).get("slug") if scope else None
+            by = state.paths.get(other) or f"the stored {'programme' if scope else 'master programme'} {other_code!r}"
+            problems.append((f"{state.path(key, here)}.code",
+                             what.format(code=state.rows[key][here]["code"], scope=scope_name)
+                             + f" is already used by {by}{same if other in state.paths else ''}: codes are unique "
+                             + ("within a sub-fest" if scope else "within the festival") + ", in any letter case"))
+
+
 def check_one_entry_per_candidate(state, problems):
     """No candidate has two results in one programme (alone or as a group member)."""
     registrations = state.rows["registrations"]

@@ -190,3 +190,96 @@ def test_the_guides_dry_run_of_hs_light_music_names_the_leaderboards_as_the_tool
     assert len(lines) == 3, output
     shown = section.split("```text\nChecking hs-lm/", 1)[1].split("```", 1)[0]
     assert lines == [line.strip() for line in shown.splitlines() if line.strip().startswith("leaderboard ")]
+
+
+# --- grades given by hand: bands without minScore -------------------------------------------
+
+
+def hand_graded():
+    """P1 (main) graded by hand: bands with points and no minScore; results give grades."""
+    data = natural_festival()
+    data["gradeCriteria"].append({"name": "By hand", "bands": [{"grade": "A", "points": 5},
+                                                               {"grade": "B", "points": 3},
+                                                               {"grade": "C", "points": 1}]})
+    data["subFestProgrammes"][0]["grade_criteria_name"] = "By hand"
+    for result, grade in zip(data["results"][:2], ["B", "A"]):
+        del result["score"]
+        result["grade"] = grade
+    return data
+
+
+def test_a_hand_graded_programme_takes_grades_without_scores_and_their_points(fresh_app):
+    app, url = fresh_app
+    with writable(url):
+        festival = import_fixture(hand_graded()).festival
+        key = create_key(festival, label="t")[1]
+    body = app.test_client().get(f"{API}/programme-result", headers={"X-API-Key": key},
+                                 query_string={"programCode": "P1", "subFestSlug": "main"}).get_json()
+    rows = sorted((r["candidate"]["chestNo"], r["score"], r["grade"], r["points"]) for r in body["results"])
+    # 1st (5) + B (3); 2nd (3) + A (5)
+    assert rows == [("101", None, "B", 8), ("102", None, "A", 8)]
+
+
+@pytest.mark.parametrize("change, expected", [
+    # a hand-given grade may come with a score: no score threshold applies
+    (lambda r: r.update(score=12), None),
+    # a score alone cannot give a hand-given grade
+    (lambda r: (r.pop("grade"), r.update(score=91)),
+     "'By hand' is graded by hand (its bands have no minScore): give the result's grade (A, B, C)"),
+    (lambda r: r.update(grade="D"), "'D' is not a grade of 'By hand' (A, B, C)"),
+])
+def test_the_rules_of_a_hand_graded_result(fresh_app, change, expected):
+    _, url = fresh_app
+    data = hand_graded()
+    change(data["results"][0])
+    with writable(url):
+        if expected is None:
+            assert import_fixture(data).festival.slug == SLUG
+            return
+        with pytest.raises(FixtureError) as caught:
+            validate(data)
+    assert caught.value.problems == [("$.results[0].grade", expected)]
+
+
+def test_an_update_of_a_hand_graded_score_keeps_the_stored_grade(fresh_app):
+    _, url = fresh_app
+    with writable(url):
+        import_fixture(hand_graded())
+        update_fixture({"formatVersion": 1, "festival": {"slug": SLUG}, "results": [
+            {"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "chest_no": "101", "score": 77}]})
+        result = (m.Result.select().join(m.Registration).join(m.SubFestCandidate)
+                  .where(m.SubFestCandidate.chest_no == "101", m.Result.position == 1).get())
+        assert (result.score, result.grade, result.points) == (77, "B", 8)
+
+
+# --- master programmes named from per-category codes -----------------------------------------
+
+
+def test_programme_names_match_in_any_letter_case_and_spacing(fresh_app):
+    _, url = fresh_app
+    data = natural_festival()
+    data["subFestProgrammes"] += [
+        {"sub_fest_slug": "main", "programme_name": "Poem  Recitation", "code": "HS-PR"},
+        {"sub_fest_slug": "junior", "programme_name": "poem recitation", "code": "UP-PR"},
+        {"sub_fest_slug": "junior", "programme_name": "light music", "code": "UP-LM"},
+    ]
+    with writable(url):
+        festival = import_fixture(data).festival
+        masters = {p.code: p.name for p in m.Programme.select().where(m.Programme.festival == festival)}
+        instances = {sfp.code: sfp.programme.code for sfp in
+                     m.SubFestProgramme.select().join(m.SubFest).where(m.SubFest.festival == festival)}
+    assert masters == {"LM": "Light Music", "GS": "Group Song", "Poem Recitation": "Poem Recitation"}
+    assert instances["HS-PR"] == instances["UP-PR"] == "Poem Recitation"
+    assert instances["UP-LM"] == "LM", "a name finds the programmes row of that name, whatever its case"
+
+
+def test_master_programme_codes_are_unique_in_any_letter_case(fresh_app):
+    _, url = fresh_app
+    data = natural_festival()
+    data["programmes"].append({"code": "lm", "name": "Light Music (Girls)"})
+    with writable(url):
+        with pytest.raises(FixtureError) as caught:
+            validate(data)
+    assert caught.value.problems == [(
+        "$.programmes[2].code", "master programme code 'lm' is already used by $.programmes[0] (as 'LM'): "
+                                "codes are unique within the festival, in any letter case")]

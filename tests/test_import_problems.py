@@ -221,3 +221,45 @@ def test_an_update_lists_every_problem_in_one_run_too(fresh_app):
             update_fixture({"formatVersion": 1, "festival": {"slug": SLUG}, "results": results})
     assert [path for path, _ in caught.value.problems] == [
         "$.results[0].chest_no", "$.results[1].grade", "$.results[2].chest_no"], caught.value.problems
+
+
+# --- programme codes: unique within a sub-fest, in any letter case ---------------------------
+
+
+@pytest.mark.parametrize("sub_fest, code, expected", [
+    ("arabic", "HS-LM", None),  # another sub-fest: another programme
+    ("general", "hs-lm", "programme code 'hs-lm' in sub-fest 'general' is already used by line 8 (as 'HS-LM'): "
+                         "codes are unique within a sub-fest, in any letter case"),
+    ("general", "UP-LM", "UP-LM"),  # the same row's natural key twice
+])
+def test_a_programme_code_is_unique_within_its_sub_fest_in_any_letter_case(fresh_app, folder, sub_fest, code,
+                                                                           expected):
+    _, url = fresh_app
+    line = next_line(folder, "subFestProgrammes.csv")
+    edit(folder, "subFestProgrammes.csv", lambda lines: lines + [f"{sub_fest},LM,,{code},scheduled,,,,,,99,"])
+    if expected is None:
+        with writable(url):
+            import_file(folder)
+        return
+    located = dict(problems_of(url, folder).located())
+    message = located[f"subFestProgrammes.csv line {line}, column code"]
+    assert expected in message, located
+
+
+def test_an_update_cannot_add_a_code_that_differs_from_a_stored_one_only_in_case(fresh_app, tmp_path):
+    from seed.update import update_file
+
+    _, url = fresh_app
+    update = tmp_path / "update"
+    update.mkdir()
+    (update / "festival.csv").write_text("slug\ndistrict-fest-2026\n", encoding="utf-8")
+    (update / "subFestProgrammes.csv").write_text(
+        "sub_fest_slug,programme_code,code\ngeneral,LM,Hs-Lm\n", encoding="utf-8")
+    with writable(url):
+        import_file(EXAMPLE)
+        with pytest.raises(FixtureError) as caught:
+            update_file(update)
+    assert caught.value.located() == [
+        ("subFestProgrammes.csv line 2, column code",
+         "programme code 'Hs-Lm' in sub-fest 'general' is already used by the stored programme 'HS-LM': "
+         "codes are unique within a sub-fest, in any letter case")]
