@@ -64,17 +64,15 @@ def check_unique(state, problems):
                                  f"{state.path(section.key, other)}"))
 
 
-# Codes the API looks rows up by, case-insensitively: (section, scope column or None, what).
-# A programme code names one programme within its sub-fest (``/programme-result?programCode=
-# …&subFestSlug=…``); the same code in two sub-fests is two programmes. A master programme's
-# code names one within the festival.
-_CODES = (("subFestProgrammes", "sub_fest", "programme code {code!r} in sub-fest {scope!r}"),
-          ("programmes", None, "master programme code {code!r}"))
+# Codes the API looks rows up by, case-insensitively: (section, scope column, what). A
+# programme code names one programme within its sub-fest (``/programme-result?programCode=
+# …&subFestSlug=…``); the same code in two sub-fests is two programmes.
+_CODES = (("subFestProgrammes", "sub_fest", "programme code {code!r} in sub-fest {scope!r}"),)
 
 
 def check_codes(state, problems):
-    """Programme codes are unique within their sub-fest (master codes within the festival),
-    in any letter case: the API finds a programme by its code whatever the case."""
+    """Programme codes are unique within their sub-fest, in any letter case: the API finds a
+    programme by its code whatever the case."""
     sub_fests = state.rows["subFests"]
     for key, scope, what in _CODES:
         seen = {}

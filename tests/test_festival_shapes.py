@@ -272,14 +272,3 @@ def test_programme_names_match_in_any_letter_case_and_spacing(fresh_app):
     assert instances["HS-PR"] == instances["UP-PR"] == "Poem Recitation"
     assert instances["UP-LM"] == "LM", "a name finds the programmes row of that name, whatever its case"
 
-
-def test_master_programme_codes_are_unique_in_any_letter_case(fresh_app):
-    _, url = fresh_app
-    data = natural_festival()
-    data["programmes"].append({"code": "lm", "name": "Light Music (Girls)"})
-    with writable(url):
-        with pytest.raises(FixtureError) as caught:
-            validate(data)
-    assert caught.value.problems == [(
-        "$.programmes[2].code", "master programme code 'lm' is already used by $.programmes[0] (as 'LM'): "
-                                "codes are unique within the festival, in any letter case")]
