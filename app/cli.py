@@ -50,8 +50,9 @@ def _progress(section, count):
     click.echo(f"  {section:<24} {count:>6} rows", err=True)
 
 
-def _import(path, update=False, dry_run=False, allow_withdrawals=False):
-    from seed.importer import FixtureError, import_file
+def _import(path, update=False, dry_run=False, allow_withdrawals=False, data=None):
+    """Import (or update from) ``path``; ``data``: the file's fixture as it is to be imported."""
+    from seed.importer import FixtureError, import_file, import_fixture
     from seed.locking import WriteError
     from seed.update import update_file
     from seed.withdrawals import ALLOW_FLAG, WithdrawalRefused
@@ -64,6 +65,8 @@ def _import(path, update=False, dry_run=False, allow_withdrawals=False):
     try:
         if update:
             summary = update_file(path, dry_run=dry_run, allow_withdrawals=allow_withdrawals)
+        elif data is not None:
+            summary = import_fixture(data, progress=_progress)
         else:
             summary = import_file(path, progress=None if dry_run else _progress, dry_run=dry_run,
                                   allow_withdrawals=allow_withdrawals)
@@ -472,6 +475,21 @@ def serve(host, port, threads, workers):
     _serve(host, port, threads, workers=workers)
 
 
+def _import_around_today(path):
+    """Import the bundled festival at ``path`` with its dates moved so that it runs around
+    today (``seed/demo_dates.py``): the festival, and a line saying where its dates went."""
+    import json
+
+    from seed.demo_dates import days_to_today, moved
+
+    data = json.loads(path.read_text(encoding="utf-8"))
+    days = days_to_today(data["festival"])
+    festival = _import(path, data=moved(data, days)).festival
+    was = data["festival"]
+    return festival, (f"  {festival.slug:<24} {festival.start_date} to {festival.end_date} "
+                      f"(bundled: {was['start_date']} to {was['end_date']})")
+
+
 @main.command()
 @host_option
 @port_option
@@ -485,8 +503,9 @@ def demo(host, port, threads):
     _check_port(host, port)  # a demo already serving there keeps its data and its keys
     open_database(allowed=CREATES_TABLES)
     create_tables()
-    loaded = sorted((_import(path).festival for path in bundled_fixtures()),
-                    key=lambda f: (f.slug != EXAMPLE_FESTIVAL, f.slug))
+    imported = sorted((_import_around_today(path) for path in bundled_fixtures()),
+                      key=lambda pair: (pair[0].slug != EXAMPLE_FESTIVAL, pair[0].slug))
+    loaded = [festival for festival, _ in imported]
     # Only the festivals just loaded get a key; the key of an earlier run is revoked unless
     # that run still serves (on another port).
     label = f"{DEMO_KEY_LABEL} (process {os.getpid()})"
@@ -495,6 +514,9 @@ def demo(host, port, threads):
     click.echo("\nDemo API keys (one per festival; the README's examples use the first):")
     for slug, plain in lines:
         click.echo(f"  {slug:<24} {plain}")
+    click.echo("\nThe festivals' dates, moved so that each runs around today (something is always coming up):")
+    for _, line in imported:
+        click.echo(line)
     click.echo("\nTry:")
     click.echo(f'  curl -H "X-API-Key: {lines[0][1]}" "{base}/news"\n')
     click.echo(f"Demo results page (calls the API from the browser): http://{host}:{port}/\n")

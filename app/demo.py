@@ -1,7 +1,8 @@
 """The demo results page at ``/``, served only when ``DEMO_PAGE`` is on.
 
 The page (``app/static/demo/``) is plain HTML, CSS and JavaScript that calls the public API
-from the browser, so a festival can copy it. ``festival-api demo`` passes the keys it just
+from the browser, so a festival can put it on its own domain, given the API's address and
+its key (in the address bar, a script, or the page's form). ``festival-api demo`` passes the keys it just
 created as ``DEMO_API_KEYS`` (a list of ``(festival slug, key)``); only then does
 ``/demo-config.js`` hand them to the page. Outside demo mode neither route exists, so no
 key is ever served.
@@ -12,8 +13,9 @@ from flask import Blueprint, abort, current_app, send_from_directory
 
 blp = Blueprint("demo_page", __name__, static_folder="static/demo", static_url_path="/demo")
 
-# The page talks to this origin only; nothing is loaded from elsewhere.
-CONTENT_SECURITY_POLICY = "default-src 'self'; img-src 'self' data: https:; object-src 'none'"
+# Nothing is loaded from elsewhere; the page may call an API at another address (?api=).
+CONTENT_SECURITY_POLICY = ("default-src 'self'; connect-src 'self' http: https:; img-src 'self' data: https:; "
+                           "object-src 'none'")
 
 
 @blp.get("/")

@@ -2,14 +2,20 @@
 the festival's sub-fests, latest results and a leaderboard read from the API, at a phone's width
 and a laptop's, and keeps them fresh by polling /changes."""
 import datetime
+import functools
+import http.server
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
+import urllib.parse
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -247,7 +253,7 @@ def test_coming_up_is_of_the_chosen_sub_fest_with_its_year_and_time_zone(browser
     assert page.text_content("#schedule-title") == "Coming up"
     shown = page.inner_text("#schedule-list time")
     assert str(datetime.date.today().year + 4) in shown  # another year: shown
-    assert "GMT+5:30" in shown  # the festival's zone (Asia/Kolkata), labelled
+    assert "India Standard Time" in shown and "GMT" not in shown  # the festival's zone (Asia/Kolkata), by its name
     assert "10:00" in shown  # 04:30 UTC in that zone
 
 
@@ -286,7 +292,7 @@ def screens(request, demo_server):
     is the default, the other festival is opened by its key in the address."""
     if not os.path.exists(CHROMIUM):
         pytest.skip(f"needs Debian's chromium package at {CHROMIUM}")
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
     base, printed, _ = demo_server
     seen = {}
@@ -299,6 +305,9 @@ def screens(request, demo_server):
                     page.goto(f"{base}/" + ("" if slug == next(iter(printed)) else f"?key={printed[slug]}"))
                     page.wait_for_selector("body[data-loaded=true]", timeout=20_000)
                     page.wait_for_selector("#leaderboard-list .entry", timeout=20_000)
+                    # The picker names each festival once its first answer is in.
+                    expect(page.locator("#festival-picker option").first).not_to_have_text(
+                        re.compile(r"^Festival \d"), timeout=20_000)
                     seen[width, slug] = page.evaluate(MEASURE)
                     page.close()
         finally:
@@ -321,7 +330,8 @@ def test_the_page_opens_on_the_festival_of_the_first_key_printed(screens, demo_s
     _, printed, _ = demo_server
     assert list(printed)[0] == BIG  # the README's festival, whose key the `Try:` line uses
     seen = screens[width, BIG]
-    assert seen["firstFestival"] == BIG and seen["festival"] == fixture_data[BIG]["festival"]["name"]
+    name = fixture_data[BIG]["festival"]["name"]
+    assert seen["firstFestival"] == name and seen["festival"] == name  # the picker shows names, not slugs
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -442,3 +452,151 @@ def test_a_revision_ahead_of_the_festival_makes_the_page_start_over(browser_page
     assert answered and "/subfests" in paths and "/programme-results" in paths, paths
     assert paths.count("/changes") >= 2  # polling goes on after starting over
     assert page.evaluate("window.notReloaded") is True
+
+
+# --- the page as a festival's own site ---------------------------------------------------------
+
+DEMO_FILES = Path(__file__).resolve().parent.parent / "app" / "static" / "demo"
+
+
+@pytest.fixture(scope="module")
+def elsewhere(tmp_path_factory):
+    """The page's three files copied onto another web server (another origin): its address."""
+    root = tmp_path_factory.mktemp("festival-site")
+    (root / "demo").mkdir()
+    shutil.copy(DEMO_FILES / "index.html", root / "index.html")
+    for name in ("demo.js", "demo.css"):
+        shutil.copy(DEMO_FILES / name, root / "demo" / name)
+    handler = functools.partial(QuietFiles, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+class QuietFiles(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def chromium():
+    """``open(url, width, **context options)``: a page in headless Chromium, in a context of its own."""
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"needs Debian's chromium package at {CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+        def open_page(url, width=1280, **options):
+            page = browser.new_context(viewport={"width": width, "height": 844}, **options).new_page()
+            page.goto(url)
+            page.wait_for_selector("body[data-loaded=true]", timeout=20_000)
+            return page
+
+        try:
+            yield open_page
+        finally:
+            browser.close()
+
+
+def test_the_page_on_another_origin_works_given_the_address_and_key(chromium, elsewhere, demo_server, fixture_data):
+    base, printed, _ = demo_server
+    assert urllib.parse.urlsplit(elsewhere).port != urllib.parse.urlsplit(base).port
+    query = urllib.parse.urlencode({"api": f"{base}/public-api/v1", "key": printed[SMALL]})
+    page = chromium(f"{elsewhere}?{query}")
+    page.wait_for_selector("#leaderboard-list .entry", timeout=20_000)
+    assert page.inner_text("#festival-name") == fixture_data[SMALL]["festival"]["name"]
+    assert page.locator("#results-list .programme").count() > 0
+    assert page.locator(".error").all_inner_texts() == []
+    assert page.is_hidden("#connect")
+
+
+def test_the_page_on_another_origin_asks_for_the_address_and_key(chromium, elsewhere, demo_server, fixture_data):
+    base, printed, _ = demo_server
+    page = chromium(elsewhere)
+    assert page.is_visible("#connect")
+    page.fill("#connect input[name=api]", f"{base}/public-api/v1")
+    page.fill("#connect input[name=key]", printed[BIG])
+    page.click("#connect button")
+    page.wait_for_selector("#leaderboard-list .entry", timeout=20_000)
+    assert page.inner_text("#festival-name") == fixture_data[BIG]["festival"]["name"]
+    assert page.is_hidden("#connect")
+
+
+# Where the leaderboard is, in the page and in the window, and where the link to it is.
+WHERE = """() => {
+  const board = document.querySelector("#leaderboard h2").getBoundingClientRect();
+  const entry = document.querySelector("#leaderboard-list .entry").getBoundingClientRect();
+  const link = document.querySelector('.jump a[href="#leaderboard"]').getBoundingClientRect();
+  return {inPage: Math.round(board.top + window.scrollY), top: Math.round(board.top),
+          entryBottom: Math.round(entry.bottom), link: [Math.round(link.top), Math.round(link.bottom)],
+          height: window.innerHeight, pageHeight: document.documentElement.scrollHeight};
+}"""
+
+
+def test_at_phone_width_the_leaderboard_is_one_tap_away(chromium, demo_server):
+    base, _, _ = demo_server
+    page = chromium(f"{base}/", 390, has_touch=True, is_mobile=True)
+    page.wait_for_selector("#leaderboard-list .entry", timeout=20_000)
+    before = page.evaluate(WHERE)
+    assert before["inPage"] > before["height"], before  # the last card, far below the first screen
+    assert 0 <= before["link"][0] and before["link"][1] <= before["height"], before  # its link on the first
+    page.tap('.jump a[href="#leaderboard"]')
+    after = page.evaluate(WHERE)
+    if os.environ.get("SCREENSHOT_DIR"):
+        page.screenshot(path=str(Path(os.environ["SCREENSHOT_DIR"]) / "demo-390-after-one-tap.png"))
+    print("leaderboard at 390 px:", before, after)
+    # One tap: the leaderboard's heading and first entry are on the screen, below the links.
+    assert before["link"][1] - before["link"][0] <= after["top"] < after["height"], (before, after)
+    assert after["entryBottom"] <= after["height"], (before, after)
+
+
+def test_the_picker_names_the_festivals_and_the_footer_speaks_to_visitors(chromium, demo_server, fixture_data):
+    from playwright.sync_api import expect
+
+    base, printed, _ = demo_server
+    page = chromium(f"{base}/")
+    names = [fixture_data[slug]["festival"]["name"] for slug in printed]
+    expect(page.locator("#festival-picker option")).to_have_text(names, timeout=20_000)
+    footer = page.inner_text("footer")
+    assert "updates itself" in footer
+    assert not [word for word in ("/public-api", "/changes", "revision", "API", "seconds") if word in footer], footer
+
+
+def test_something_is_coming_up_in_the_demo(chromium, demo_server, fixture_data):
+    """`festival-api demo` dates the festivals around today: the page's schedule is not empty,
+    and programmes have a next schedule."""
+    base, printed, _ = demo_server
+    sub_fest = first_sub_fest(fixture_data[SHOWN])
+
+    def api(path):
+        request = urllib.request.Request(f"{base}/public-api/v1{path}", headers={"X-API-Key": printed[SHOWN]})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.load(response)
+
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert api(f"/schedules?subFestSlug={sub_fest['slug']}&scheduledAtFrom={now}&limit=5")["data"]
+    programmes = api(f"/programmes?subFestSlug={sub_fest['slug']}&limit=100")["data"]
+    assert any(p["nextSchedule"] for p in programmes)
+    page = chromium(f"{base}/")
+    page.wait_for_selector("#schedule-list time", timeout=20_000)
+    assert page.locator("#schedule-list .empty").count() == 0
+    assert "India Standard Time" in page.inner_text("#schedule-list")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_screenshots_of_the_site(chromium, demo_server, width, tmp_path):
+    """The page as a visitor sees it (saved to SCREENSHOT_DIR when set, to look at)."""
+    base, _, _ = demo_server
+    page = chromium(f"{base}/", width)
+    page.wait_for_selector("#leaderboard-list .entry", timeout=20_000)
+    folder = Path(os.environ.get("SCREENSHOT_DIR") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / f"demo-{width}.png"), full_page=True)
+    page.screenshot(path=str(folder / f"demo-{width}-first-screen.png"))
+    assert page.evaluate("document.documentElement.scrollWidth") <= width

@@ -7,6 +7,7 @@ import threading
 import time
 import urllib.request
 
+import pytest
 from click.testing import CliRunner
 
 import app.cli as cli_module
@@ -158,3 +159,90 @@ def test_a_second_demo_never_takes_the_running_demos_port_data_or_keys(tmp_path)
             second.stop()
     finally:
         first.stop()
+
+
+# --- the demo festivals run around today ------------------------------------------------------
+
+def test_demo_dates_each_festival_so_that_it_runs_around_today(tmp_path, monkeypatch, fixture_data):
+    """`festival-api demo` moves every date of a bundled festival by whole days, its middle day
+    on today in its own zone: so its schedules are partly still ahead, and each wall-clock time
+    stays; the bundled files (and every other command and test) keep their own dates."""
+    import datetime
+    import zoneinfo
+
+    url = f"sqlite:///{tmp_path}/demo.db"
+    monkeypatch.setenv("DATABASE_URL", url)
+    monkeypatch.setattr(cli_module, "_serve", lambda *args, **kwargs: None)
+    result = CliRunner().invoke(cli_module.main, ["demo"])
+    assert result.exit_code == 0, result.output
+    now = datetime.datetime.now(datetime.timezone.utc)
+    with writable(url):
+        for slug in (BIG, SMALL):
+            bundled = fixture_data[slug]
+            festival = m.Festival.get(m.Festival.slug == slug)
+            today = now.astimezone(zoneinfo.ZoneInfo(festival.timezone)).date()
+            assert today == festival.start_date + (festival.end_date - festival.start_date) // 2
+            days = (festival.start_date - datetime.date.fromisoformat(bundled["festival"]["start_date"])).days
+            assert f"{festival.start_date} to {festival.end_date}" in result.output
+            # Every schedule moved by the same whole days, at the same time of day.
+            moved = {str(s.id): aware(s.scheduled_at) for s in m.Schedule.select().join(m.SubFestProgramme)
+                     .join(m.SubFest).where(m.SubFest.festival == festival.id)}
+            for schedule in bundled["schedules"]:
+                was = datetime.datetime.fromisoformat(schedule["scheduled_at"].replace("Z", "+00:00"))
+                assert moved[schedule["id"]] - was == datetime.timedelta(days=days), schedule["id"]
+            assert any(moment > now for moment in moved.values())  # something is coming up
+            # A date of birth is a person's, not the festival's: kept.
+            person = bundled["candidates"][0]
+            assert str(m.Candidate.get_by_id(person["id"]).date_of_birth) == person["date_of_birth"]
+
+
+def aware(moment):
+    """A stored time (UTC; naive on SQLite) as an aware datetime."""
+    import datetime
+
+    return moment if moment.tzinfo else moment.replace(tzinfo=datetime.timezone.utc)
+
+
+@pytest.mark.parametrize("now, start, end, days", [
+    ("2026-11-26T12:00:00+00:00", "2026-01-14", "2026-01-18", 314),   # the middle day, 16 January, on 26 November
+    ("2026-11-26T20:00:00+00:00", "2026-01-14", "2026-01-18", 315),   # already 27 November in Kolkata
+    ("2026-02-20T03:00:00+00:00", "2026-02-19", "2026-02-21", 0),     # the festival's own middle day
+    ("2026-02-20T03:00:00+00:00", "2026-02-19", "2026-02-19", 1),     # a one-day festival: on today
+])
+def test_the_days_to_today_put_the_middle_day_on_today_in_the_festivals_zone(now, start, end, days):
+    import datetime
+
+    from seed.demo_dates import days_to_today
+
+    festival = {"timezone": "Asia/Kolkata", "start_date": start, "end_date": end}
+    assert days_to_today(festival, datetime.datetime.fromisoformat(now)) == days
+
+
+def test_moving_dates_keeps_times_offsets_and_other_values():
+    import datetime
+
+    from seed.demo_dates import moved
+
+    data = {"festival": {"start_date": "2026-01-14", "name": "2026-01-14", "updated_at": "2026-01-18T14:00:00Z"},
+            "schedules": [{"scheduled_at": "2026-01-31T23:30:00+05:30", "duration_minutes": 30}],
+            "candidates": [{"date_of_birth": "2010-05-01", "created_at": None}]}
+    assert moved(data, 2, now=datetime.datetime(2027, 1, 1, tzinfo=datetime.timezone.utc)) == {
+        "festival": {"start_date": "2026-01-16", "name": "2026-01-14", "updated_at": "2026-01-20T14:00:00Z"},
+        "schedules": [{"scheduled_at": "2026-02-02T23:30:00+05:30", "duration_minutes": 30}],
+        "candidates": [{"date_of_birth": "2010-05-01", "created_at": None}]}
+    assert data["festival"]["start_date"] == "2026-01-14"  # the original is left as it was
+
+
+def test_no_result_is_published_after_the_import_but_news_ahead_stays_ahead():
+    import datetime
+
+    from seed.demo_dates import moved
+
+    now = datetime.datetime(2026, 11, 26, 9, 0, tzinfo=datetime.timezone.utc)
+    data = {"results": [{"published_at": "2026-01-14T07:30:00Z"}, {"published_at": "2026-01-18T14:30:00Z"}],
+            "subFestProgrammes": [{"published_at": "2026-01-18T13:30:00Z", "candidate_registration_closes_at": "2026-01-18T13:30:00Z"}],
+            "news": [{"published_at": "2026-01-18T15:00:00Z"}, {"published_at": "2099-01-01T04:30:00Z"}]}
+    assert moved(data, 314, now) == {
+        "results": [{"published_at": "2026-11-24T07:30:00Z"}, {"published_at": "2026-11-26T08:00:00Z"}],
+        "subFestProgrammes": [{"published_at": "2026-11-26T08:00:00Z", "candidate_registration_closes_at": "2026-11-28T13:30:00Z"}],
+        "news": [{"published_at": "2026-11-28T15:00:00Z"}, {"published_at": "2099-11-11T04:30:00Z"}]}

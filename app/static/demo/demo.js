@@ -1,8 +1,10 @@
 // Festival results page: sub-fests, today's schedule, latest results and a leaderboard,
 // read from the public Festival Data API in the browser. Plain JavaScript, no build step.
 //
-// Configuration: window.FESTIVAL_DEMO = {apiBase: ".../public-api/v1", festivals: [{slug, key}]}
-// (served as demo-config.js by `festival-api demo`), or ?key=fds_... in the address bar.
+// Configuration, for a page on any domain: ?api=https://.../public-api/v1&key=fds_... in the
+// address bar (the page's form fills these in), or window.FESTIVAL_DEMO = {apiBase:
+// ".../public-api/v1", festivals: [{key, name?}]} set before this script (`festival-api demo`
+// serves it as demo-config.js). The address bar wins.
 //
 // Keeping fresh (the result-day recipe of docs/clients.md): the page loads each part once,
 // then every POLL_SECONDS asks /changes?sinceRevision=N what changed after the revision it
@@ -15,17 +17,18 @@
   const params = new URLSearchParams(window.location.search);
   const POLL_SECONDS = Math.max(1, Number(params.get("poll")) || 30);
   const config = window.FESTIVAL_DEMO || {};
-  const apiBase = config.apiBase || "/public-api/v1";
-  const festivals = (config.festivals || []).slice();
+  const apiBase = (params.get("api") || config.apiBase || "/public-api/v1").replace(/\/+$/, "");
   const keyInAddress = params.get("key");
-  if (keyInAddress) festivals.unshift({ slug: "key from the address bar", key: keyInAddress });
+  // Keys set for this page are for its own API: another address in the address bar has none.
+  let festivals = params.get("api") ? [] : (config.festivals || []).filter((f) => f.key !== keyInAddress);
+  if (keyInAddress) festivals = [{ key: keyInAddress }].concat(festivals);
 
   // revision: the data revision the page shows (context.data.revision of its answers).
   const state = { key: null, timezone: undefined, subFest: null, placeholderId: null, timer: null, revision: null };
 
   // --- talking to the API ----------------------------------------------------------------
 
-  async function api(path, query) {
+  async function api(path, query, key) {
     const url = new URL(apiBase + path, window.location.href);
     for (const [name, value] of Object.entries(query || {})) {
       if (value !== undefined && value !== null && value !== "") url.searchParams.set(name, value);
@@ -33,7 +36,7 @@
     // The default cache mode: the browser reuses a preflight's answer for this address (with
     // "no-cache" it would send one before every request) and revalidates its copy
     // (If-None-Match) once the copy is older than the service's max-age, reusing it on a 304.
-    const response = await fetch(url, { headers: { "X-API-Key": state.key } });
+    const response = await fetch(url, { headers: { "X-API-Key": key || state.key } });
     let body = null;
     try { body = await response.json(); } catch (ignored) { /* not JSON */ }
     if (!response.ok) {
@@ -45,13 +48,19 @@
   }
 
   // Sort fields are per endpoint; when one is not offered (400), ask without sorting.
-  async function apiSorted(path, query, sortBy, sortOrder) {
+  async function apiSorted(path, query, sortBy, sortOrder, key) {
     try {
-      return await api(path, Object.assign({}, query, { sortBy: sortBy, sortOrder: sortOrder }));
+      return await api(path, Object.assign({}, query, { sortBy: sortBy, sortOrder: sortOrder }), key);
     } catch (error) {
       if (error.status !== 400) throw error;
-      return api(path, query);
+      return api(path, query, key);
     }
+  }
+
+  // The sub-fests of the festival of `key` (the first answer the page asks for; the picker
+  // takes each festival's name from it, and the browser's copy serves the page after it).
+  function subFestsOf(key) {
+    return apiSorted("/subfests", { limit: 100 }, "displayOrder", "asc", key);
   }
 
   // --- building the page (text only: nothing from the API is parsed as HTML) ---------------
@@ -114,11 +123,12 @@
     catch (ignored) { return String(date.getFullYear()); }
   }
 
-  // A time in the festival's time zone, labelled with it; dates of another year show the year.
+  // A time in the festival's time zone, labelled with the zone's own name ("India Standard
+  // Time", not "GMT+5:30"); dates of another year show the year.
   function formatTime(iso, withDate) {
     if (!iso) return "";
     const date = new Date(iso);
-    const options = { hour: "2-digit", minute: "2-digit", timeZone: state.timezone, timeZoneName: "short" };
+    const options = { hour: "2-digit", minute: "2-digit", timeZone: state.timezone, timeZoneName: "long" };
     if (withDate) {
       Object.assign(options, { weekday: "short", day: "numeric", month: "short" });
       if (yearOf(date) !== yearOf(new Date())) options.year = "numeric";
@@ -158,13 +168,14 @@
     // page's revision only moves forward (a restore is a 409 from /changes, which starts over).
     if (context.data && (state.revision === null || context.data.revision > state.revision)) {
       state.revision = context.data.revision;
-      const changed = context.data.changedAt ? " (updated " + formatTime(context.data.changedAt, true) + ")" : "";
-      document.getElementById("freshness").textContent = "Data revision " + context.data.revision + changed;
+      document.body.dataset.revision = String(context.data.revision);
+      document.getElementById("freshness").textContent = context.data.changedAt
+        ? "Last updated " + formatTime(context.data.changedAt, true) + "." : "";
     }
   }
 
   async function loadSubFests() {
-    const body = await apiSorted("/subfests", { limit: 100 }, "displayOrder", "asc");
+    const body = await subFestsOf(state.key);
     renderContext(body.context);
     const wanted = window.location.hash.slice(1);
     const subFests = body.data || [];
@@ -322,7 +333,7 @@
       await Promise.all(work);
       renderContext(body.context);
     } catch (error) {
-      document.getElementById("freshness").textContent = "Could not check for changes: " + error.message;
+      document.getElementById("freshness").textContent = "Could not check for new results: " + error.message;
     } finally {
       if (state.subFest === subFest) {
         clearTimeout(state.timer);
@@ -342,22 +353,43 @@
     state.subFest = null;
     state.placeholderId = null;
     state.revision = null;
-    loadSubFests().catch((error) => notice("The API did not answer: " + error.message));
+    loadSubFests().catch((error) => {
+      notice("The festival's data could not be loaded: " + error.message);
+      if (error.status === 401 || !error.status) ask();
+    });
+  }
+
+  // The picker names each festival as its own answers do (a key alone says nothing).
+  function nameFestivals(picker) {
+    festivals.forEach((festival, index) => {
+      if (festival.name) return;
+      subFestsOf(festival.key).then((body) => {
+        const name = body.context && body.context.festival && body.context.festival.name;
+        if (name) picker.options[index].textContent = festival.name = name;
+      }).catch(() => { /* the picker keeps its placeholder */ });
+    });
+  }
+
+  function ask() {
+    const form = document.getElementById("connect");
+    form.elements.api.value = params.get("api") || (config.apiBase && /^https?:/.test(config.apiBase) ? config.apiBase : "");
+    form.hidden = false;
+    document.body.dataset.loaded = "true";
   }
 
   function start() {
-    document.getElementById("poll-seconds").textContent = String(POLL_SECONDS);
     if (!festivals.length) {
-      notice("No API key. Open this page as /?key=fds_… or set window.FESTIVAL_DEMO (see the page source).");
+      ask();
       return;
     }
     const picker = document.getElementById("festival-picker");
     picker.replaceChildren(...festivals.map((f, i) => {
-      const option = el("option", null, f.slug);
+      const option = el("option", null, f.name || "Festival " + (i + 1));
       option.value = String(i);
       return option;
     }));
     document.getElementById("festival-switch").hidden = festivals.length < 2;
+    if (festivals.length > 1) nameFestivals(picker);
     picker.addEventListener("change", () => useFestival(Number(picker.value)));
     document.getElementById("leaderboard-picker").addEventListener("change", (event) => {
       state.placeholderId = event.target.value;
