@@ -8,6 +8,7 @@ from .demo import init_demo
 from .frontdoor import FrontDoor
 from .health import init_health
 from .limits import trust_proxies
+from .openapi import HEADERS, SERVERS
 from .smorest import ENDPOINT_GROUPS, SECURITY, SECURITY_SCHEMES, Api, operation
 
 API_PREFIX = "/public-api/v1"
@@ -43,7 +44,7 @@ def _openapi_settings():
     return {
         "API_TITLE": "Festival Data Service",
         "API_VERSION": "v1",
-        "OPENAPI_VERSION": "3.0.3",
+        "OPENAPI_VERSION": "3.1.0",
         "OPENAPI_URL_PREFIX": API_PREFIX,
         "OPENAPI_JSON_PATH": "openapi.json",
         "OPENAPI_SWAGGER_UI_PATH": "docs",
@@ -51,7 +52,8 @@ def _openapi_settings():
         "API_SPEC_OPTIONS": {
             "info": {"description": API_DESCRIPTION},
             "tags": ENDPOINT_GROUPS,
-            "components": {"securitySchemes": SECURITY_SCHEMES},
+            "servers": SERVERS,
+            "components": {"securitySchemes": SECURITY_SCHEMES, "headers": HEADERS},
             "security": SECURITY,
         },
     }

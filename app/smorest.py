@@ -1,7 +1,10 @@
 """flask-smorest configured the way this API needs: 400 for bad input, three array encodings,
 arguments parsed at the cost of what the request sends, and an OpenAPI document that generates
 a good client (operation ids, the contract's endpoint groups as tags, the key on every
-operation, one documented error shape).
+operation, one documented error shape, the 304 and the headers of every answer, examples,
+nullable fields as ``anyOf`` a schema or null). Written against flask-smorest 0.47 (it extends
+``Blueprint._prepare_doc_cbks`` and ``Api._register_responses``; setup.cfg bounds the version)
+and apispec 6 (attribute functions of its ``OpenAPIConverter``, a public hook).
 
 An endpoint's ``*QueryArgsSchema`` stays the one description of its parameters: the OpenAPI
 document is made from it, and the front door (``app/frontdoor.py``) loads a request's
@@ -12,13 +15,16 @@ of sent parameters, made once, instead of asking every one of the schema's field
 """
 import inspect
 import threading
+from http import HTTPStatus
 
 import flask_smorest
 import marshmallow as ma
+from flask_smorest.utils import prepare_response
 
 from schemas.common import camelcase
 
 from .errors import GENERIC_MESSAGES
+from .openapi import ANSWER_EXAMPLES, ANSWER_HEADERS, COMMON_ERRORS, ERRORS, IF_NONE_MATCH, NOT_MODIFIED
 
 # A value may hold no control character (a NUL, a newline, an escape...): no stored text has
 # one, and PostgreSQL cannot take a NUL as a query argument.
@@ -154,6 +160,7 @@ class Blueprint(flask_smorest.Blueprint):
     def __init__(self, *args, group, **kwargs):
         super().__init__(*args, **kwargs)
         self.group = group
+        self._prepare_doc_cbks.append(self._prepare_revalidation_doc)
 
     def route(self, rule, *, parameters=None, tags=None, **options):
         """Tag the operation with the blueprint's endpoint group."""
@@ -175,50 +182,57 @@ class Blueprint(flask_smorest.Blueprint):
 
         return decorator
 
-    # Errors every API endpoint can answer, documented on each operation.
-    COMMON_ERRORS = ((401, "UNAUTHORIZED"), (404, "NOT_FOUND"), (429, "TOO_MANY_REQUESTS"))
-
-    def response(self, status_code, *args, **kwargs):
-        """Document the view's response, the errors every endpoint shares, and the key it needs
-        (on the operation itself: some client generators read only the operation's own)."""
-        document = super().response(status_code, *args, **kwargs)
+    def response(self, status_code, schema, **kwargs):
+        """Document the view's answer (with its example, ``ANSWER_EXAMPLES`` under the view's
+        endpoint name, and the headers every answer has), the 304 of a revalidation, the errors
+        every endpoint shares, and the key it needs (on the operation itself: some client
+        generators read only the operation's own)."""
 
         def decorator(func):
+            example = ANSWER_EXAMPLES.get(f"{self.name}.{func.__name__}")
+            document = super(Blueprint, self).response(status_code, schema, example=example,
+                                                       headers=dict(ANSWER_HEADERS), **kwargs)
             func = self.doc(security=SECURITY)(document(func))
-            for code, name in self.COMMON_ERRORS:
-                func = self.alt_response(code, response=name)(func)
+            func = self.alt_response(304, response="NOT_MODIFIED")(func)
+            for code in COMMON_ERRORS[1:]:  # the 400 is @blp.arguments' own
+                func = self.alt_response(code, response=HTTPStatus(code).name)(func)
             return func
 
         return decorator
 
+    def _prepare_revalidation_doc(self, doc, doc_info, **kwargs):
+        """Every GET takes ``If-None-Match`` (after the query parameters)."""
+        if kwargs.get("method", "").upper() == "GET":
+            doc.setdefault("parameters", []).append(dict(IF_NONE_MATCH))
+        return doc
 
-def nullable_values(converter, field, ret, **kwargs):
-    """A field that may be null is ``anyOf`` its values or null, with the values as a named
-    schema: ``{"anyOf": [{"$ref": ".../CategoryRef"}, {"type": "object", "nullable": true,
-    "enum": [null]}]}``.
 
-    apispec's own ``anyOf`` with an empty nullable object, and ``nullable`` beside an ``enum``
-    or an ``allOf``, are read differently by validators and client generators (a generator
-    invents a model for the empty object, a validator refuses null); this form means the same
-    to both, and a generated client types the field ``CategoryRef | None``. A nullable enum
-    becomes a component named after its schema and field (``RegistrationTopicStatus``).
+def nullable_enums(converter, field, ret, **kwargs):
+    """A field of a closed set that may be null is ``anyOf`` the set, as a named schema, or
+    null: ``{"anyOf": [{"$ref": ".../RegistrationTopicStatus"}, {"type": "null"}]}``, the
+    component named after its schema and field.
+
+    apispec writes such a field as ``{"type": ["string", "null"], "enum": [..., null]}``, valid
+    OpenAPI 3.1, but client generators read a ``null`` in an ``enum`` apart from the type
+    (openapi-python-client makes a class per member); a named set or null reads ``X | null``
+    in every one, as apispec's own nullable references (``anyOf`` a ``$ref`` or null) do.
     """
-    if not field.allow_none:
+    if not field.allow_none or "enum" not in ret:
         return {}
-    if "enum" in ret:
-        attribute = camelcase(field.name)
-        name = type(field.parent).__name__.removesuffix("Schema") + attribute[0].upper() + attribute[1:]
-        if name not in converter.spec.components.schemas:
-            converter.spec.components.schema(name, {"type": ret["type"], "enum": ret.pop("enum")})
-        kind = ret.pop("type")
-        ret.pop("nullable", None)
-        ret.pop("enum", None)
-        return {"anyOf": [{"$ref": f"#/components/schemas/{name}"}, {"type": kind, "nullable": True, "enum": [None]}]}
-    references = [schema for schema in ret.get("anyOf", ()) if "$ref" in schema]
-    if references:
-        del ret["anyOf"]
-        return {"anyOf": [*references, {"type": "object", "nullable": True, "enum": [None]}]}
-    return {}
+    attribute = camelcase(field.name)
+    name = type(field.parent).__name__.removesuffix("Schema") + attribute[0].upper() + attribute[1:]
+    kinds = [kind for kind in ret.pop("type") if kind != "null"]
+    values = [value for value in ret.pop("enum") if value is not None]
+    if name not in converter.spec.components.schemas:
+        converter.spec.components.schema(name, {"type": kinds[0], "enum": values})
+    return {"anyOf": [{"$ref": f"#/components/schemas/{name}"}, {"type": "null"}]}
+
+
+def parameter_example(converter, field, ret, **kwargs):
+    """A query parameter's example (``metadata={"example": ...}``) is the parameter's own, which
+    interactive docs fill in and generators read, not its schema's (deprecated in OpenAPI 3.1)."""
+    example = ret["schema"].pop("example", None)
+    return {} if example is None else {"example": example}
 
 
 class Api(flask_smorest.Api):
@@ -234,9 +248,33 @@ class Api(flask_smorest.Api):
         self._app.register_blueprint(blp, **options)
         blp.register_views_in_doc(self, self._app, self.spec, name=blp.name, parameters=None)
 
+    def _register_responses(self):
+        """The error answers every operation declares (with an example and, for a 429, the
+        rate-limit headers) and the 304, in place of flask-smorest's own for those statuses;
+        its own for the other statuses."""
+        for code, (description, example, headers) in ERRORS.items():
+            response = {"description": description, "schema": self.ERROR_SCHEMA, "example": example}
+            if headers:
+                response["headers"] = headers
+            prepare_response(response, self.spec, self.DEFAULT_RESPONSE_CONTENT_TYPE)
+            self.spec.components.response(HTTPStatus(code).name, response)
+        self.spec.components.response(HTTPStatus.NOT_MODIFIED.name, dict(NOT_MODIFIED))
+        for status in HTTPStatus:
+            if status not in ERRORS and status != HTTPStatus.NOT_MODIFIED:
+                response = {"description": status.phrase}
+                if status >= 400:
+                    response["schema"] = self.ERROR_SCHEMA
+                prepare_response(response, self.spec, self.DEFAULT_RESPONSE_CONTENT_TYPE)
+                self.spec.components.response(status.name, response, lazy=True)
+        response = {"description": "Any other error, in the same shape.", "schema": self.ERROR_SCHEMA,
+                    "example": {"code": 500, "status": "Internal Server Error", "message": GENERIC_MESSAGES[500]}}
+        prepare_response(response, self.spec, self.DEFAULT_RESPONSE_CONTENT_TYPE)
+        self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, response, lazy=True)
+
     def _init_spec(self, *args, **kwargs):
         super()._init_spec(*args, **kwargs)
-        self.ma_plugin.converter.add_attribute_function(nullable_values)
+        self.ma_plugin.converter.add_attribute_function(nullable_enums)
+        self.ma_plugin.converter.add_parameter_attribute_function(parameter_example)
 
     def _register_pagination_header(self):
         """Nothing to register: lists page in the body (``meta``), never in a header."""

@@ -1,6 +1,7 @@
 """Candidates: query arguments and output. Nothing private is named here."""
 from marshmallow import fields
 
+from . import examples
 from .common import ContextSchema, OutSchema, Uuid, list_envelope, sort_args
 from .enums import GENDERS
 from .fields import Array, Bool, CanonicalUUID, Enum, Text
@@ -22,24 +23,28 @@ ADM_NO_MAX_VALUES = 5
 
 
 class CandidateQueryArgsSchema(SubFestSelectorArgs, sort_args(CANDIDATE_SORT_NAMES, "chestNo")):
-    search = Array(Text(), split=False, metadata={
+    search = Array(Text(), split=False, metadata={"example": ["Sidharth"],
         "description": "Words to find in the name or chest number; several terms must all match."})
-    category_ids = Array(CanonicalUUID(), metadata={"description": "Any of these categories."})
-    team_ids = Array(CanonicalUUID(), metadata={
+    category_ids = Array(CanonicalUUID(), metadata={
+        "description": "Any of these categories.", "example": [examples.CATEGORY_ID]})
+    team_ids = Array(CanonicalUUID(), metadata={"example": [examples.TEAM_ID],
         "description": "Any of these teams, including the teams below them (a district's schools)."})
-    gender = Array(Enum(GENDERS), metadata={"description": "Any of these genders."})
-    is_active = Array(Bool(), metadata={"description": "Output stays restricted to active candidates."})
-    chest_no_pattern = Array(Text(max_length=40), metadata={
+    gender = Array(Enum(GENDERS), metadata={"example": ["female"], "description": "Any of these genders."})
+    is_active = Array(Bool(), metadata={
+        "description": "Output stays restricted to active candidates.", "example": [True]})
+    chest_no_pattern = Array(Text(max_length=40), metadata={"example": ["10*"],
         "description": "Chest number patterns, `*` matching any run of characters; any of them."})
     # A private field: exact matches only, and few per request, so it cannot be used to
     # sweep through guesses of admission numbers.
-    adm_no_pattern = Array(Text(max_length=60), max_items=ADM_NO_MAX_VALUES, metadata={
+    adm_no_pattern = Array(Text(max_length=60), max_items=ADM_NO_MAX_VALUES, metadata={"example": ["X-0000"],
         "description": "Exact admission numbers (case-insensitive; `*` is an ordinary character, "
                        f"no partial match; at most {ADM_NO_MAX_VALUES} values). "
                        "The number itself is never returned."})
-    has_avatar = Array(Bool(), metadata={"description": "Has an avatar image."})
-    has_registration = Array(Bool(), metadata={"description": "Takes part in at least one entry."})
-    section_ids = Array(CanonicalUUID(), metadata={"description": "In any of these sections."})
+    has_avatar = Array(Bool(), metadata={"example": [True], "description": "Has an avatar image."})
+    has_registration = Array(Bool(), metadata={
+        "description": "Takes part in at least one entry.", "example": [True]})
+    section_ids = Array(CanonicalUUID(), metadata={
+        "description": "In any of these sections.", "example": [examples.SECTION_ID]})
 
 
 class CandidateDetailQueryArgsSchema(CandidateSelectorArgs):

@@ -2,6 +2,7 @@
 from marshmallow import fields
 
 
+from . import examples
 from .common import OutSchema, Uuid, list_envelope, sort_args
 from .fields import Array, Text
 from .selectors import SubFestSelectorArgs
@@ -12,7 +13,7 @@ CATEGORY_SORT_NAMES = ("displayOrder", "name")
 
 
 class CategoryQueryArgsSchema(SubFestSelectorArgs, sort_args(CATEGORY_SORT_NAMES, "displayOrder")):
-    search = Array(Text(), split=False, metadata={
+    search = Array(Text(), split=False, metadata={"example": ["High School"],
         "description": "Words to find in the name; several terms must all match."})
 
 

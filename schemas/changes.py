@@ -1,6 +1,7 @@
 """Changes: query arguments and output."""
 from marshmallow import fields, validate
 
+from . import examples
 from .common import OutSchema, PageArgs, UtcDateTime, Uuid, list_envelope
 from .enums import CHANGE_ACTIONS, CHANGE_KINDS
 from .fields import Array, Enum, WholeNumber
@@ -8,9 +9,11 @@ from .fields import Array, Enum, WholeNumber
 
 class ChangeQueryArgsSchema(PageArgs):
     since_revision = WholeNumber(required=True, validate=validate.Range(min=0, max=2**31 - 1), metadata={
+        "example": 0,
         "description": "List what changed after this data revision (the `context.data.revision` "
                        "of the answers a website holds); 0 lists everything recorded."})
-    kinds = Array(Enum(CHANGE_KINDS), metadata={"description": "Only changes of these kinds."})
+    kinds = Array(Enum(CHANGE_KINDS), metadata={
+        "description": "Only changes of these kinds.", "example": ["programme", "leaderboard"]})
 
 
 class ChangeSchema(OutSchema):

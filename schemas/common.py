@@ -64,10 +64,10 @@ class QueryArgs(OutSchema):
 class PageArgs(QueryArgs):
     page = WholeNumber(
         load_default=1, validate=validate.Range(min=1, max=MAX_PAGE),
-        metadata={"description": "Page number, from 1."})
+        metadata={"description": "Page number, from 1.", "example": 1})
     limit = WholeNumber(
         load_default=20, validate=validate.Range(min=1, max=MAX_LIMIT),
-        metadata={"description": f"Items per page, 1 to {MAX_LIMIT}."})
+        metadata={"description": f"Items per page, 1 to {MAX_LIMIT}.", "example": 20})
 
 
 def sort_args(sort_fields, default, default_order="asc"):
@@ -77,9 +77,9 @@ def sort_args(sort_fields, default, default_order="asc"):
     """
     attrs = {
         "sort_by": Enum(sort_fields, load_default=default, metadata={
-            "description": f"Sort field; ties are broken by id. Default `{default}`."}),
+            "description": f"Sort field; ties are broken by id. Default `{default}`.", "example": default}),
         "sort_order": Enum(("asc", "desc"), load_default=default_order, metadata={
-            "description": f"Sort direction. Default `{default_order}`."}),
+            "description": f"Sort direction. Default `{default_order}`.", "example": default_order}),
     }
     return type("SortArgs", (PageArgs,), attrs)
 

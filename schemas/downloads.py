@@ -2,6 +2,7 @@
 from marshmallow import fields
 
 
+from . import examples
 from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
 from .fields import Array, Bool, Text
 
@@ -11,10 +12,12 @@ DOWNLOAD_SORT_NAMES = ("createdAt", "updatedAt", "title", "category")
 
 
 class DownloadQueryArgsSchema(sort_args(DOWNLOAD_SORT_NAMES, "createdAt", "desc")):
-    search = Array(Text(), split=False, metadata={
+    search = Array(Text(), split=False, metadata={"example": ["manual"],
         "description": "Words to find in the title, description or category; all must match."})
-    category = Text(max_length=100, metadata={"description": "Download category label; the case of A-Z is ignored."})
-    is_public = Bool(metadata={"description": "Output stays restricted to public downloads."})
+    category = Text(max_length=100, metadata={
+        "description": "Download category label; the case of A-Z is ignored.", "example": examples.DOWNLOAD_CATEGORY})
+    is_public = Bool(metadata={
+        "description": "Output stays restricted to public downloads.", "example": True})
 
 
 class DownloadSchema(OutSchema):

@@ -1,7 +1,9 @@
 """Filter options: query arguments and output."""
 from marshmallow import fields
 
+from . import examples
 from .common import ContextSchema, OutSchema, QueryArgs, UtcDateTime, Uuid
+from .enums import RANKING_BASES, TOPPER_ENTITY_TYPES, TOPPER_SCOPE_TYPES
 from .fields import Text
 from .nested import (
     CategoryRefSchema,
@@ -15,7 +17,7 @@ from .toppers import ScopeKeysSchema
 
 
 class FilterQueryArgsSchema(QueryArgs):
-    sub_fest_slug = Text(max_length=80, metadata={
+    sub_fest_slug = Text(max_length=80, metadata={"example": examples.SUB_FEST_SLUG,
         "description": "Only the options of this public sub-fest."})
 
 
@@ -40,9 +42,9 @@ class TopperPlaceholderOptionSchema(ScopeKeysSchema):
     id = Uuid()
     sub_fest_id = Uuid()
     label = fields.String()
-    scope_type = fields.String()
-    entity_type = fields.String()
-    ranking_basis = fields.String()
+    scope_type = fields.String(metadata={"enum": list(TOPPER_SCOPE_TYPES)})
+    entity_type = fields.String(metadata={"enum": list(TOPPER_ENTITY_TYPES)})
+    ranking_basis = fields.String(metadata={"enum": list(RANKING_BASES)})
     display_top_n = fields.Integer()
     display_order = fields.Integer()
     last_computed_at = UtcDateTime(allow_none=True)
@@ -51,8 +53,10 @@ class TopperPlaceholderOptionSchema(ScopeKeysSchema):
 class TopperOptionsSchema(OutSchema):
     placeholders = fields.List(fields.Nested(TopperPlaceholderOptionSchema), metadata={
         "description": "Published leaderboards."})
-    entity_types = fields.List(fields.String(), metadata={"description": "Entity types they rank."})
-    scope_types = fields.List(fields.String(), metadata={"description": "Scope types they use."})
+    entity_types = fields.List(fields.String(metadata={"enum": list(TOPPER_ENTITY_TYPES)}),
+                               metadata={"description": "Entity types they rank."})
+    scope_types = fields.List(fields.String(metadata={"enum": list(TOPPER_SCOPE_TYPES)}),
+                              metadata={"description": "Scope types they use."})
 
 
 class FilterOptionsSchema(OutSchema):

@@ -2,6 +2,7 @@
 from marshmallow import fields
 
 
+from . import examples
 from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
 from .fields import CanonicalUUID
 from .nested import CategoryRefSchema
@@ -12,9 +13,12 @@ IMAGE_SORT_NAMES = ("createdAt", "updatedAt", "title", "displayOrder")
 
 
 class GalleryQueryArgsSchema(sort_args(IMAGE_SORT_NAMES, "createdAt", "desc")):
-    album_id = CanonicalUUID(metadata={"description": "Only images of this album."})
-    sub_fest_program_id = CanonicalUUID(metadata={"description": "Only images of this programme."})
-    category_id = CanonicalUUID(metadata={"description": "Only images of this category."})
+    album_id = CanonicalUUID(metadata={
+        "description": "Only images of this album.", "example": examples.ALBUM_ID})
+    sub_fest_program_id = CanonicalUUID(metadata={
+        "description": "Only images of this programme.", "example": examples.PROGRAMME_ID})
+    category_id = CanonicalUUID(metadata={
+        "description": "Only images of this category.", "example": examples.CATEGORY_ID})
 
 
 class AlbumRefSchema(OutSchema):

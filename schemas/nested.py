@@ -7,6 +7,7 @@ no private field, and nothing else may serialise a ``Candidate``.
 from marshmallow import fields
 
 from .common import OutSchema, UtcDateTime, Uuid
+from .enums import GENDERS, PROGRAM_TYPES, SUB_FEST_PROGRAMME_STATUSES
 
 
 class SubFestRefSchema(OutSchema):
@@ -23,7 +24,7 @@ class ProgramRefSchema(OutSchema):
     code = fields.String()
     name = fields.String()
     name_local = fields.String(allow_none=True)
-    program_type = fields.String()
+    program_type = fields.String(metadata={"enum": list(PROGRAM_TYPES)})
     duration_minutes = fields.Integer(allow_none=True)
 
 
@@ -69,7 +70,7 @@ class CandidateIdentitySchema(OutSchema):
     chest_no = fields.String()
     name = fields.String()
     name_local = fields.String(allow_none=True)
-    gender = fields.String(allow_none=True)
+    gender = fields.String(allow_none=True, metadata={"enum": list(GENDERS)})
     avatar_url = fields.String(allow_none=True)
 
 
@@ -85,7 +86,7 @@ class ProgrammeSummarySchema(OutSchema):
 
     id = Uuid(metadata={"description": "Sub-fest programme id."})
     code = fields.String(metadata={"description": "The programme's code in its sub-fest."})
-    status = fields.String()
+    status = fields.String(metadata={"enum": list(SUB_FEST_PROGRAMME_STATUSES)})
     program = fields.Nested(ProgramRefSchema, attribute="programme")
     category = fields.Nested(CategoryRefSchema, attribute="category_ref", allow_none=True, metadata={
         "description": "Set only when the category is public."})

@@ -1,6 +1,7 @@
 """News: query arguments and output."""
 from marshmallow import fields
 
+from . import examples
 from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
 from .enums import NEWS_STATUSES
 from .fields import Array, Bool, Enum, Text
@@ -12,14 +13,16 @@ NEWS_SORT_NAMES = ("publishedAt", "createdAt", "updatedAt", "title")
 
 
 class NewsQueryArgsSchema(sort_args(NEWS_SORT_NAMES, "publishedAt", "desc")):
-    search = Array(Text(), split=False, metadata={
+    search = Array(Text(), split=False, metadata={"example": ["Thrissur"],
         "description": "Words to find in the title or summary; several terms must all match."})
-    status = Array(Enum(NEWS_STATUSES), metadata={
+    status = Array(Enum(NEWS_STATUSES), metadata={"example": ["published"],
         "description": "Output stays restricted to published news."})
-    is_public = Array(Bool(), metadata={"description": "Output stays restricted to public news."})
-    tags = Array(Text(), metadata={"description": "Any of these tags; the case of A-Z is ignored."})
-    has_thumbnail = Array(Bool(), metadata={"description": "Has a thumbnail image."})
-    has_feature_image = Array(Bool(), metadata={"description": "Has a feature image."})
+    is_public = Array(Bool(), metadata={
+        "description": "Output stays restricted to public news.", "example": [True]})
+    tags = Array(Text(), metadata={
+        "description": "Any of these tags; the case of A-Z is ignored.", "example": [examples.NEWS_TAG]})
+    has_thumbnail = Array(Bool(), metadata={"example": [True], "description": "Has a thumbnail image."})
+    has_feature_image = Array(Bool(), metadata={"example": [True], "description": "Has a feature image."})
 
 
 class NewsSchema(OutSchema):

@@ -1,6 +1,7 @@
 """Programmes: query arguments and output."""
 from marshmallow import fields, post_load
 
+from . import examples
 from .common import ContextSchema, OutSchema, QueryArgs, UtcDateTime, Uuid, list_envelope, sort_args
 from .enums import PROGRAM_TYPES, SUB_FEST_PROGRAMME_STATUSES
 from .fields import Array, Bool, CanonicalUUID, Enum, Text
@@ -28,36 +29,42 @@ class ProgrammeFilterArgsSchema(QueryArgs):
     ``collectionId`` and ``collectionIds`` (into ``collection_ids``).
     """
 
-    search = Text(metadata={"description": "Text to find in the programme's name or code."})
-    category_ids = Array(CanonicalUUID(), metadata={"description": "Any of these categories."})
-    venues = Array(CanonicalUUID(), metadata={
+    search = Text(metadata={
+        "description": "Text to find in the programme's name or code.", "example": "Ottanthullal"})
+    category_ids = Array(CanonicalUUID(), metadata={
+        "description": "Any of these categories.", "example": [examples.CATEGORY_ID]})
+    venues = Array(CanonicalUUID(), metadata={"example": [examples.VENUE_ID],
         "description": "Programmes scheduled at any of these venue ids."})
-    status = Enum(SUB_FEST_PROGRAMME_STATUSES, metadata={
+    status = Enum(SUB_FEST_PROGRAMME_STATUSES, metadata={"example": "result_published",
         "description": "Programme status; combined with `statuses` as any of. "
                        "Output stays restricted to active public programmes."})
-    statuses = Array(Enum(SUB_FEST_PROGRAMME_STATUSES), metadata={
+    statuses = Array(Enum(SUB_FEST_PROGRAMME_STATUSES), metadata={"example": ["ongoing", "completed"],
         "description": "Any of these statuses; combined with `status`."})
-    program_type = Enum(PROGRAM_TYPES, metadata={"description": "Programme type."})
-    program_code_pattern = Text(max_length=60, metadata={
+    program_type = Enum(PROGRAM_TYPES, metadata={"example": "individual", "description": "Programme type."})
+    program_code_pattern = Text(max_length=60, metadata={"example": "HS-*",
         "description": "Programme code pattern, `*` matching any run of characters, "
                        "case-insensitive; matches the sub-fest code (`HS-G02`) or the "
                        "programme's own code (`G02`)."})
-    collection_id = CanonicalUUID(metadata={"description": "In this programme collection."})
-    collection_ids = Array(CanonicalUUID(), metadata={
+    collection_id = CanonicalUUID(metadata={
+        "description": "In this programme collection.", "example": examples.COLLECTION_ID})
+    collection_ids = Array(CanonicalUUID(), metadata={"example": [examples.COLLECTION_ID],
         "description": "In any of these programme collections; combined with `collectionId`."})
-    judges = Array(CanonicalUUID(), metadata={"description": "Judged by any of these judge ids."})
-    position_criteria_id = CanonicalUUID(metadata={"description": "Uses this position criteria."})
-    grade_criteria_id = CanonicalUUID(metadata={"description": "Uses this grade criteria."})
-    requires_topic_registration = Bool(metadata={
+    judges = Array(CanonicalUUID(), metadata={
+        "description": "Judged by any of these judge ids.", "example": [examples.JUDGE_ID]})
+    position_criteria_id = CanonicalUUID(metadata={
+        "description": "Uses this position criteria.", "example": examples.POSITION_CRITERIA_ID})
+    grade_criteria_id = CanonicalUUID(metadata={
+        "description": "Uses this grade criteria.", "example": examples.GRADE_CRITERIA_ID})
+    requires_topic_registration = Bool(metadata={"example": False,
         "description": "Whether the programme needs a topic registration."})
-    candidate_registration_open = Bool(metadata={
+    candidate_registration_open = Bool(metadata={"example": False,
         "description": f"Candidate registration window open now. {WINDOW_RULE}"})
-    topic_registration_open = Bool(metadata={
+    topic_registration_open = Bool(metadata={"example": False,
         "description": f"Topic registration window open now. {WINDOW_RULE}"})
-    has_schedule = Bool(metadata={"description": "Has at least one schedule."})
-    has_results = Bool(metadata={"description": "Has at least one published public result."})
-    has_judges = Bool(metadata={"description": "Has at least one judge assigned."})
-    has_registrations = Bool(metadata={"description": "Has at least one registration."})
+    has_schedule = Bool(metadata={"example": True, "description": "Has at least one schedule."})
+    has_results = Bool(metadata={"example": True, "description": "Has at least one published public result."})
+    has_judges = Bool(metadata={"example": True, "description": "Has at least one judge assigned."})
+    has_registrations = Bool(metadata={"example": True, "description": "Has at least one registration."})
 
     @post_load
     def merge_aliases(self, data, **kwargs):

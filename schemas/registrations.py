@@ -1,6 +1,7 @@
 """Candidate registrations: query arguments and output."""
 from marshmallow import fields
 
+from . import examples
 from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
 from .enums import REGISTRATION_TYPES, TOPIC_STATUSES
 from .fields import CanonicalUUID
@@ -13,7 +14,8 @@ REGISTRATION_SORT_NAMES = ("registeredAt", "programCode", "programName", "type")
 
 
 class CandidateRegistrationQueryArgsSchema(sort_args(REGISTRATION_SORT_NAMES, "registeredAt")):
-    sub_fest_candidate_id = CanonicalUUID(required=True, metadata={"description": "Sub-fest candidate id."})
+    sub_fest_candidate_id = CanonicalUUID(required=True, metadata={
+        "description": "Sub-fest candidate id.", "example": examples.CANDIDATE_ID})
 
 
 class RegistrationSchema(OutSchema):

@@ -1,6 +1,7 @@
 """Schedules: query arguments and output."""
 from marshmallow import fields
 
+from . import examples
 from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
 from .fields import CanonicalUUID, Instant, Text
 from .nested import ProgrammeSummarySchema, SubFestRefSchema, VenueRefSchema
@@ -10,14 +11,17 @@ SCHEDULE_SORT_NAMES = ("scheduledAt", "durationMinutes", "programCode", "program
 
 
 class ScheduleQueryArgsSchema(sort_args(SCHEDULE_SORT_NAMES, "scheduledAt")):
-    sub_fest_slug = Text(max_length=80, metadata={"description": "Only schedules of this public sub-fest."})
-    sub_fest_program_id = CanonicalUUID(metadata={"description": "Only schedules of this programme."})
-    venue_id = CanonicalUUID(metadata={"description": "Only schedules at this (public) venue."})
-    scheduled_at_from = Instant(metadata={
+    sub_fest_slug = Text(max_length=80, metadata={
+        "description": "Only schedules of this public sub-fest.", "example": examples.SUB_FEST_SLUG})
+    sub_fest_program_id = CanonicalUUID(metadata={
+        "description": "Only schedules of this programme.", "example": examples.PROGRAMME_ID})
+    venue_id = CanonicalUUID(metadata={
+        "description": "Only schedules at this (public) venue.", "example": examples.VENUE_ID})
+    scheduled_at_from = Instant(metadata={"example": examples.FESTIVAL_DAY,
         "description": "Schedules at or after this moment: a date (its first moment in the festival's "
                        "time zone) or "
                        "an ISO 8601 date-time with an offset. Must not be after `scheduledAtTo`."})
-    scheduled_at_to = Instant(end_of_day=True, metadata={
+    scheduled_at_to = Instant(end_of_day=True, metadata={"example": examples.FESTIVAL_DAY,
         "description": "Schedules at or before this moment: a date (its last moment in the festival's "
                        "time zone) or "
                        "an ISO 8601 date-time with an offset."})

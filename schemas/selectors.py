@@ -1,6 +1,7 @@
 """Alternative selectors: endpoints that accept one record by any of several parameters."""
 from marshmallow import ValidationError, validates_schema
 
+from . import examples
 from .common import QueryArgs
 from .fields import CanonicalUUID, Text
 
@@ -21,10 +22,10 @@ def require_one_of(data, selectors):
 class SubFestSelectorArgs(QueryArgs):
     """The sub-fest a list comes from, by id or by slug (``app.lookups.sub_fest_ref_or_404``)."""
 
-    sub_fest_id = CanonicalUUID(metadata={
+    sub_fest_id = CanonicalUUID(metadata={"example": examples.SUB_FEST_ID,
         "description": "Sub-fest to list from; required unless `subFestSlug` is sent. "
                        "When both are sent they must name the same sub-fest."})
-    sub_fest_slug = Text(max_length=80, metadata={
+    sub_fest_slug = Text(max_length=80, metadata={"example": examples.SUB_FEST_SLUG,
         "description": "Slug of the sub-fest to list from; required unless `subFestId` is sent."})
 
     @validates_schema
@@ -40,18 +41,18 @@ NARROWING_RULE = "When both `subFestId` and `subFestSlug` are sent they must nam
 class NarrowingSubFestArgs(QueryArgs):
     """The optional sub-fest a lookup by code or chest number is narrowed to."""
 
-    sub_fest_id = CanonicalUUID(metadata={
+    sub_fest_id = CanonicalUUID(metadata={"example": examples.SUB_FEST_ID,
         "description": f"Look the code or chest number up in this sub-fest only. {NARROWING_RULE}"})
-    sub_fest_slug = Text(max_length=80, metadata={
+    sub_fest_slug = Text(max_length=80, metadata={"example": examples.SUB_FEST_SLUG,
         "description": f"Look the code or chest number up in this sub-fest only, by its slug. {NARROWING_RULE}"})
 
 
 class ProgrammeSelectorArgs(NarrowingSubFestArgs):
     """One programme, by id or by its code in a sub-fest (``/programme-detail``, ``/programme-result``)."""
 
-    sub_fest_program_id = CanonicalUUID(metadata={
+    sub_fest_program_id = CanonicalUUID(metadata={"example": examples.PROGRAMME_ID,
         "description": f"Programme instance id; required unless `programCode` is sent. {SELECTOR_RULE}"})
-    program_code = Text(max_length=40, metadata={
+    program_code = Text(max_length=40, metadata={"example": examples.PROGRAMME_CODE,
         "description": "Public programme code in its sub-fest (e.g. `HS-C01`, case-insensitive); "
                        "required unless `subFestProgramId` is sent. A code used in several "
                        "sub-fests needs `subFestSlug` or `subFestId` (else 400)."})
@@ -64,9 +65,9 @@ class ProgrammeSelectorArgs(NarrowingSubFestArgs):
 class CandidateSelectorArgs(NarrowingSubFestArgs):
     """One candidate, by id or by chest number (``/candidate-detail``, ``/candidate-result``)."""
 
-    sub_fest_candidate_id = CanonicalUUID(metadata={
+    sub_fest_candidate_id = CanonicalUUID(metadata={"example": examples.CANDIDATE_ID,
         "description": f"Sub-fest candidate id; required unless `chestNo` is sent. {SELECTOR_RULE}"})
-    chest_no = Text(max_length=20, metadata={
+    chest_no = Text(max_length=20, metadata={"example": examples.CHEST_NO,
         "description": "Chest number (case-insensitive); required unless `subFestCandidateId` is "
                        "sent. A chest number used in several sub-fests needs `subFestSlug` or "
                        "`subFestId` (else 400)."})

@@ -2,6 +2,7 @@
 from marshmallow import fields
 
 
+from . import examples
 from .common import OutSchema, Uuid, list_envelope, sort_args
 from .fields import Array, Text
 
@@ -11,7 +12,8 @@ SUB_FEST_SORT_NAMES = ("displayOrder", "name", "startDate")
 
 
 class SubFestQueryArgsSchema(sort_args(SUB_FEST_SORT_NAMES, "displayOrder")):
-    search = Array(Text(), split=False, metadata={"description": "Words to find in the name or slug."})
+    search = Array(Text(), split=False, metadata={
+        "description": "Words to find in the name or slug.", "example": ["general"]})
 
 
 class SubFestSchema(OutSchema):

@@ -2,6 +2,7 @@
 from marshmallow import fields
 
 
+from . import examples
 from .common import OutSchema, Uuid, list_envelope, sort_args
 from .fields import Array, Bool, Text
 from .nested import TeamRefSchema
@@ -13,12 +14,12 @@ TEAM_SORT_NAMES = ("displayOrder", "name", "publicName", "level")
 
 
 class TeamQueryArgsSchema(SubFestSelectorArgs, sort_args(TEAM_SORT_NAMES, "displayOrder")):
-    search = Array(Text(), split=False, metadata={
+    search = Array(Text(), split=False, metadata={"example": ["Thrissur"],
         "description": "Words to find in the name, display name or public name; all must match."})
-    color_code = Array(Text(max_length=16), metadata={
+    color_code = Array(Text(max_length=16), metadata={"example": [examples.TEAM_COLOUR],
         "description": "Any of these colours, e.g. `d62728` or `%23d62728` for `#d62728`; the case of "
                        "A-Z and leading `#` characters are ignored."})
-    has_candidates = Array(Bool(), metadata={
+    has_candidates = Array(Bool(), metadata={"example": [True],
         "description": "Has active public candidates, in the team or in the teams below it."})
 
 

@@ -1,6 +1,7 @@
 """Toppers: query arguments and output of /topper-placeholders, /toppers and /page-toppers."""
 from marshmallow import fields, validates_schema
 
+from . import examples
 from .common import ContextSchema, MetaSchema, OutSchema, QueryArgs, UtcDateTime, Uuid, list_envelope, sort_args
 from .enums import RANKING_BASES, TOPPER_ENTITY_TYPES, TOPPER_SCOPE_TYPES
 from .fields import Bool, CanonicalUUID, Enum, Text
@@ -21,20 +22,25 @@ ENTRY_SORT_NAMES = ("rank", "points", "name", "programmeCount", "lastResultAt")
 
 
 class TopperPlaceholderQueryArgsSchema(SubFestSelectorArgs, sort_args(PLACEHOLDER_SORT_NAMES, "displayOrder")):
-    is_published = Bool(metadata={"description": "Output stays restricted to published placeholders."})
-    entity_type = Enum(TOPPER_ENTITY_TYPES, metadata={"description": "Who is ranked."})
-    scope_type = Enum(TOPPER_SCOPE_TYPES, metadata={"description": "Over which programmes or people."})
+    is_published = Bool(metadata={
+        "description": "Output stays restricted to published placeholders.", "example": True})
+    entity_type = Enum(TOPPER_ENTITY_TYPES, metadata={
+        "description": "Who is ranked.", "example": "candidate"})
+    scope_type = Enum(TOPPER_SCOPE_TYPES, metadata={
+        "description": "Over which programmes or people.", "example": "subfest"})
 
 
 class TopperQueryArgsSchema(sort_args(ENTRY_SORT_NAMES, "rank")):
-    topper_placeholder_id = CanonicalUUID(required=True, metadata={"description": "Published placeholder id."})
+    topper_placeholder_id = CanonicalUUID(required=True, metadata={
+        "description": "Published placeholder id.", "example": examples.TOPPER_PLACEHOLDER_ID})
 
 
 class PageTopperQueryArgsSchema(QueryArgs):
-    page_slug = Text(max_length=120, metadata={"description": "Website page slug."})
-    page_id = CanonicalUUID(metadata={
+    page_slug = Text(max_length=120, metadata={
+        "description": "Website page slug.", "example": examples.PAGE_SLUG})
+    page_id = CanonicalUUID(metadata={"example": examples.PAGE_ID,
         "description": "Website page id: a UUID, as `page.id` shows it (like every id of this API)."})
-    placeholder_id = CanonicalUUID(metadata={
+    placeholder_id = CanonicalUUID(metadata={"example": examples.TOPPER_PLACEHOLDER_ID,
         "description": "One placeholder: of the page when a page is named, else on its own."})
 
     @validates_schema

@@ -43,6 +43,16 @@ def test_the_recipe_names_the_three_steps_and_the_409():
     assert "cache:" not in javascript and "/changes" in javascript and "error.status === 409" in javascript
 
 
+def test_the_typescript_revalidation_is_the_code_ci_compiles_and_runs():
+    """The TypeScript blocks that revalidate are clients/typescript/recipe.ts's own, which
+    tests/test_typescript_client.py compiles with tsc --strict and runs against the service."""
+    recipe = (Path(__file__).resolve().parent.parent / "clients" / "typescript" / "recipe.ts").read_text(encoding="utf-8")
+    blocks = [block for block in re.findall(r"```ts\n(.*?)```", DOC, re.S) if "If-None-Match" in block]
+    assert len(blocks) == 2
+    for block in blocks:
+        assert block in recipe, block[:200]
+
+
 class QuietHandler(wsgiref.simple_server.WSGIRequestHandler):
     def log_message(self, *args):
         pass

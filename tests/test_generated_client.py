@@ -107,6 +107,18 @@ def test_always_present_fields_are_never_unset(client_package, document):
     assert checked > 300
 
 
+@pytest.mark.parametrize("model, attribute, annotation", [
+    ("Programme", "category", "None | CategoryRef"),  # a nullable reference
+    ("Registration", "topic_status", "None | RegistrationTopicStatus"),  # a nullable closed set
+    ("CandidateIdentity", "gender", "CandidateIdentityGender | None"),
+    ("ProgrammeSummary", "status", "ProgrammeSummaryStatus"),  # a closed set
+])
+def test_nullable_references_and_closed_sets_are_typed_as_such(client_package, model, attribute, annotation):
+    models = importlib.import_module(f"{PACKAGE}.models")
+    found = str(inspect.get_annotations(getattr(models, model))[attribute]).replace("'", "")
+    assert set(found.split(" | ")) == set(annotation.split(" | ")), found
+
+
 @pytest.fixture(scope="module")
 def client(client_package, app, keys):
     import httpx

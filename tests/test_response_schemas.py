@@ -6,7 +6,7 @@ Ids come from the service's own lists, so every visible record is fetched by its
 ids of hidden records are asked for too, and their 404 must match the error schema.
 """
 import pytest
-from openapi_schema_validator import OAS30Validator, oas30_format_checker
+from openapi_schema_validator import OAS31Validator, oas31_format_checker
 
 from conftest import API, BIG, SMALL
 from test_privacy import hidden_ids
@@ -32,7 +32,7 @@ class Checker:
             if "$ref" in response:
                 response = self.spec["components"]["responses"][response["$ref"].rsplit("/", 1)[1]]
             schema = {**response["content"]["application/json"]["schema"], "components": self.spec["components"]}
-            self.validators[path, status] = OAS30Validator(schema, format_checker=oas30_format_checker)
+            self.validators[path, status] = OAS31Validator(schema, format_checker=oas31_format_checker)
         return self.validators[path, status]
 
     def get(self, path, expected=200, **params):

@@ -23,7 +23,13 @@ blp = Blueprint("candidates", __name__, group=FESTIVAL_STRUCTURE,
 @blp.arguments(CandidateQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, CandidateListSchema)
 def candidates(sub_fest_id=None, sub_fest_slug=None, **args):
-    """List active public candidates of a sub-fest"""
+    """List active public candidates of a sub-fest
+
+    The sub-festival's candidates, each a person as registered in it: the public identity (name,
+    chest number, gender, avatar), team, category, sections and points. Choose the sub-fest by
+    `subFestSlug` (`general`) or `subFestId`; `search` finds names and chest numbers. Nothing
+    private is ever answered.
+    """
     sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
     page = list_candidates(festival_id(), sub_fest.id, **args)
     return list_json(page, [body for body, in page.items], sub_fest)
@@ -34,7 +40,11 @@ def candidates(sub_fest_id=None, sub_fest_slug=None, **args):
 @blp.arguments(CandidateDetailQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, CandidateDetailSchema)
 def candidate_detail(sub_fest_candidate_id=None, chest_no=None, sub_fest_id=None, sub_fest_slug=None):
-    """Show one candidate with team, sections and points summary"""
+    """Show one candidate with team, sections and points summary
+
+    One sub-fest candidate, by `subFestCandidateId` or by chest number
+    (`chestNo=1001&subFestSlug=general`): the list item's fields and the answer's `context`.
+    """
     sub_fest = narrowing_sub_fest_or_404(sub_fest_id, sub_fest_slug)
     matches = find_candidates(festival_id(), sub_fest_candidate_id, chest_no, sub_fest and sub_fest.id,
                               columns=DETAIL_COLUMNS)

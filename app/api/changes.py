@@ -20,10 +20,16 @@ _change = ChangeSchema()
 @blp.doc(operationId="listChanges")
 @blp.arguments(ChangeQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ChangeListSchema)
-@blp.alt_response(409, response="CONFLICT", description="sinceRevision is ahead of the festival's revision, "
-                  "or so far behind it that changes after it are no longer kept: read the lists again")
+@blp.alt_response(409, response="CONFLICT")
 def changes(since_revision, page, limit, kinds=None):
-    """List what changed in the public data after a revision, newest first"""
+    """List what changed in the public data after a revision, newest first
+
+    The result-day poll: every programme, leaderboard, news item, download or gallery image that
+    changed after `sinceRevision`, with its id and sub-fest. Fetch again only what it names,
+    then take this answer's `context.data.revision` as the next `sinceRevision`. While nothing
+    changes the answer is the same, so a revalidation (`If-None-Match`) is a `304`. A revision
+    ahead of the festival's, or older than the changes kept, is a `409`: start over from 0.
+    """
     unknown = unknown_revision(since_revision, current().revision)
     if unknown:
         abort(409, message=unknown)

@@ -16,6 +16,10 @@ blp = Blueprint("downloads", __name__, group=PUBLIC_CONTENT,
 @blp.arguments(DownloadQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, DownloadListSchema)
 def downloads(**args):
-    """List public downloads"""
+    """List public downloads
+
+    Circulars, manuals and schedules a festival publishes, newest first by default; `category`
+    and `search` narrow the list.
+    """
     page = list_downloads(festival_id(), **args)
     return list_json(page, [body for (body,) in page.items])

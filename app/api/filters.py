@@ -17,7 +17,12 @@ blp = Blueprint("filters", __name__, group=FESTIVAL_STRUCTURE,
 @blp.arguments(FilterQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, FilterOptionsSchema)
 def filters(sub_fest_slug=None):
-    """List the public filter options of the festival or of one sub-fest"""
+    """List the public filter options of the festival or of one sub-fest
+
+    Everything a website builds its menus from, in one answer: sub-fests, categories, teams,
+    sections, venues, programme collections and the leaderboard options. `subFestSlug` narrows
+    it to one sub-fest.
+    """
     sub_fest = sub_fest_ref_by_slug_or_404(sub_fest_slug) if sub_fest_slug else None
     return json_text(filter_options_json(festival_id(), sub_fest.slug if sub_fest else "",
                                          context_json(sub_fest)))

@@ -16,7 +16,11 @@ blp = Blueprint("gallery", __name__, group=PUBLIC_CONTENT,
 @blp.arguments(GalleryQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, GalleryListSchema)
 def gallery(**args):
-    """List public gallery images with the public albums"""
+    """List public gallery images with the public albums
+
+    Gallery images, newest first by default, with the public albums; `albumId`,
+    `subFestProgramId` and `categoryId` narrow the list.
+    """
     page = list_images(festival_id(), **args)
     images = [body for (body,) in page.items]
     return list_json(page, images, galleryAlbums=album_summaries(festival_id()),

@@ -17,6 +17,10 @@ blp = Blueprint("news", __name__, group=PUBLIC_CONTENT,
 @blp.arguments(NewsQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, NewsListSchema)
 def news(**args):
-    """List published public news"""
+    """List published public news
+
+    The festival's published news, newest first by default. `contentHtml` is sanitised and safe
+    to render.
+    """
     page = list_news(festival_id(), now=scopes.utcnow(), **args)
     return list_json(page, [body for (body,) in page.items])

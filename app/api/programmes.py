@@ -23,7 +23,12 @@ blp = Blueprint("programmes", __name__, group=FESTIVAL_STRUCTURE,
 @blp.arguments(ProgrammeQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ProgrammeListSchema)
 def programmes(sub_fest_id=None, sub_fest_slug=None, **args):
-    """List active public programmes of a sub-fest"""
+    """List active public programmes of a sub-fest
+
+    The competition items of a sub-fest as run there: code (`HS-G05`), status, master programme,
+    category, next schedule and counts. Choose the sub-fest by `subFestSlug` or `subFestId`;
+    `hasResults=true` keeps the programmes with published results.
+    """
     sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
     now = scopes.utcnow()
     page = list_programmes(festival_id(), sub_fest.id, now=now, **args)
@@ -36,7 +41,12 @@ def programmes(sub_fest_id=None, sub_fest_slug=None, **args):
 @blp.arguments(ProgrammeDetailQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ProgrammeDetailSchema)
 def programme_detail(sub_fest_program_id=None, program_code=None, sub_fest_id=None, sub_fest_slug=None):
-    """Show one programme with its schedules, collections and registration windows"""
+    """Show one programme with its schedules, collections and registration windows
+
+    One programme, by `subFestProgramId` or by its code
+    (`programCode=HS-G05&subFestSlug=general`): the list item's fields plus its schedules,
+    collections and registration windows.
+    """
     sub_fest = narrowing_sub_fest_or_404(sub_fest_id, sub_fest_slug)
     matches = find_programmes(festival_id(), sub_fest_program_id, program_code, sub_fest and sub_fest.id,
                               columns=DETAIL_COLUMNS)

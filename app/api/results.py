@@ -25,7 +25,12 @@ blp = Blueprint("results", __name__, group=SCHEDULES_AND_RESULTS,
 @blp.arguments(ProgrammeResultsQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ProgrammeResultsListSchema)
 def programme_results_list(sub_fest_id=None, sub_fest_slug=None, **args):
-    """List public programmes of a sub-fest with their published results"""
+    """List public programmes of a sub-fest with their published results
+
+    Each item is `{"programme": {...}, "results": [...]}`: the results page of a sub-fest. The
+    same filters as `/programmes`; `sortBy=publishedAt&sortOrder=desc` gives the latest results
+    first.
+    """
     sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
     now = scopes.utcnow()
     page = list_programme_results(festival_id(), sub_fest.id, now=now, **args)
@@ -40,7 +45,12 @@ def programme_results_list(sub_fest_id=None, sub_fest_slug=None, **args):
 @blp.arguments(ProgrammeResultQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ProgrammeResultSchema)
 def programme_result(sub_fest_program_id=None, program_code=None, sub_fest_id=None, sub_fest_slug=None):
-    """Show one public programme with its published results"""
+    """Show one public programme with its published results
+
+    One programme, by `subFestProgramId` or by its code
+    (`programCode=HS-G05&subFestSlug=general`), with its published results: position, grade,
+    points and who took part.
+    """
     sub_fest = narrowing_sub_fest_or_404(sub_fest_id, sub_fest_slug)
     matches = find_programmes(festival_id(), sub_fest_program_id, program_code, sub_fest and sub_fest.id)
     sub_fest_id, body, schedules, results = the_one(matches, "Programme", "programCode", sub_fest)
@@ -53,7 +63,12 @@ def programme_result(sub_fest_program_id=None, program_code=None, sub_fest_id=No
 @blp.arguments(CandidateResultQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, CandidateResultSchema)
 def candidate_result(sub_fest_candidate_id=None, chest_no=None, sub_fest_id=None, sub_fest_slug=None):
-    """Show one public candidate with the published results of their entries"""
+    """Show one public candidate with the published results of their entries
+
+    One candidate, by `subFestCandidateId` or by chest number
+    (`chestNo=1001&subFestSlug=general`), with the published results of their entries, each
+    naming its programme.
+    """
     sub_fest = narrowing_sub_fest_or_404(sub_fest_id, sub_fest_slug)
     matches = find_candidates(festival_id(), sub_fest_candidate_id, chest_no, sub_fest and sub_fest.id)
     sub_fest_id, summary, results = the_one(matches, "Candidate", "chestNo", sub_fest)

@@ -18,7 +18,12 @@ blp = Blueprint("schedules", __name__, group=SCHEDULES_AND_RESULTS,
 @blp.arguments(ScheduleQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ScheduleListSchema)
 def schedules(sub_fest_slug=None, **args):
-    """List schedules of public programmes"""
+    """List schedules of public programmes
+
+    When and where each public programme is on stage, earliest first by default. `subFestSlug`,
+    `subFestProgramId`, `venueId` and a time window (`scheduledAtFrom`, `scheduledAtTo`: a day
+    of the festival's zone or an instant) narrow the list.
+    """
     sub_fest = sub_fest_ref_by_slug_or_404(sub_fest_slug) if sub_fest_slug else None
     try:
         festival = current().festival

@@ -16,6 +16,10 @@ blp = Blueprint("subfests", __name__, group=FESTIVAL_STRUCTURE,
 @blp.arguments(SubFestQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, SubFestListSchema)
 def subfests(**args):
-    """List active public sub-fests"""
+    """List active public sub-fests
+
+    The festivals within the festival (`general`, `sanskrit`, `arabic`): their ids and the slugs
+    the other operations take as `subFestSlug`.
+    """
     page = list_sub_fests(festival_id(), **args)
     return list_json(page, [body for (body,) in page.items])

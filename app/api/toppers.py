@@ -32,7 +32,11 @@ NOT_FOUND = "Topper placeholder"
 @blp.arguments(TopperPlaceholderQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, TopperPlaceholderListSchema)
 def topper_placeholders(sub_fest_id=None, sub_fest_slug=None, **args):
-    """List the published topper placeholders of a sub-fest"""
+    """List the published topper placeholders of a sub-fest
+
+    The leaderboards of a sub-fest: who is ranked (`entityType`) over which programmes
+    (`scopeType`). Their entries come from `/toppers`.
+    """
     sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
     page = list_placeholders(festival_id(), sub_fest.id, **args)
     return list_json(page, [body for (body,) in page.items], sub_fest)
@@ -43,7 +47,11 @@ def topper_placeholders(sub_fest_id=None, sub_fest_slug=None, **args):
 @blp.arguments(TopperQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ToppersSchema)
 def toppers(topper_placeholder_id, **args):
-    """List the ranked entries of one published topper placeholder"""
+    """List the ranked entries of one published topper placeholder
+
+    One leaderboard's entries, best first: rank, name, team and points, by
+    `topperPlaceholderId`.
+    """
     sub_fest_id, placeholder = get_or_404(get_placeholder(festival_id(), topper_placeholder_id), NOT_FOUND)
     page = list_entries(festival_id(), topper_placeholder_id, **args)
     return object_json(context=context_json(festival_view().sub_fests[sub_fest_id]), placeholder=placeholder,
@@ -55,7 +63,11 @@ def toppers(topper_placeholder_id, **args):
 @blp.arguments(PageTopperQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, PageToppersSchema)
 def page_toppers(page_slug=None, page_id=None, placeholder_id=None):
-    """Show the leaderboards configured for a website page"""
+    """Show the leaderboards configured for a website page
+
+    Every leaderboard of one website page with its entries, by `pageSlug` (`results`), `pageId`
+    or one `placeholderId`.
+    """
     if page_slug is None and page_id is None:
         page, shown = "null", [str(placeholder_id)]
     else:

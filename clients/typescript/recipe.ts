@@ -1,0 +1,132 @@
+// The result-day recipe of docs/clients.md with a typed client: the types openapi-typescript
+// generates from the service's OpenAPI document (./generated/schema.d.ts) and openapi-fetch.
+//
+//   node out/recipe.js BASE_URL API_KEY
+//
+// prints one JSON line per step; tests/test_typescript_client.py runs it against the service.
+import createClient, { type Middleware } from "openapi-fetch";
+import type { components, paths } from "./generated/schema.js";
+
+type Schemas = components["schemas"];
+// A nullable reference is the schema or null: `Programme["category"]` is `CategoryRef | null`.
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+const nullableCategory: Same<Schemas["Programme"]["category"], Schemas["CategoryRef"] | null> = true;
+const nullableTopicStatus: Same<Schemas["Registration"]["topicStatus"],
+  Schemas["RegistrationTopicStatus"] | null> = true;
+
+const [base, key] = process.argv.slice(2);
+if (!base || !key) throw new Error("usage: node recipe.js BASE_URL API_KEY");
+
+function show(step: string, facts: Record<string, unknown>): void {
+  console.log(JSON.stringify({ step, ...facts }));
+}
+
+// Answers kept by URL with their ETag. A repeated request sends the ETag as If-None-Match; a
+// 304 (no body) is answered with the kept answer, so every call below gets typed `data`.
+const kept = new Map<string, { etag: string; body: string; headers: Headers }>();
+let notModified = 0;
+const revalidate: Middleware = {
+  onRequest({ request }) {
+    const held = kept.get(request.url);
+    if (!held) return undefined;
+    const headers = new Headers(request.headers);
+    headers.set("If-None-Match", held.etag);
+    return new Request(request, { headers });
+  },
+  async onResponse({ request, response }) {
+    const held = kept.get(request.url);
+    if (response.status === 304 && held) {
+      notModified += 1;
+      return new Response(held.body, { status: 200, headers: held.headers });
+    }
+    const etag = response.headers.get("ETag");
+    if (response.ok && etag) {
+      kept.set(request.url, { etag, body: await response.clone().text(), headers: response.headers });
+    }
+    return undefined;
+  },
+};
+
+const api = createClient<paths>({ baseUrl: base, headers: { "X-API-Key": key } });
+api.use(revalidate);
+
+function required<T>(data: T | undefined, error: unknown, what: string): T {
+  if (data === undefined) throw new Error(`${what}: ${JSON.stringify(error)}`);
+  return data;
+}
+
+// 1. The latest results of the sub-fest.
+async function latestResults() {
+  const { data, error } = await api.GET("/public-api/v1/programme-results", {
+    params: { query: { subFestSlug: "general", hasResults: true, sortBy: "publishedAt", sortOrder: "desc", limit: 6 } },
+  });
+  return required(data, error, "programme-results");
+}
+
+const latest = await latestResults();
+show("programme-results", {
+  codes: latest.data.map((item) => item.programme.code),
+  revision: latest.context.data.revision,
+});
+
+// 2. One programme's results, by its code.
+const code = latest.data[0].programme.code;
+const programme = await api.GET("/public-api/v1/programme-result", {
+  params: { query: { programCode: code, subFestSlug: "general" } },
+});
+const result = required(programme.data, programme.error, "programme-result");
+show("programme-result", {
+  code: result.programme.code,
+  category: result.programme.category?.name ?? null,
+  places: result.results.map((entry) => [entry.position, entry.participantName]),
+});
+
+// 3. A candidate's results, by chest number (the first placed individual of that programme).
+const placed = result.results.find((entry) => entry.candidate !== null);
+const chestNo = placed?.candidate?.chestNo ?? "1001";
+const candidate = await api.GET("/public-api/v1/candidate-result", {
+  params: { query: { chestNo, subFestSlug: "general" } },
+});
+const person = required(candidate.data, candidate.error, "candidate-result");
+show("candidate-result", {
+  chestNo: person.candidate.chestNo,
+  name: person.candidate.name,
+  programmes: person.results.map((entry) => entry.programme.code),
+});
+
+// 4. The sub-fest's first leaderboard.
+const boards = await api.GET("/public-api/v1/topper-placeholders", {
+  params: { query: { subFestSlug: "general", limit: 1 } },
+});
+const board = required(boards.data, boards.error, "topper-placeholders").data[0];
+const toppers = await api.GET("/public-api/v1/toppers", {
+  params: { query: { topperPlaceholderId: board.id, limit: 3 } },
+});
+const ranked = required(toppers.data, toppers.error, "toppers");
+show("toppers", { label: ranked.placeholder.label, ranks: ranked.data.map((entry) => entry.rank) });
+
+// 5. Later: the same list again is revalidated; the 304 hands back the kept answer.
+const again = await latestResults();
+show("revalidated", {
+  notModified,
+  same: JSON.stringify(again) === JSON.stringify(latest),
+});
+
+// 6. The poll, without the middleware.
+const raw = createClient<paths>({ baseUrl: base, headers: { "X-API-Key": key } });
+
+// A 304 is neither `data` nor a readable `error`: look at the status first.
+async function poll(sinceRevision: number, etag: string | null) {
+  const { data, error, response } = await raw.GET("/public-api/v1/changes", {
+    params: { query: { sinceRevision, limit: 100 }, header: etag ? { "If-None-Match": etag } : {} },
+  });
+  if (response.status === 304) return { changes: null, etag }; // nothing changed: keep what you show
+  if (!data) throw new Error(error?.message ?? `/changes answered ${response.status}`);
+  return { changes: data.data, etag: response.headers.get("ETag"), revision: data.context.data.revision };
+}
+
+const firstPoll = await poll(latest.context.data.revision, null);
+const nextPoll = await poll(latest.context.data.revision, firstPoll.etag);
+show("changes", { changed: firstPoll.changes?.length ?? null, notModified: nextPoll.changes === null });
+
+show("types", { nullableCategory, nullableTopicStatus });
