@@ -2,8 +2,8 @@
 arguments parsed at the cost of what the request sends, and an OpenAPI document that generates
 a good client (operation ids, the contract's endpoint groups as tags, the key on every
 operation, one documented error shape, the 304 and the headers of every answer, examples,
-nullable fields as ``anyOf`` a schema or null). Written against flask-smorest 0.47 (it extends
-``Blueprint._prepare_doc_cbks`` and ``Api._register_responses``; setup.cfg bounds the version)
+nullable fields as ``anyOf`` a schema or null). Written against flask-smorest 0.47 (it replaces
+``Api._register_responses``; setup.cfg bounds the version)
 and apispec 6 (attribute functions of its ``OpenAPIConverter``, a public hook).
 
 An endpoint's ``*QueryArgsSchema`` stays the one description of its parameters: the OpenAPI
@@ -160,10 +160,11 @@ class Blueprint(flask_smorest.Blueprint):
     def __init__(self, *args, group, **kwargs):
         super().__init__(*args, **kwargs)
         self.group = group
-        self._prepare_doc_cbks.append(self._prepare_revalidation_doc)
 
     def route(self, rule, *, parameters=None, tags=None, **options):
-        """Tag the operation with the blueprint's endpoint group."""
+        """Tag the operation with the blueprint's endpoint group; every path takes
+        ``If-None-Match`` (a parameter of the path, beside the operation's own query parameters)."""
+        parameters = [*(parameters or ()), dict(IF_NONE_MATCH)]
         return super().route(rule, parameters=parameters, tags=tags or [self.group], **options)
 
     def arguments(self, schema, *, location="query", as_kwargs=True, **kwargs):
@@ -199,12 +200,6 @@ class Blueprint(flask_smorest.Blueprint):
             return func
 
         return decorator
-
-    def _prepare_revalidation_doc(self, doc, doc_info, **kwargs):
-        """Every GET takes ``If-None-Match`` (after the query parameters)."""
-        if kwargs.get("method", "").upper() == "GET":
-            doc.setdefault("parameters", []).append(dict(IF_NONE_MATCH))
-        return doc
 
 
 def nullable_enums(converter, field, ret, **kwargs):

@@ -257,9 +257,10 @@ def schema_validator(spec, schema):
 
 
 def every_parameter(spec):
-    for path, op in operations(spec).items():
-        for parameter in op["parameters"]:
-            yield path, resolved(spec, parameter)
+    """The parameters of every operation, its path's own (``If-None-Match``) too."""
+    for path, item in spec["paths"].items():
+        for parameter in [*item.get("parameters", ()), *item["get"]["parameters"]]:
+            yield path[len(API):], resolved(spec, parameter)
 
 
 def test_every_parameter_has_an_example_valid_for_it(spec):
@@ -324,7 +325,9 @@ def test_every_get_declares_the_revalidation(spec):
     for path, op in operations(spec).items():
         not_modified = resolved(spec, op["responses"]["304"])
         assert "content" not in not_modified and "If-None-Match" in not_modified["description"], path
-        assert [p["name"] for p in op["parameters"] if p["in"] == "header"] == ["If-None-Match"], path
+    for path, item in spec["paths"].items():
+        assert [(p["in"], p["name"]) for p in item["parameters"]] == [("header", "If-None-Match")], path
+        assert all(p["in"] == "query" for p in item["get"]["parameters"]), path
 
 
 @pytest.mark.parametrize("status", ["400", "401", "404", "429", "503"])
