@@ -71,6 +71,7 @@ class ApiHeaders:
             "max_age": PREFLIGHT_MAX_AGE,
         })
         self._vary_names = (KEY_HEADER, "Accept-Encoding") + (() if any_origin else ("Origin",))
+        self._vary = ", ".join(self._vary_names)
         max_age = config["CACHE_MAX_AGE"]
         self._cacheable = ("Cache-Control", f"public, max-age={max_age}" if max_age > 0 else "no-cache")
         self._min_size = config["COMPRESS_MIN_SIZE"]
@@ -105,17 +106,16 @@ class ApiHeaders:
         This is the one place they are made, for every kind of answer (preflight, data,
         ``304``, error): any the answer already had are dropped, but a view's own ``Vary``
         names, which join ours."""
-        vary = list(self._vary_names)
-        kept = []
-        for name, value in headers:
-            lowered = name.lower()
-            if lowered == "vary":
-                vary += [token.strip() for token in value.split(",") if token.strip()]
-            elif lowered != "cache-control" and not lowered.startswith("access-control-"):
-                kept.append((name, value))
-        headers[:] = kept
+        vary = self._vary
+        if any(_made_here(name) for name, _ in headers):  # rare: a data answer has none of them
+            names = list(self._vary_names)
+            for name, value in headers:
+                if name.lower() == "vary":  # a view's own Vary joins ours
+                    names += value.split(",")
+            headers[:] = [(name, value) for name, value in headers if not _made_here(name)]
+            vary = ", ".join(_unique(name.strip() for name in names if name.strip()))
         headers.extend(self.cors(environ))
-        headers.append(("Vary", ", ".join(_unique(vary))))
+        headers.append(("Vary", vary))
         headers.append(self._cacheable if cacheable and status in (200, 304) else ("Cache-Control", "no-store"))
         return headers
 
@@ -128,6 +128,12 @@ class ApiHeaders:
 
     def compressible(self, content_type, body):
         return len(body) >= self._min_size and content_type.startswith(COMPRESSIBLE)
+
+
+def _made_here(name):
+    """Whether ``finish`` makes the header ``name`` (so an answer's own one is dropped)."""
+    lowered = name.lower()
+    return lowered in ("vary", "cache-control") or lowered.startswith("access-control-")
 
 
 def _unique(names):

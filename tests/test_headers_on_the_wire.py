@@ -154,3 +154,22 @@ def test_waitress_errors_carry_each_header_once(app_with, tmp_path, setting, ans
     assert code == int(answer.split()[-1])
     assert_one_of_each(headers)
     assert values(headers, "Content-Type") == ["application/json"]
+
+
+@pytest.mark.parametrize("setting", SETTINGS, ids=[s[0] for s in SETTINGS])
+def test_headers_an_answer_already_has_are_made_once(app_with, setting):
+    """An answer made elsewhere (Flask's, a view's) that brings its own Vary, Cache-Control or
+    CORS header still leaves with one of each: its Vary names join the service's."""
+    from app.http import ApiHeaders
+
+    _, cors_origins, origin, allowed = setting
+    config = app_with(CORS_ORIGINS=cors_origins).config
+    headers = ApiHeaders(config)
+    own = [("Content-Type", "application/json"), ("vary", "Cookie, accept-encoding"),
+           ("Cache-Control", "max-age=5"), ("Access-Control-Allow-Origin", "https://x.example"), ("Vary", "Cookie")]
+    made = headers.finish({"REQUEST_METHOD": "GET", "HTTP_ORIGIN": origin}, 200, own, cacheable=True)
+    assert_one_of_each(made)
+    assert values(made, "Access-Control-Allow-Origin") == ([allowed] if allowed else [])
+    vary = [token.strip() for token in values(made, "Vary")[0].split(",")]
+    assert vary == ["X-API-Key", "Accept-Encoding"] + ([] if cors_origins == ["*"] else ["Origin"]) + ["Cookie"]
+    assert values(made, "Cache-Control") == [f"public, max-age={config['CACHE_MAX_AGE']}"]
