@@ -46,6 +46,7 @@ ANSWERS = {
     "404 of a view": ("plain", "GET", "/programme-detail?programCode=NO-SUCH", {"X-API-Key": "KEY"}, 404),
     "405": ("plain", "DELETE", "/news", {"X-API-Key": "KEY"}, 405),
     "429": ("limited", "GET", "/news", {"X-API-Key": "KEY"}, 429),
+    "500": ("crashing", "GET", "/news", {"X-API-Key": "KEY"}, 500),
     "503": ("broken", "GET", "/news", {"X-API-Key": "KEY"}, 503),
 }
 
@@ -101,8 +102,16 @@ def assert_one_of_each(headers):
             assert len(tokens) == len(set(tokens)), value
 
 
-def make_app(app_with, kind, cors_origins, tmp_path):
+def crash(*args, **kwargs):
+    raise RuntimeError("internal detail")
+
+
+def make_app(app_with, kind, cors_origins, tmp_path, monkeypatch):
     settings = {"CORS_ORIGINS": cors_origins}
+    if kind == "crashing":
+        import app.api.news as news_view
+
+        monkeypatch.setattr(news_view, "list_news", crash)
     if kind == "limited":
         settings["RATELIMIT_DEFAULT"] = "2 per minute"
     if kind == "broken":
@@ -112,11 +121,11 @@ def make_app(app_with, kind, cors_origins, tmp_path):
 
 @pytest.mark.parametrize("setting", SETTINGS, ids=[s[0] for s in SETTINGS])
 @pytest.mark.parametrize("answer", ANSWERS)
-def test_every_answer_carries_each_header_once(app_with, keys, tmp_path, setting, answer):
+def test_every_answer_carries_each_header_once(app_with, keys, tmp_path, monkeypatch, setting, answer):
     _, cors_origins, origin, allowed = setting
     kind, method, path, wanted, status = ANSWERS[answer]
     wanted = {name: keys[BIG] if value == "KEY" else value for name, value in wanted.items()}
-    app = make_app(app_with, kind, cors_origins, tmp_path)
+    app = make_app(app_with, kind, cors_origins, tmp_path, monkeypatch)
     max_age = app.config["CACHE_MAX_AGE"]
     with serving(app) as port:
         if "If-None-Match" in wanted:
@@ -147,9 +156,9 @@ def test_every_answer_carries_each_header_once(app_with, keys, tmp_path, setting
 
 @pytest.mark.parametrize("setting", SETTINGS[:2], ids=[s[0] for s in SETTINGS[:2]])
 @pytest.mark.parametrize("answer", WAITRESS)
-def test_waitress_errors_carry_each_header_once(app_with, tmp_path, setting, answer):
+def test_waitress_errors_carry_each_header_once(app_with, tmp_path, monkeypatch, setting, answer):
     _, cors_origins, origin, _ = setting
-    with serving(make_app(app_with, "plain", cors_origins, tmp_path)) as port:
+    with serving(make_app(app_with, "plain", cors_origins, tmp_path, monkeypatch)) as port:
         code, headers, body = exchange(port, WAITRESS[answer] % origin.encode())
     assert code == int(answer.split()[-1])
     assert_one_of_each(headers)
