@@ -44,8 +44,10 @@ def node_modules():
         for name in ("package.json", "package-lock.json"):
             shutil.copy(CLIENT / name, fresh / name)
         run(["npm", "ci", "--no-audit", "--no-fund", "--ignore-scripts"], cwd=fresh, timeout=600)
-        shutil.rmtree(installed, ignore_errors=True)
-        fresh.rename(installed)
+        try:
+            fresh.rename(installed)  # all at once: a run beside this one sees all or nothing
+        except OSError:  # another run installed the same lock file meanwhile: use its copy
+            shutil.rmtree(fresh, ignore_errors=True)
     return installed / "node_modules"
 
 
