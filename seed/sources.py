@@ -12,6 +12,10 @@ from pathlib import Path
 from .fixture_format import INLINE_ALIASES, SECTION_BY_KEY, SECTIONS, references
 from .problems import FixtureError, path_order
 
+# Columns holding a person's private data: a problem never quotes their value itself (the
+# problems of ``follow`` go to the journal).
+PRIVATE_COLUMNS = frozenset({"email", "phone", "date_of_birth", "admission_number", "admission_details",
+                             "candidate_admission_number"})
 _ROW_PATH = re.compile(r"^\$\.(?P<section>\w+)(?:\[(?P<index>\d+)\])?(?:\.(?P<column>\w+))?")
 _SECTION_KEYS = [s.key for s in SECTIONS]
 
@@ -80,7 +84,9 @@ class Source:
 
         where = f"{where}, column {get_column_letter(self.headers[section].index(column) + 1)} ({column})"
         value = self.cells.get(f"{key}.{column}")
-        return where if value is None or repr(value) in message else f"{where}, value {value!r}"
+        if value is None or repr(value) in message or column in PRIVATE_COLUMNS:
+            return where
+        return f"{where}, value {value!r}"
 
     def refer(self, path, here):
         """How a problem at ``here`` names the row at ``path``: ``line N`` in the same file."""

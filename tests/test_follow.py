@@ -271,3 +271,18 @@ def test_a_folder_of_csv_files_is_followed_too(festival, tmp_path):
         follow.wait_for(r"published district-fest-2026 revision \d+: results: 0 added, 1 changed")
         assert results("HS-LM") == ["1013"]
         assert follow.stop() == 0
+
+
+def test_a_csv_sheet_at_an_address_is_followed_with_its_festival_named(festival, served):
+    database_url, results = festival
+    path = served.folder / "export"  # a spreadsheet service's link names no file: --sheet says which
+    path.write_text("sub_fest_slug,sub_fest_programme_code,chest_no,is_published,published_at\n"
+                    "general,HS-LM,1023,yes,2026-11-17 12:00\n", encoding="utf-8")
+    with following(served.url("export"), database_url, "--sheet", "results") as follow:
+        follow.wait_for(r"waiting: .*/export has 1 problem\(s\)")
+        follow.wait_for(r"is one CSV sheet: name its festival with --festival SLUG")
+        assert follow.stop() == 0
+    with following(served.url("export"), database_url, "--sheet", "results", "--festival", SLUG) as follow:
+        follow.wait_for(r"published district-fest-2026 revision \d+: results: 0 added, 1 changed")
+        assert results("HS-LM") == ["1023"]
+        assert follow.stop() == 0

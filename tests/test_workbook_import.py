@@ -115,6 +115,16 @@ def test_the_value_is_named_when_the_message_does_not_quote_it(tmp_path):
     assert source.locate("$.subFests[0].name", "is too long") == "sheet subFests row 2, column B (name), value 'Main'"
 
 
+def test_a_private_cell_is_located_but_its_value_never_quoted(tmp_path):
+    path = workbook(tmp_path / "p.xlsx", {"festival": [["slug", "name"], ["p-fest", "P"]],
+                                          "candidates": [["admission_number", "name", "phone"],
+                                                         ["ADM-1", "Anu", "+91 90000 12345"]]})
+    source = read_workbook(path)
+    assert source.locate("$.candidates[0].phone", "is too long") == "sheet candidates row 2, column C (phone)"
+    assert source.locate("$.candidates[0].name", "is too long") == \
+        "sheet candidates row 2, column B (name), value 'Anu'"
+
+
 @pytest.mark.parametrize("damage", ["truncated", "empty", "not a zip"])
 def test_a_half_saved_workbook_is_one_clear_problem(tmp_path, damage):
     whole = EXAMPLE_WORKBOOK.read_bytes()
