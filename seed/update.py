@@ -6,6 +6,7 @@ or a result, ``deleted: true`` removes news, downloads and gallery rows. The fes
 data with the changes applied must pass every check a full import makes, or nothing is
 written.
 """
+import difflib
 import uuid
 from dataclasses import dataclass, field
 
@@ -148,7 +149,10 @@ def plan_update(data, problems=()):
     data = check_shape(data, _partial_validator, problems)
     festival = _stored_festival(data["festival"])
     if festival is None:
-        raise FixtureError([("$.festival", f"no festival {data['festival'].get('slug')!r} in the database: "
+        slug = data["festival"].get("slug")
+        near = difflib.get_close_matches(str(slug), [f.slug for f in m.Festival.select(m.Festival.slug)], n=3)
+        hint = f" (did you mean {' or '.join(map(repr, near))}?)" if near else ""
+        raise FixtureError([("$.festival", f"no festival {slug!r} in the database{hint}: "
                                            "import the whole festival first")])
     given_zone = data["festival"].get("timezone")
     zone = festival_zone(given_zone if given_zone is not None else festival.timezone, problems)

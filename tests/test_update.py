@@ -291,3 +291,15 @@ def test_a_stale_plan_is_refused_and_writes_nothing(natural):
             apply_update(stale)
         assert current_revision(festival.id)[0] == revision and row_counts() == counts
         assert m.Festival.get_by_id(festival.id).name != "Never written"
+
+
+def test_an_update_of_an_unknown_festival_names_the_festivals_it_is_near(fresh_app):
+    from seed.importer import FixtureError
+    from seed.update import update_fixture
+
+    _, url = fresh_app
+    with writable(url):
+        with pytest.raises(FixtureError) as caught:
+            update_fixture({"formatVersion": 1, "festival": {"slug": "kalolsavam-2062"}})
+    assert caught.value.problems == [("$.festival", "no festival 'kalolsavam-2062' in the database (did you mean "
+                                                    "'kalolsavam-2026'?): import the whole festival first")]
