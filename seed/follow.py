@@ -58,6 +58,9 @@ def read_content(name, content, sheet=None, festival=None):
         return read_workbook(bytes(content), name)
     if zipfile.is_zipfile(io.BytesIO(content)):
         return read_zip(io.BytesIO(content), name)
+    if content.lstrip()[:1] == b"<":
+        raise FixtureError([("$", "a web page came back, not a workbook or a CSV sheet (a sign-in page? the link "
+                                  "must download the file itself)")], Source(name, {}))
     if content.lstrip()[:1] in (b"{", b"[") or name.lower().endswith(".json"):
         return _json(name, content)
     if sheet is None or section_key(sheet) is None:

@@ -72,7 +72,7 @@ class Source:
         for a workbook's (the value unless ``message`` quotes it); ``file $.json.path`` for JSON."""
         found = self._row(path) if self.rows else None
         if found is None or found[1] not in self.rows:
-            return f"{self.name} {path}"
+            return self.name if path == "$" else f"{self.name} {path}"
         section, key, column = found
         where = self._line(key)
         column = self._column(section, column)

@@ -286,3 +286,13 @@ def test_a_csv_sheet_at_an_address_is_followed_with_its_festival_named(festival,
         follow.wait_for(r"published district-fest-2026 revision \d+: results: 0 added, 1 changed")
         assert results("HS-LM") == ["1023"]
         assert follow.stop() == 0
+
+
+def test_a_web_page_instead_of_the_file_is_said_plainly():
+    from seed.follow import read_content
+    from seed.problems import FixtureError
+
+    with pytest.raises(FixtureError) as caught:
+        read_content("https://sheets.example/export", b"<!DOCTYPE html><html>Sign in</html>", "results", SLUG)
+    assert caught.value.lines() == ["https://sheets.example/export: a web page came back, not a workbook or a CSV "
+                                    "sheet (a sign-in page? the link must download the file itself)"]
