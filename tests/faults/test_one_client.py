@@ -262,3 +262,26 @@ def test_the_wrong_key_budget_is_shared_in_redis(database, serve, keys, redis_se
                 for server in (first, second) * 4]
     assert statuses == [401] * 6 + [429] * 2
     assert request(second.port, f"{API}/news", keys[BIG], source=VISITOR).status == 200
+
+
+def test_a_health_port_in_use_or_equal_to_the_port_stops_serve_with_one_line(database):
+    from .test_settings import run
+
+    port = free_port()
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        in_use = taken.getsockname()[1]
+        for health_port, named in ((in_use, "HEALTH_PORT"), (port, "HEALTH_PORT")):
+            status, stderr = run(["serve", "--port", str(port)], database, HEALTH_PORT=str(health_port))
+            lines = stderr.strip().splitlines()
+            assert status == 2 and len(lines) == 1 and named in lines[0], stderr
+
+
+def test_every_worker_answers_on_the_health_port(database, serve):
+    health_port = free_port()
+    server = serve(database, WORKERS=2, PIN_CPU="false", HEALTH_PORT=health_port)
+    answers = [request(health_port, "/healthz") for _ in range(10)]
+    assert {answer.status for answer in answers} == {200}
+    assert max(answer.seconds for answer in answers) < 1
+    assert f"/healthz also on port {health_port}" in server.log()
