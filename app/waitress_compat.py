@@ -161,6 +161,10 @@ class AddressGate:
     def counts_connections(self):
         return self.cap > 0 and self.trusted_proxies == 0
 
+    @property
+    def counts_forwarded(self):
+        return self.cap > 0 and self.trusted_proxies > 0
+
     def take(self, address):
         """Count one more for ``address``; False (nothing counted) when it holds ``cap`` already."""
         with self._lock:
@@ -182,7 +186,7 @@ class AddressGate:
     def forwarded_address(self, headers):
         """The client address a trusted proxy forwarded in ``headers`` (waitress's parsed
         headers), or None when there is none to trust."""
-        if self.trusted_proxies == 0 or self.cap == 0:
+        if not self.counts_forwarded:
             return None
         values = [value.strip() for value in headers.get("X_FORWARDED_FOR", "").split(",")]
         return values[-self.trusted_proxies] or None if len(values) >= self.trusted_proxies else None
@@ -232,7 +236,7 @@ class BodilessRequestParser(HTTPRequestParser):
         if self.chunked or self.content_length > 0:
             return RequestEntityTooLarge("the API takes no request body")
         gate = self.gate
-        if gate is not None:
+        if gate is not None and gate.counts_forwarded:
             address = gate.forwarded_address(self.headers)
             if address is not None:
                 if not gate.take(address):
