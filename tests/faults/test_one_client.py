@@ -205,6 +205,7 @@ def test_a_request_with_a_body_or_expect_is_answered_at_once_and_closed(database
     seconds = time.monotonic() - started
     sock.close()
     code, head, body = status_and_body(data)
+    print(f"{method} with {header!r}: {code} after {seconds * 1000:.1f} ms")
     assert (code, closed) == (status, True)
     assert seconds < 0.5, seconds
     assert "Content-Type: application/json" in head and "Connection: close" in head
