@@ -185,6 +185,9 @@ def cases(port, key, quick=False):
         "/subfests": [f"{API}/subfests?limit=20"],
         "/programme-results": [f"{API}/programme-results?subFestId={sid}&limit=20"],
         "/candidates": [f"{API}/candidates?subFestId={sid}&limit=20"],
+        # a site's search box: a candidate's name (bench/candidate_search.py has more kinds)
+        "/candidates?search=": [f"{API}/candidates?subFestId={sid}&limit=20&search="
+                                f"{urllib.parse.quote(c['candidate']['name'])}" for c in candidates[::7]],
         "/teams": [f"{API}/teams?subFestId={sid}&limit=20"],
         "/categories": [f"{API}/categories?subFestId={sid}&limit=20"],
         "/schedules": [f"{API}/schedules?limit=20"],

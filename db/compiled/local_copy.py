@@ -51,6 +51,7 @@ from .tables import (
     PublicSecret,
     PublicTag,
 )
+from .text_index import create_text_index
 
 # What requests read: the compiled lists, the change log and the key of the keyed hashes.
 COPIED_MODELS = (*READ_MODELS, PublicChange, PublicRevision, PublicSecret)
@@ -154,6 +155,7 @@ class LocalCopy:
                                 'revision INTEGER NOT NULL, changed_at TEXT)')
             for sql in _record_indexes():
                 self.db.execute_sql(sql)
+            create_text_index(self.db)  # kept by triggers as rows are copied in
 
     def close(self):
         """Close the copy's connections and remove its file."""

@@ -46,6 +46,7 @@ from ..database import database
 from ..query import ascii_lower
 from ..source.models import ALL_MODELS, create_source_tables
 from ..source.revisions import install_revision_notify
+from .text_index import create_text_index
 
 
 class Compiled(Model):
@@ -477,6 +478,7 @@ def create_tables(db=None):
     db.create_tables([*READ_MODELS, *HISTORY_MODELS, PublicSecret], safe=True)
     for name in REPLACED_INDEXES:
         db.execute_sql(f'DROP INDEX IF EXISTS "{name}"')
+    create_text_index(getattr(db, "obj", None) or db)  # the proxy's bound database
 
 
 def required_tables():

@@ -7,9 +7,10 @@ festival's key (:class:`db.compiled.tables.PublicSecret`) and compared with ``ad
 from ..compiled import kinds
 from ..compiled.tables import PublicCandidate as C
 from ..compiled.tables import PublicSecret, adm_no_digest
+from ..compiled.text_index import INDEX
 from ..query import ascii_lower
 from . import find_by_selectors
-from .sql import Select, any_bool, contains_all, equals, one_of, pattern_any, tagged
+from .sql import Select, any_bool, equals, indexed_contains_all, one_of, pattern_any, tagged, uses_text_index
 
 CANDIDATE_SORTS = {
     # Shorter chest numbers first, so numeric ones sort as numbers ("99" before "100").
@@ -35,7 +36,7 @@ def _adm_no_pattern(festival_id, numbers):
 def candidate_filters(festival_id):
     """The filter table of ``/candidates``: argument name -> SQL fragment."""
     return {
-        "search": lambda terms: contains_all(C.search, terms),
+        "search": lambda terms: indexed_contains_all(C.search, terms, INDEX),
         "category_ids": lambda ids: one_of(C.category, ids),
         "team_ids": lambda ids: tagged(C, kinds.TAG_CANDIDATE_TEAM, festival_id, ids),
         "gender": lambda values: one_of(C.gender, values),
@@ -51,17 +52,21 @@ def candidate_filters(festival_id):
 
 
 def list_candidates(festival_id, sub_fest_id, page, limit, sort_by, sort_order, **filters):
-    """One page of a sub-fest's candidates: ``(body,)`` rows."""
-    return (Select(C)
-            .where(*equals(C.festival, festival_id))
-            .where(*equals(C.sub_fest, sub_fest_id))
-            .total_of(kinds.LIST_CANDIDATES, festival_id, sub_fest_id)
-            .filter(candidate_filters(festival_id), filters)
-            .sort(CANDIDATE_SORTS, sort_by, sort_order, C.id)
-            .page(page, limit, C.body))
+    """One page of a sub-fest's candidates: ``(body,)`` rows. A ``search`` the text index
+    serves reads the rows it finds and sorts them (a search finds few), not the sort index."""
+    select = (Select(C)
+              .where(*equals(C.festival, festival_id))
+              .where(*equals(C.sub_fest, sub_fest_id))
+              .total_of(kinds.LIST_CANDIDATES, festival_id, sub_fest_id)
+              .filter(candidate_filters(festival_id), filters)
+              .sort(CANDIDATE_SORTS, sort_by, sort_order, C.id))
+    if uses_text_index(filters.get("search")):
+        select.by_rowid()
+    return select.page(page, limit, C.body)
 
 
 DETAIL_COLUMNS = (C.sub_fest, C.detail)
+CANDIDATE_ID = (C.id,)
 
 
 def find_candidates(festival_id, candidate_id=None, chest_no=None, sub_fest_id=None,

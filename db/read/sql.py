@@ -15,7 +15,8 @@ marker.
 from dataclasses import dataclass, field
 
 from ..compiled.tables import PublicTag, PublicTotal
-from ..database import database
+from ..compiled.text_index import MIN_INDEXED
+from ..database import database, is_postgres
 from ..query import SEARCH_SEPARATOR, Page, _escape_like, ascii_lower
 
 
@@ -71,6 +72,34 @@ def contains_all(model_field, terms):
     return " AND ".join(parts) or "1 = 1", params
 
 
+def indexed_terms(terms):
+    """The terms a trigram index finds (``MIN_INDEXED`` characters or more), A-Z folded;
+    none when no row can match (a term holding the separator)."""
+    if any(SEARCH_SEPARATOR in term for term in terms):
+        return []
+    return [ascii_lower(term) for term in terms if len(term) >= MIN_INDEXED]
+
+
+def uses_text_index(terms):
+    """Whether :func:`indexed_contains_all` reads ``terms`` through the FTS5 table: then the
+    rows come by ``rowid`` from it (:meth:`Select.by_rowid`)."""
+    return bool(terms) and bool(indexed_terms(terms)) and not is_postgres()
+
+
+def indexed_contains_all(model_field, terms, index):
+    """:func:`contains_all`, with the trigram ``index`` of the column (an FTS5 table of the
+    same rows, ``db.compiled.text_index``) finding the rows first on SQLite: every term of
+    ``MIN_INDEXED`` characters or more, as an FTS5 phrase (``"`` doubled), must be in the
+    row. The ``LIKE`` of each term still decides, so the answer is the same with or without
+    the index. PostgreSQL's trigram index serves the ``LIKE`` itself."""
+    sql, params = contains_all(model_field, terms)
+    if not uses_text_index(terms):
+        return sql, params
+    query = " AND ".join('"' + term.replace('"', '""') + '"' for term in indexed_terms(terms))
+    return (f'"rowid" IN (SELECT "rowid" FROM "{index}" WHERE "{index}" MATCH ?) AND {sql}',
+            [query, *params])
+
+
 def pattern_any(model_fields, patterns):
     """Any of ``patterns`` (``*`` = any run of characters) matches any of the folded columns."""
     parts, params = [], []
@@ -106,6 +135,7 @@ class Select:
     params: list = field(default_factory=list)
     order: str = ""
     stored_total: tuple = ()  # see ``total_of``
+    not_indexed: bool = False  # see ``by_rowid``
 
     def where(self, sql, params=()):
         self.conditions.append(f"({sql})")
@@ -116,6 +146,14 @@ class Select:
         """The rows so far are the whole list ``list_name`` of ``scope_id``: while no
         later condition narrows them, ``count`` reads the total the compiler stored."""
         self.stored_total = (len(self.conditions), list_name, festival_id, scope_id)
+        return self
+
+    def by_rowid(self):
+        """Read the rows by ``rowid`` (SQLite's ``NOT INDEXED``), not by an index of the
+        table: a condition names the few rows by their rowid (a text index found them), and
+        the planner, which cannot tell how few, would otherwise walk the list's sort index
+        through every row of the scope."""
+        self.not_indexed = True
         return self
 
     def filter(self, filters, args):
@@ -145,6 +183,8 @@ class Select:
 
     def _sql(self, columns):
         sql = f'SELECT {", ".join(columns)} FROM "{self.model._meta.table_name}"'
+        if self.not_indexed:
+            sql += " NOT INDEXED"
         if self.conditions:
             sql += " WHERE " + " AND ".join(self.conditions)
         return sql

@@ -1,0 +1,150 @@
+"""``/candidates?search=`` at scale 1 and scale 20, the code before and after, side by side.
+
+    .venv/bin/python bench/candidate_search.py --before DIR [--scales 1,20] [--seconds 3] [--repeat 3]
+
+``DIR`` holds the code to compare with (e.g. ``git archive <commit> | tar -x -C DIR``); it
+runs with this venv. For each version and scale a database is made by that version
+(``seed`` for scale 1, ``import`` of the generated N× festival), and a server is started
+on it with the response cache off; all of them are up at once. Each row is then run on
+every server in turn at one connection, ``--repeat`` times, and compared by the median p50:
+the target is the scale-20 p50 within 1.25× of the scale-1 p50 (docs/performance.md).
+
+The searches are what a site's search box sends: a candidate's whole name, one word of it,
+the first three letters of a name, a chest number, and a word of a Malayalam name; each
+row draws its terms from 200 candidates of the sub-fest with most programmes, the same way
+at every scale.
+"""
+import argparse
+import contextlib
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from read_model import API, BUNDLED, collect_all, service_env, wrk  # noqa: E402
+from result_day import free_port, request  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def cli(code, env, *args):
+    done = subprocess.run([sys.executable, "-m", "app.cli", *args], env={**env, "PYTHONPATH": code}, cwd=code,
+                          check=True, capture_output=True, text=True)
+    return done.stdout
+
+
+class Server:
+    """``festival-api serve`` of the code in ``code``, stopped on exit."""
+
+    def __init__(self, code, env, log_path):
+        self.port = free_port()
+        self.log = open(log_path, "ab")
+        self.process = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(self.port),
+                                         "--threads", "8", "--workers", "1"],
+                                        env={**env, "PYTHONPATH": code}, cwd=code,
+                                        stdout=subprocess.DEVNULL, stderr=self.log)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with contextlib.suppress(OSError):
+                if request(self.port, "/healthz", None)[0] == 200:
+                    return
+            time.sleep(0.1)
+        self.close()
+        raise RuntimeError(f"server did not start; see {log_path}")
+
+    def close(self):
+        self.process.terminate()
+        self.process.wait(timeout=10)
+        self.log.close()
+
+
+def load(code, url, scale, festival_file):
+    env = service_env(url, 0, None)
+    cli(code, env, "init")
+    if scale == 1:
+        cli(code, env, "seed")
+        return BUNDLED
+    cli(code, env, "import", festival_file)
+    with open(festival_file) as fh:
+        return json.load(fh)["festival"]["slug"]
+
+
+def searches(port, key):
+    """``{row: [paths]}``: the searches of 200 candidates of the sub-fest with most programmes."""
+    sub_fests = collect_all(port, key, "/subfests")
+    sub_fest = max(sub_fests, key=lambda s: len(collect_all(port, key, "/programmes", subFestId=s["id"])))
+    people = collect_all(port, key, "/candidates", subFestId=sub_fest["id"])
+    chooser = random.Random(8)
+    chosen = chooser.sample(people, min(200, len(people)))
+
+    def path(term):
+        return f"{API}/candidates?subFestId={sub_fest['id']}&limit=20&search={urllib.parse.quote(term)}"
+
+    identity = [c["candidate"] for c in chosen]
+    local = [i["nameLocal"].split()[-1] for i in identity if i.get("nameLocal")]
+    return {
+        "whole name": [path(i["name"]) for i in identity],
+        "one word of the name": [path(chooser.choice(i["name"].split())) for i in identity],
+        "first 3 letters": [path(i["name"][:3]) for i in identity],
+        "chest number": [path(i["chestNo"]) for i in identity],
+        "Malayalam word": [path(word) for word in local] or [path("a")],
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", required=True, help="a folder holding the code to compare with")
+    parser.add_argument("--scales", default="1,20")
+    parser.add_argument("--seconds", type=float, default=3)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    scales = [int(s) for s in args.scales.split(",")]
+    versions = {"before": os.path.abspath(args.before), "after": ROOT}
+    print(f"load average before: {os.getloadavg()}", flush=True)
+    with tempfile.TemporaryDirectory() as workdir, contextlib.ExitStack() as stack:
+        files = {}
+        for scale in scales:
+            if scale > 1:
+                files[scale] = os.path.join(workdir, f"scale-{scale}.json")
+                subprocess.run([sys.executable, "-m", "seed.generate", "--scale", str(scale), "--out", files[scale]],
+                               cwd=ROOT, check=True, capture_output=True)
+        servers = []  # (version, scale, server, key, rows)
+        for version, code in versions.items():
+            for scale in scales:
+                url = f"sqlite:///{os.path.join(workdir, f'{version}-{scale}.db')}"
+                started = time.monotonic()
+                slug = load(code, url, scale, files.get(scale))
+                print(f"{version} s{scale}: loaded in {time.monotonic() - started:.0f} s", flush=True)
+                key = cli(code, service_env(url, 0, None), "keys", "create", slug).strip().splitlines()[-1]
+                log = os.path.join(workdir, f"{version}-{scale}.log")
+                server = Server(code, service_env(url, 0, log), log)
+                stack.callback(server.close)
+                servers.append((version, scale, server, key, searches(server.port, key)))
+        p50s = {}
+        for row in servers[0][4]:
+            for _ in range(args.repeat):
+                for version, scale, server, key, rows in servers:
+                    figures = wrk(server.port, rows[row], args.seconds, 1, headers=[f"X-API-Key: {key}"],
+                                  workdir=workdir)
+                    if figures["errors"] or figures["non_2xx_3xx"]:
+                        raise RuntimeError(f"{version} s{scale} {row}: errors {figures}")
+                    p50s.setdefault((row, version, scale), []).append(figures["p50_ms"])
+        print(f"load average after: {os.getloadavg()}", flush=True)
+        first, last = scales[0], scales[-1]
+        print(f"{'row (median p50, ms)':<24}" + "".join(f"{f'{v} s{s}':>12}" for v in versions for s in scales)
+              + "".join(f"{f'{v} s{last}/s{first}':>18}" for v in versions))
+        for row in servers[0][4]:
+            medians = {(v, s): statistics.median(p50s[(row, v, s)]) for v in versions for s in scales}
+            print(f"{row:<24}" + "".join(f"{medians[(v, s)]:>12.2f}" for v in versions for s in scales)
+                  + "".join(f"{medians[(v, last)] / medians[(v, first)]:>17.2f}x" for v in versions), flush=True)
+
+
+if __name__ == "__main__":
+    main()

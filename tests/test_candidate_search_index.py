@@ -1,0 +1,130 @@
+"""``/candidates?search=`` through the text index (``db/compiled/text_index.py``) finds
+exactly what the matching rule finds: a term anywhere in the name, local name or chest
+number, A-Z folded and nothing else, ``%``, ``_`` and ``\\`` literal, every term. The rule
+is written here in Python, and the reader is run on many strings against it, on every
+public sub-fest; the plan of an indexed search reads the index, not the sub-fest."""
+import random
+
+import pytest
+
+from conftest import BIG, ON_POSTGRES, writable
+from db.compiled.tables import PublicCandidate as C
+from db.compiled.text_index import INDEX, has_text_index
+from db.query import SEARCH_SEPARATOR, ascii_lower
+from db.read import candidates
+from db.read.sql import Select, contains_all, equals
+from db.source import models as m
+
+# Strings whose matching a reader could get wrong: FTS5 query syntax, LIKE's wildcards and
+# escape, quotes, short terms under the index's 3 characters, case, Malayalam, digits.
+SPECIAL = [
+    "%", "_", "\\", '"', '""', "*", "a%", "%a", "_n", "n_", "%_%", "\\%", "a\\", 'a"n', '"anu"', "an*", "*an",
+    "AND", "OR", "NOT", "NEAR", "near(a b)", "a OR b", "a AND n", "-a", "+a", "^a", "(a)", "{a}", "name:a",
+    "a:b", "'", "' OR '1'='1", ";", "a b", "  ", ".", "-", "1", "10", "100", "1001", "A", "AN", "ANU",
+    "É", "é", "ÉCOLE", "ß", "İ", "ı", "\u00e9\u0301", "\U0001F600", "ന", "ക", "കു", "മാർ", "ലക്ഷ്മി",
+    "\u200d", "\u0d4d", "x" * 40, SEARCH_SEPARATOR, "a" + SEARCH_SEPARATOR + "b",
+]
+
+
+def rule(search, terms):
+    """The matching rule: every term, A-Z folded, is a substring of the ``search`` column."""
+    return all(SEARCH_SEPARATOR not in term and ascii_lower(term) in search for term in terms)
+
+
+@pytest.fixture(scope="module")
+def rows(seeded):
+    """``{sub-fest id: {candidate id: search column}}`` of the big festival, and its id."""
+    with writable(seeded[0]):
+        festival = m.Festival.get(m.Festival.slug == BIG).id
+        found = {}
+        for sub_fest, candidate, search in (C.select(C.sub_fest, C.id, C.search)
+                                            .where(C.festival == festival).tuples()):
+            found.setdefault(sub_fest, {})[candidate] = search
+    return festival, found
+
+
+def samples(found):
+    """Terms taken from the data: pieces of every length of names and chest numbers (some
+    in upper case), whole values, and pairs of them, chosen the same way every run."""
+    chooser = random.Random(28)
+    values = sorted({value for texts in found.values() for text in texts.values()
+                     for value in text.split(SEARCH_SEPARATOR)})
+    terms = []
+    for value in chooser.sample(values, min(60, len(values))):
+        for length in (1, 2, 3, 4, 7):
+            start = chooser.randrange(max(1, len(value) - length + 1))
+            piece = value[start:start + length]
+            terms.append([piece.upper() if chooser.random() < 0.3 else piece])
+        terms.append([value])
+    singles = [t[0] for t in terms]
+    terms += [[chooser.choice(singles), chooser.choice(singles)] for _ in range(40)]
+    return terms
+
+
+def found_by_reader(festival, sub_fest, terms):
+    page = candidates.list_candidates(festival, sub_fest, 1, 500, "name", "asc", search=terms)
+    return page.total, sorted(C.id.python_value(row) for row in _ids(festival, sub_fest, terms))
+
+
+def _ids(festival, sub_fest, terms):
+    # The same reader's conditions, for the ids (a page holds bodies): a second reader check.
+    return [row[0] for row in (Select(C).where(*equals(C.festival, festival)).where(*equals(C.sub_fest, sub_fest))
+                               .filter(candidates.candidate_filters(festival), {"search": terms})
+                               .rows(C.id))]
+
+
+@pytest.mark.skipif(ON_POSTGRES, reason="SQLite's FTS5 table")
+def test_the_database_has_the_text_index(seeded):
+    with writable(seeded[0]) as db:
+        assert has_text_index(db)
+
+
+def test_the_index_finds_what_the_rule_finds(seeded, rows):
+    festival, found = rows
+    cases = samples(found) + [[term] for term in SPECIAL] + [["an", "ANU"], ["10", "a"], ['"', "%"]]
+    checked = matched = 0
+    with writable(seeded[0]):
+        for sub_fest, texts in found.items():
+            for terms in cases:
+                expected = sorted(i for i, search in texts.items() if rule(search, terms))
+                total, ids = found_by_reader(festival, sub_fest, terms)
+                assert (total, ids) == (len(expected), expected), (sub_fest, terms)
+                # and the plain LIKE of every term, the reader's rule before the index, agrees
+                plain = (Select(C).where(*equals(C.festival, festival)).where(*equals(C.sub_fest, sub_fest))
+                         .where(*contains_all(C.search, terms)).rows(C.id))
+                assert sorted(C.id.python_value(i) for (i,) in plain) == expected, (sub_fest, terms)
+                checked += 1
+                matched += bool(expected)
+    assert checked > 1000 and matched > checked // 3  # many strings, and most of them find someone
+
+
+@pytest.mark.skipif(ON_POSTGRES, reason="SQLite's EXPLAIN QUERY PLAN")
+@pytest.mark.parametrize("terms, indexed", [(["anu"], True), (["ANU", "1"], True), (["an"], False),
+                                            (["a", "%"], False), (["ab" + SEARCH_SEPARATOR], False)])
+def test_a_search_of_three_characters_or_more_reads_the_index(seeded, rows, monkeypatch, terms, indexed):
+    import db.read.sql
+
+    festival, found = rows
+    statements = []
+    run = db.read.sql.run
+    monkeypatch.setattr(db.read.sql, "run", lambda sql, params: statements.append((sql, params)) or run(sql, params))
+    with writable(seeded[0]) as connection:
+        candidates.list_candidates(festival, next(iter(found)), 1, 20, "chestNo", "asc", search=terms)
+        [(sql, params)] = statements
+        plan = [row[3] for row in connection.execute_sql(f"EXPLAIN QUERY PLAN {sql}", params)]
+    if indexed:
+        # the page and its count: the candidates the index finds, by rowid; no scan of a table
+        assert plan.count(f"SCAN {INDEX} VIRTUAL TABLE INDEX 0:M1") == 2, plan
+        assert plan.count("SEARCH public_candidate USING INTEGER PRIMARY KEY (rowid=?)") == 2, plan
+    else:
+        assert INDEX not in sql
+        assert not [line for line in plan if line.startswith("SCAN ")], plan
+
+
+@pytest.mark.skipif(not ON_POSTGRES, reason="PostgreSQL's trigram index")
+def test_postgres_has_a_trigram_index_on_the_search_column(seeded):
+    with writable(seeded[0]) as db:
+        if not db.execute_sql("SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm'").fetchone():
+            pytest.skip("this PostgreSQL has no pg_trgm: search reads without the index")
+        [(definition,)] = db.execute_sql("SELECT indexdef FROM pg_indexes WHERE indexname = %s", (INDEX,)).fetchall()
+    assert has_text_index(db) and "gin" in definition and "gin_trgm_ops" in definition
