@@ -4,7 +4,7 @@ from marshmallow import fields
 from . import examples
 from .common import ContextSchema, OutSchema, QueryArgs, UtcDateTime, Uuid
 from .enums import RANKING_BASES, TOPPER_ENTITY_TYPES, TOPPER_SCOPE_TYPES
-from .fields import Text
+from .selectors import optional_sub_fest_fields
 from .nested import (
     CategoryRefSchema,
     CollectionRefSchema,
@@ -17,8 +17,7 @@ from .toppers import ScopeKeysSchema
 
 
 class FilterQueryArgsSchema(QueryArgs):
-    sub_fest_slug = Text(max_length=80, metadata={"example": examples.SUB_FEST_SLUG,
-        "description": "Only the options of this public sub-fest."})
+    sub_fest_id, sub_fest_slug = optional_sub_fest_fields("the options")
 
 
 class SubFestOptionSchema(SubFestRefSchema):

@@ -5,14 +5,14 @@ from . import examples
 from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
 from .fields import CanonicalUUID, Instant, Text
 from .nested import ProgrammeSummarySchema, SubFestRefSchema, VenueRefSchema
+from .selectors import optional_sub_fest_fields
 
 # The public sort names; db/read/schedules.py maps each to a compiled column.
 SCHEDULE_SORT_NAMES = ("scheduledAt", "durationMinutes", "programCode", "programName", "venueName")
 
 
 class ScheduleQueryArgsSchema(sort_args(SCHEDULE_SORT_NAMES, "scheduledAt")):
-    sub_fest_slug = Text(max_length=80, metadata={
-        "description": "Only schedules of this public sub-fest.", "example": examples.SUB_FEST_SLUG})
+    sub_fest_id, sub_fest_slug = optional_sub_fest_fields("schedules")
     sub_fest_program_id = CanonicalUUID(metadata={
         "description": "Only schedules of this programme.", "example": examples.PROGRAMME_ID})
     venue_id = CanonicalUUID(metadata={

@@ -38,6 +38,17 @@ SELECTOR_RULE = ("When both are sent they must name the same record (else 404); 
 NARROWING_RULE = "When both `subFestId` and `subFestSlug` are sent they must name the same sub-fest (else 400)."
 
 
+def optional_sub_fest_fields(what):
+    """``(sub_fest_id, sub_fest_slug)``: the optional sub-fest of a list or document that
+    may be of the whole festival (``/schedules``, ``/filters``), by id or by slug
+    (``app.lookups.narrowing_sub_fest_or_404``)."""
+    return (CanonicalUUID(metadata={"example": examples.SUB_FEST_ID,
+                                    "description": f"Only {what} of this public sub-fest. {NARROWING_RULE}"}),
+            Text(max_length=80, metadata={"example": examples.SUB_FEST_SLUG,
+                                          "description": f"Only {what} of this public sub-fest, by its slug. "
+                                                         f"{NARROWING_RULE}"}))
+
+
 class NarrowingSubFestArgs(QueryArgs):
     """The optional sub-fest a lookup by code or chest number is narrowed to."""
 
