@@ -1,10 +1,9 @@
 """Candidate registrations: query arguments and output."""
 from marshmallow import fields
 
-from . import examples
 from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
 from .enums import REGISTRATION_TYPES, TOPIC_STATUSES
-from .fields import CanonicalUUID
+from .selectors import CandidateSelectorArgs
 from .nested import CandidateIdentitySchema, ProgrammeSummarySchema, TeamRefSchema
 from .results import ResultFieldsSchema
 
@@ -13,9 +12,8 @@ from .results import ResultFieldsSchema
 REGISTRATION_SORT_NAMES = ("registeredAt", "programCode", "programName", "type")
 
 
-class CandidateRegistrationQueryArgsSchema(sort_args(REGISTRATION_SORT_NAMES, "registeredAt")):
-    sub_fest_candidate_id = CanonicalUUID(required=True, metadata={
-        "description": "Sub-fest candidate id.", "example": examples.CANDIDATE_ID})
+class CandidateRegistrationQueryArgsSchema(CandidateSelectorArgs, sort_args(REGISTRATION_SORT_NAMES, "registeredAt")):
+    """The candidate by id or by chest number, as ``/candidate-detail`` takes it."""
 
 
 class RegistrationSchema(OutSchema):

@@ -1,10 +1,11 @@
 """GET /candidate-registrations."""
 
+from db.read.candidates import CANDIDATE_ID, find_candidates
 from db.read.registrations import list_candidate_registrations
 from schemas.registrations import CandidateRegistrationQueryArgsSchema, RegistrationListSchema
 
 from ..context import festival_id, festival_view
-from ..lookups import get_or_404
+from ..lookups import get_or_404, narrowing_sub_fest_or_404, the_one
 from ..responses import list_json
 from ..smorest import SCHEDULES_AND_RESULTS, Blueprint
 
@@ -16,12 +17,18 @@ blp = Blueprint("registrations", __name__, group=SCHEDULES_AND_RESULTS,
 @blp.doc(operationId="listCandidateRegistrations")
 @blp.arguments(CandidateRegistrationQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, RegistrationListSchema)
-def candidate_registrations(sub_fest_candidate_id, **args):
+def candidate_registrations(sub_fest_candidate_id=None, chest_no=None, sub_fest_id=None, sub_fest_slug=None,
+                            **args):
     """List the registrations of a public candidate
 
-    A candidate's entries (`subFestCandidateId`): each with its programme, the members of a
-    group entry and its result once published (else `null`).
+    A candidate's entries (`subFestCandidateId`, or `chestNo` with `subFestSlug`): each with its
+    programme, the members of a group entry and its result once published (else `null`).
     """
+    sub_fest = narrowing_sub_fest_or_404(sub_fest_id, sub_fest_slug)
+    if chest_no is not None or sub_fest is not None:
+        matches = find_candidates(festival_id(), sub_fest_candidate_id, chest_no, sub_fest and sub_fest.id,
+                                  columns=CANDIDATE_ID)
+        sub_fest_candidate_id, = the_one(matches, "Candidate", "chestNo", sub_fest)
     found = list_candidate_registrations(festival_id(), sub_fest_candidate_id, **args)
     sub_fest_id, page = get_or_404(found, "Candidate")
     return list_json(page, [body for body, in page.items], festival_view().sub_fests[sub_fest_id])
