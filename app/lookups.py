@@ -5,6 +5,8 @@ response never tells whether a hidden record exists.
 """
 from flask_smorest import abort
 
+from db.read.toppers import find_placeholders
+
 
 def get_or_404(record, what):
     """``record``, or the one 404 of ``what`` when it is None."""
@@ -40,6 +42,19 @@ def narrowing_sub_fest_or_404(sub_fest_id=None, sub_fest_slug=None):
     if sub_fest_id is None and not sub_fest_slug:
         return None
     return sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
+
+
+def placeholder_id_or_404(placeholder_id=None, label=None, sub_fest_id=None, sub_fest_slug=None):
+    """The id of the published leaderboard named by id or by label, narrowed to a sub-fest
+    when one is named (the rules of the other natural keys, :func:`the_one`); the id as
+    given when nothing but an id is sent."""
+    from .context import festival_id
+
+    sub_fest = narrowing_sub_fest_or_404(sub_fest_id, sub_fest_slug)
+    if label is None and (sub_fest is None or placeholder_id is None):
+        return placeholder_id
+    matches = find_placeholders(festival_id(), placeholder_id, label, sub_fest and sub_fest.id)
+    return the_one(matches, "Topper placeholder", "placeholderLabel", sub_fest)[0]
 
 
 def the_one(matches, what, selector, sub_fest):

@@ -50,12 +50,13 @@ def optional_sub_fest_fields(what):
 
 
 class NarrowingSubFestArgs(QueryArgs):
-    """The optional sub-fest a lookup by code or chest number is narrowed to."""
+    """The optional sub-fest a lookup by code, chest number or label is narrowed to."""
 
     sub_fest_id = CanonicalUUID(metadata={"example": examples.SUB_FEST_ID,
-        "description": f"Look the code or chest number up in this sub-fest only. {NARROWING_RULE}"})
+        "description": f"Look the code, chest number or label up in this sub-fest only. {NARROWING_RULE}"})
     sub_fest_slug = Text(max_length=80, metadata={"example": examples.SUB_FEST_SLUG,
-        "description": f"Look the code or chest number up in this sub-fest only, by its slug. {NARROWING_RULE}"})
+        "description": f"Look the code, chest number or label up in this sub-fest only, by its slug. "
+                       f"{NARROWING_RULE}"})
 
 
 class ProgrammeSelectorArgs(NarrowingSubFestArgs):

@@ -2,7 +2,7 @@
 from marshmallow import fields, validates_schema
 
 from . import examples
-from .common import ContextSchema, MetaSchema, OutSchema, QueryArgs, UtcDateTime, Uuid, list_envelope, sort_args
+from .common import ContextSchema, MetaSchema, OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
 from .enums import RANKING_BASES, TOPPER_ENTITY_TYPES, TOPPER_SCOPE_TYPES
 from .fields import Bool, CanonicalUUID, Enum, Text
 from .nested import (
@@ -13,7 +13,7 @@ from .nested import (
     SubFestRefSchema,
     TeamRefSchema,
 )
-from .selectors import SubFestSelectorArgs, require_one_of
+from .selectors import SELECTOR_RULE, NarrowingSubFestArgs, SubFestSelectorArgs, require_one_of
 
 
 # The public sort names; db/read/toppers.py maps each to a compiled column.
@@ -30,22 +30,42 @@ class TopperPlaceholderQueryArgsSchema(SubFestSelectorArgs, sort_args(PLACEHOLDE
         "description": "Over which programmes or people.", "example": "subfest"})
 
 
-class TopperQueryArgsSchema(sort_args(ENTRY_SORT_NAMES, "rank")):
-    topper_placeholder_id = CanonicalUUID(required=True, metadata={
-        "description": "Published placeholder id.", "example": examples.TOPPER_PLACEHOLDER_ID})
+def placeholder_label_field(id_name):
+    """A leaderboard by its label: the stable key the festival file names it by (a
+    ``topperPlaceholders`` row's ``label``, unique in its sub-fest)."""
+    return Text(max_length=255, metadata={
+        "description": f"Label of a published leaderboard (case-insensitive), as `placeholder.label` shows it; "
+                       f"instead of `{id_name}`. A label used in several sub-fests needs `subFestSlug` or "
+                       f"`subFestId` (else 400).",
+        "example": examples.PLACEHOLDER_LABEL})
 
 
-class PageTopperQueryArgsSchema(QueryArgs):
+class TopperQueryArgsSchema(NarrowingSubFestArgs, sort_args(ENTRY_SORT_NAMES, "rank")):
+    """One leaderboard, by id or by its label (in a sub-fest)."""
+
+    topper_placeholder_id = CanonicalUUID(metadata={
+        "description": f"Published placeholder id; required unless `placeholderLabel` is sent. {SELECTOR_RULE}",
+        "example": examples.TOPPER_PLACEHOLDER_ID})
+    placeholder_label = placeholder_label_field("topperPlaceholderId")
+
+    @validates_schema
+    def one_selector(self, data, **kwargs):
+        require_one_of(data, {"topperPlaceholderId": "topper_placeholder_id", "placeholderLabel": "placeholder_label"})
+
+
+class PageTopperQueryArgsSchema(NarrowingSubFestArgs):
     page_slug = Text(max_length=120, metadata={
         "description": "Website page slug.", "example": examples.PAGE_SLUG})
     page_id = CanonicalUUID(metadata={"example": examples.PAGE_ID,
         "description": "Website page id: a UUID, as `page.id` shows it (like every id of this API)."})
     placeholder_id = CanonicalUUID(metadata={"example": examples.TOPPER_PLACEHOLDER_ID,
         "description": "One placeholder: of the page when a page is named, else on its own."})
+    placeholder_label = placeholder_label_field("placeholderId")
 
     @validates_schema
     def one_selector(self, data, **kwargs):
-        require_one_of(data, {"pageSlug": "page_slug", "pageId": "page_id", "placeholderId": "placeholder_id"})
+        require_one_of(data, {"pageSlug": "page_slug", "pageId": "page_id", "placeholderId": "placeholder_id",
+                              "placeholderLabel": "placeholder_label"})
 
 
 class ScopeKeysSchema(OutSchema):

@@ -288,8 +288,8 @@ def test_page_toppers_needs_a_selector(tiny):
     response = client.get("/page-toppers")
     assert response.status_code == 400
     errors = response.get_json()["errors"]["query"]
-    assert set(errors) == {"pageSlug", "pageId", "placeholderId"}
-    assert "pageSlug or pageId or placeholderId" in errors["pageSlug"][0]
+    assert set(errors) == {"pageSlug", "pageId", "placeholderId", "placeholderLabel"}
+    assert "pageSlug or pageId or placeholderId or placeholderLabel" in errors["pageSlug"][0]
     assert client.get("/page-toppers", pageId="not-a-uuid").status_code == 400
 
 

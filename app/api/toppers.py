@@ -17,7 +17,7 @@ from schemas.toppers import (
 )
 
 from ..context import context_json, festival_id, festival_view
-from ..lookups import get_or_404, sub_fest_ref_or_404
+from ..lookups import get_or_404, placeholder_id_or_404, sub_fest_ref_or_404
 from ..responses import list_json, meta_json, object_json
 from ..smorest import SCHEDULES_AND_RESULTS, Blueprint
 
@@ -46,12 +46,14 @@ def topper_placeholders(sub_fest_id=None, sub_fest_slug=None, **args):
 @blp.doc(operationId="listToppers")
 @blp.arguments(TopperQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ToppersSchema)
-def toppers(topper_placeholder_id, **args):
+def toppers(topper_placeholder_id=None, placeholder_label=None, sub_fest_id=None, sub_fest_slug=None, **args):
     """List the ranked entries of one published topper placeholder
 
     One leaderboard's entries, best first: rank, name, team and points, by
-    `topperPlaceholderId`.
+    `topperPlaceholderId` or by its label (`placeholderLabel`, with `subFestSlug`).
     """
+    topper_placeholder_id = placeholder_id_or_404(topper_placeholder_id, placeholder_label, sub_fest_id,
+                                                  sub_fest_slug)
     sub_fest_id, placeholder = get_or_404(get_placeholder(festival_id(), topper_placeholder_id), NOT_FOUND)
     page = list_entries(festival_id(), topper_placeholder_id, **args)
     return object_json(context=context_json(festival_view().sub_fests[sub_fest_id]), placeholder=placeholder,
@@ -62,12 +64,14 @@ def toppers(topper_placeholder_id, **args):
 @blp.doc(operationId="getPageToppers")
 @blp.arguments(PageTopperQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, PageToppersSchema)
-def page_toppers(page_slug=None, page_id=None, placeholder_id=None):
+def page_toppers(page_slug=None, page_id=None, placeholder_id=None, placeholder_label=None, sub_fest_id=None,
+                 sub_fest_slug=None):
     """Show the leaderboards configured for a website page
 
     Every leaderboard of one website page with its entries, by `pageSlug` (`results`), `pageId`
-    or one `placeholderId`.
+    or one leaderboard (`placeholderId`, or `placeholderLabel` with `subFestSlug`).
     """
+    placeholder_id = placeholder_id_or_404(placeholder_id, placeholder_label, sub_fest_id, sub_fest_slug)
     if page_slug is None and page_id is None:
         page, shown = "null", [str(placeholder_id)]
     else:

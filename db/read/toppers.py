@@ -7,7 +7,9 @@ from ..compiled import kinds
 from ..compiled.tables import PublicPage as W
 from ..compiled.tables import PublicPlaceholder as P
 from ..compiled.tables import PublicTopperEntry as E
-from .sql import Select, equals, one_of
+from ..query import ascii_lower
+from . import find_by_selectors
+from .sql import Select, compare, equals, one_of
 
 PLACEHOLDER_SORTS = {
     "displayOrder": P.display_order,
@@ -50,6 +52,20 @@ def get_placeholder(festival_id, placeholder_id):
             .where(*equals(P.festival, festival_id))
             .where(*equals(P.id, placeholder_id))
             .first(P.sub_fest, P.body))
+
+
+def find_placeholders(festival_id, placeholder_id=None, label=None, sub_fest_id=None):
+    """``(id,)`` of the published placeholders matching every selector given (see
+    :func:`find_by_selectors`). A label compares A-Z case-insensitively, on ``label_key``:
+    the folded label and a NUL begin the key (``db.query.text_sort_key``), so the keys of one
+    folded label are those from ``folded + NUL`` to ``folded + \\x01``, a range of the list's
+    sort index (a label holds no NUL)."""
+    labelled = ()
+    if label is not None:
+        folded = ascii_lower(label).encode()
+        labelled = (compare(P.label_key, ">=", folded + b"\x00"), compare(P.label_key, "<", folded + b"\x01"))
+    return find_by_selectors(P, (P.id,), festival_id, ((P.id, placeholder_id), (P.sub_fest, sub_fest_id)),
+                             *labelled)
 
 
 def list_entries(festival_id, placeholder_id, page, limit, sort_by, sort_order):
