@@ -29,6 +29,22 @@ class ChangeSchema(OutSchema):
         "description": "`added`, `changed`, `removed` (no longer public), or `results` (a "
                        "programme's published results changed)."})
     sub_fest_id = Uuid(allow_none=True, metadata={"description": "The sub-fest of a programme or leaderboard."})
+    # The natural keys a site fetches the record by (null where the kind has none, and in
+    # changes recorded before they were): db/compiler/changes.py reads them from the
+    # record's public JSON, after the change or, when it was removed, as last shown.
+    sub_fest_slug = fields.String(allow_none=True, metadata={
+        "description": "Slug of the sub-fest of a programme or leaderboard.", "example": "general"})
+    program_code = fields.String(allow_none=True, metadata={
+        "description": "A programme's code in its sub-fest: "
+                       "`/programme-result?programCode=...&subFestSlug=...`.", "example": "HS-G05"})
+    placeholder_label = fields.String(allow_none=True, metadata={
+        "description": "A leaderboard's label: `/toppers?placeholderLabel=...&subFestSlug=...`.",
+        "example": "Overall individual champions"})
+    title = fields.String(allow_none=True, metadata={
+        "description": "Title of a news item, download or gallery image (an image's may be null).",
+        "example": "Results of day one"})
+    album_title = fields.String(allow_none=True, metadata={
+        "description": "Title of a gallery image's album.", "example": "Day one"})
 
 
 ChangeListSchema = list_envelope(ChangeSchema, "ChangeList")

@@ -101,7 +101,7 @@ def test_the_changes_of_the_last_thousand_revisions_are_kept(festival):
         with db.atomic():
             for revision in range(1, last + 1):
                 record(festival_id, (revision, now), [("news", f"00000000-0000-0000-0000-{revision:012d}", "changed",
-                                                       None, now)], now)
+                                                       None, now, '{"title":"News"}')], now)
         kept = {model: sorted(r for (r,) in model.select(model.revision).where(model.festival == festival_id).tuples())
                 for model in (PublicChange, PublicScope)}
     assert KEPT_REVISIONS >= 1000

@@ -1,4 +1,5 @@
 """GET /changes."""
+import orjson
 from flask_smorest import abort
 
 from db.compiled.templates import dumps
@@ -14,6 +15,8 @@ blp = Blueprint("changes", __name__, group=SCHEDULES_AND_RESULTS,
                 description="What changed in the festival's public data.")
 
 _change = ChangeSchema()
+# Every natural key field is in every item, null where the change has none.
+NO_KEYS = dict.fromkeys(("sub_fest_slug", "program_code", "placeholder_label", "title", "album_title"))
 
 
 @blp.get("/changes")
@@ -35,6 +38,6 @@ def changes(since_revision, page, limit, kinds=None):
         abort(409, message=unknown)
     found = list_changes(festival_id(), since_revision, page, limit, scopes.utcnow(), kinds)
     items = [dumps(_change.dump({"revision": revision, "changed_at": visible_at, "kind": kind, "id": item,
-                                 "action": action, "sub_fest_id": sub_fest}))
-             for revision, visible_at, kind, item, action, sub_fest in found.items]
+                                 "action": action, "sub_fest_id": sub_fest, **NO_KEYS, **orjson.loads(keys or "{}")}))
+             for revision, visible_at, kind, item, action, sub_fest, keys in found.items]
     return list_json(found, items)

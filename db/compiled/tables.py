@@ -44,7 +44,7 @@ from peewee import (
 from . import kinds
 from ..database import database
 from ..query import ascii_lower
-from ..source.models import ALL_MODELS, create_source_tables
+from ..source.models import ALL_MODELS, add_missing_columns, create_source_tables
 from ..source.revisions import install_revision_notify
 from .text_index import create_text_index
 
@@ -421,6 +421,9 @@ class PublicChange(Model):
     item = UUIDField()
     action = CharField(max_length=16)
     sub_fest = UUIDField(null=True)
+    # The natural keys a site fetches the record by, from its public JSON (JSON object of
+    # ``schemas.changes.ChangeSchema`` attribute names; null in rows recorded before them).
+    natural_keys = TextField(null=True)
 
     class Meta:
         database = database
@@ -466,6 +469,8 @@ class PublicScope(Model):
 
 
 HISTORY_MODELS = [PublicChange, PublicRevision, PublicScope]
+# Columns of the kept tables added after their first release: ``create_tables`` adds them.
+ADDED_COLUMNS = [PublicChange.natural_keys]
 
 
 def create_tables(db=None):
@@ -476,6 +481,7 @@ def create_tables(db=None):
     install_revision_notify(db)
     # Creates what is missing, new indexes of existing tables too (IF NOT EXISTS).
     db.create_tables([*READ_MODELS, *HISTORY_MODELS, PublicSecret], safe=True)
+    add_missing_columns(db, ADDED_COLUMNS)
     for name in REPLACED_INDEXES:
         db.execute_sql(f'DROP INDEX IF EXISTS "{name}"')
     create_text_index(getattr(db, "obj", None) or db)  # the proxy's bound database

@@ -128,7 +128,7 @@ def compile_festival(festival_id, scope=None):
 @dataclass
 class Publication:
     """What :func:`publish` did: the new revision, the public changes it recorded
-    (``(kind, id, action, sub-fest, visible_at)``), and with ``explain`` the leaderboards
+    (``(kind, id, action, sub-fest, visible_at, natural keys)``), and with ``explain`` the leaderboards
     whose entries moved (``db.compiler.changes.LeaderboardMove``)."""
 
     revision: int

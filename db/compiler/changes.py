@@ -3,13 +3,22 @@
 Only compiled rows are compared, and a hidden record has none, so a change to a hidden
 record is never listed and nothing in the list tells that one exists. A record that stops
 being public is listed once as ``removed`` (its id was public until then).
+
+Beside its id, a change carries the natural keys a site fetches the record by (a
+programme's code and sub-fest slug, a leaderboard's label, a news item's title...), read
+from the record's public JSON: of the record after the change, or, for a record that was
+removed, as it was last shown (a site that routes by code must know which page to drop).
+Nothing else is read, so nothing a public answer does not show can be recorded.
 """
 import hashlib
 import json
+from collections import defaultdict
 from dataclasses import dataclass
 
+import orjson
+
 from ..compiled import kinds
-from ..compiled.templates import ascii_json
+from ..compiled.templates import ascii_json, dumps, render
 from ..compiled.tables import (
     KEPT_REVISIONS,
     PublicChange,
@@ -36,9 +45,31 @@ def _digest(*texts):
     return h.digest()
 
 
+# Slots of stored JSON (db/compiled/templates.py) read as null: no natural key is in one.
+_NULL_SLOTS = defaultdict(lambda: "null")
+
+# Of each kind of change: its natural keys, from the record's public JSON (``shown``).
+NATURAL_KEYS = {
+    kinds.CHANGE_PROGRAMME: lambda shown: {"program_code": shown.get("code"),
+                                           "sub_fest_slug": (shown.get("subFest") or {}).get("slug")},
+    kinds.CHANGE_LEADERBOARD: lambda shown: {"placeholder_label": shown.get("label"),
+                                             "sub_fest_slug": (shown.get("subFest") or {}).get("slug")},
+    kinds.CHANGE_NEWS: lambda shown: {"title": shown.get("title")},
+    kinds.CHANGE_DOWNLOAD: lambda shown: {"title": shown.get("title")},
+    kinds.CHANGE_GALLERY_IMAGE: lambda shown: {"title": shown.get("title"),
+                                               "album_title": (shown.get("album") or {}).get("title")},
+}
+
+
+def natural_keys(kind, body):
+    """The natural keys of a record of ``kind`` from its stored public JSON, as JSON text."""
+    return dumps(NATURAL_KEYS[kind](orjson.loads(render(body, _NULL_SLOTS))))
+
+
 def snapshot(festival_id, programme_ids=None):
-    """``{kind: {id: (digest, detail digest, sub-fest, visible_at)}}`` of the tracked records
-    (of the programmes ``programme_ids`` only, when given: a scoped compile changes no other).
+    """``{kind: {id: (digest, detail digest, sub-fest, visible_at, natural keys)}}`` of the
+    tracked records (of the programmes ``programme_ids`` only, when given: a scoped compile
+    changes no other).
 
     For programmes the second digest is of the results, so a change can say ``results``.
     """
@@ -46,21 +77,23 @@ def snapshot(festival_id, programme_ids=None):
     programmes = p.select(p.id, p.body, p.results, p.sub_fest).where(p.festival == festival_id)
     if programme_ids is not None:
         programmes = programmes.where(p.id.in_(list(programme_ids)))
+    programme, news, download, image = (kinds.CHANGE_PROGRAMME, kinds.CHANGE_NEWS, kinds.CHANGE_DOWNLOAD,
+                                        kinds.CHANGE_GALLERY_IMAGE)
     found = {
-        kinds.CHANGE_PROGRAMME: {row[0]: (_digest(row[1]), _digest(row[2]), row[3], None)
-                                 for row in programmes.tuples()},
-        kinds.CHANGE_NEWS: {row[0]: (_digest(row[1], row[2]), None, None, row[2]) for row in
-                 n.select(n.id, n.body, n.published_at).where(n.festival == festival_id).tuples()},
-        kinds.CHANGE_DOWNLOAD: {row[0]: (_digest(row[1]), None, None, None) for row in
-                     PublicDownload.select(PublicDownload.id, PublicDownload.body)
-                     .where(PublicDownload.festival == festival_id).tuples()},
-        kinds.CHANGE_GALLERY_IMAGE: {row[0]: (_digest(row[1]), None, None, None) for row in
-                          PublicImage.select(PublicImage.id, PublicImage.body)
-                          .where(PublicImage.festival == festival_id).tuples()},
+        programme: {row[0]: (_digest(row[1]), _digest(row[2]), row[3], None, natural_keys(programme, row[1]))
+                    for row in programmes.tuples()},
+        news: {row[0]: (_digest(row[1], row[2]), None, None, row[2], natural_keys(news, row[1])) for row in
+               n.select(n.id, n.body, n.published_at).where(n.festival == festival_id).tuples()},
+        download: {row[0]: (_digest(row[1]), None, None, None, natural_keys(download, row[1])) for row in
+                   PublicDownload.select(PublicDownload.id, PublicDownload.body)
+                   .where(PublicDownload.festival == festival_id).tuples()},
+        image: {row[0]: (_digest(row[1]), None, None, None, natural_keys(image, row[1])) for row in
+                PublicImage.select(PublicImage.id, PublicImage.body)
+                .where(PublicImage.festival == festival_id).tuples()},
     }
     # A leaderboard is "changed" only when what it shows moved: its computation time alone
     # (recomputed with every import) is no change.
-    boards = {row[0]: [_without_time(row[1]), row[2]] for row in
+    boards = {row[0]: [_without_time(row[1]), row[2], natural_keys(kinds.CHANGE_LEADERBOARD, row[1])] for row in
               PublicPlaceholder.select(PublicPlaceholder.id, PublicPlaceholder.body, PublicPlaceholder.sub_fest)
               .where(PublicPlaceholder.festival == festival_id).tuples()}
     e = PublicTopperEntry
@@ -68,8 +101,8 @@ def snapshot(festival_id, programme_ids=None):
                               .order_by(e.placeholder, e.rank, e.entity_id).tuples()):
         if placeholder in boards:
             boards[placeholder][0] += body
-    found[kinds.CHANGE_LEADERBOARD] = {pid: (_digest(text), None, sub_fest, None)
-                                       for pid, (text, sub_fest) in boards.items()}
+    found[kinds.CHANGE_LEADERBOARD] = {pid: (_digest(text), None, sub_fest, None, keys)
+                                       for pid, (text, sub_fest, keys) in boards.items()}
     return found
 
 
@@ -135,11 +168,12 @@ def leaderboard_moves(before, after):
 
 
 def differences(before, after, now):
-    """``(kind, id, action, sub-fest, visible_at)`` for every tracked record that changed."""
+    """``(kind, id, action, sub-fest, visible_at, natural keys)`` for every tracked record
+    that changed (the keys as JSON text: of the record now, or as it was last shown)."""
     changes = []
     for kind in after.keys() | before.keys():
         old, new = before.get(kind, {}), after.get(kind, {})
-        for item, (digest, detail, sub_fest, visible_at) in new.items():
+        for item, (digest, detail, sub_fest, visible_at, keys) in new.items():
             previous = old.get(item)
             if previous is None:
                 action = kinds.ADDED
@@ -149,10 +183,10 @@ def differences(before, after, now):
                 action = kinds.RESULTS
             else:
                 action = kinds.CHANGED
-            changes.append((kind, item, action, sub_fest, max(now, visible_at or now)))
-        for item, (_, _, sub_fest, _) in old.items():
+            changes.append((kind, item, action, sub_fest, max(now, visible_at or now), keys))
+        for item, (_, _, sub_fest, _, keys) in old.items():
             if item not in new:
-                changes.append((kind, item, kinds.REMOVED, sub_fest, now))
+                changes.append((kind, item, kinds.REMOVED, sub_fest, now, keys))
     return changes
 
 
@@ -167,8 +201,8 @@ def record(festival_id, revision, changes, now, scope=None):
                        programme_ids=None if scope is None else _ids(scope.programme_ids),
                        candidate_ids=None if scope is None else _ids(scope.candidate_ids)).execute()
     rows = [{"festival": festival_id, "revision": revision, "kind": kind, "item": item, "action": action,
-             "sub_fest": sub_fest, "visible_at": visible_at}
-            for kind, item, action, sub_fest, visible_at in changes]
+             "sub_fest": sub_fest, "visible_at": visible_at, "natural_keys": keys}
+            for kind, item, action, sub_fest, visible_at, keys in changes]
     for start in range(0, len(rows), CHUNK):
         PublicChange.insert_many(rows[start:start + CHUNK]).execute()
     for model in (PublicChange, PublicScope):

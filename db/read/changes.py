@@ -4,7 +4,7 @@ from ..compiled.tables import PublicChange as C
 from ..compiled.tables import PublicRevision as R
 from .sql import Select, column, equals, one_of
 
-COLUMNS = (C.revision, C.visible_at, C.kind, C.item, C.action, C.sub_fest)
+COLUMNS = (C.revision, C.visible_at, C.kind, C.item, C.action, C.sub_fest, C.natural_keys)
 
 
 def unknown_revision(since_revision, revision):

@@ -436,7 +436,12 @@ def create_source_tables(db=None):
     every table."""
     db = db or database
     db.create_tables(ALL_MODELS, safe=True)
-    for f in ADDED_COLUMNS:
+    add_missing_columns(db, ADDED_COLUMNS)
+
+
+def add_missing_columns(db, added):
+    """Add each field of ``added`` to its table where an older database lacks it."""
+    for f in added:
         table = f.model._meta.table_name
         if f.column_name not in {c.name for c in db.get_columns(table)}:
             from playhouse.migrate import SchemaMigrator, migrate
