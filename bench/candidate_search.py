@@ -102,7 +102,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", required=True, help="a folder holding the code to compare with")
     parser.add_argument("--scales", default="1,20")
-    parser.add_argument("--seconds", type=float, default=3)
+    parser.add_argument("--seconds", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     scales = [int(s) for s in args.scales.split(",")]
@@ -131,8 +131,11 @@ def main():
         for row in servers[0][4]:
             for _ in range(args.repeat):
                 for version, scale, server, key, rows in servers:
-                    figures = wrk(server.port, rows[row], args.seconds, 1, headers=[f"X-API-Key: {key}"],
-                                  workdir=workdir)
+                    try:
+                        figures = wrk(server.port, rows[row], args.seconds, 1, headers=[f"X-API-Key: {key}"],
+                                      workdir=workdir)
+                    except subprocess.CalledProcessError as error:
+                        raise RuntimeError(f"{version} s{scale} {row}: wrk: {error.stdout} {error.stderr}") from None
                     if figures["errors"] or figures["non_2xx_3xx"]:
                         raise RuntimeError(f"{version} s{scale} {row}: errors {figures}")
                     p50s.setdefault((row, version, scale), []).append(figures["p50_ms"])
