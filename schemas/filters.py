@@ -1,7 +1,6 @@
 """Filter options: query arguments and output."""
 from marshmallow import fields
 
-from . import examples
 from .common import ContextSchema, OutSchema, QueryArgs, UtcDateTime, Uuid
 from .enums import RANKING_BASES, TOPPER_ENTITY_TYPES, TOPPER_SCOPE_TYPES
 from .selectors import optional_sub_fest_fields
