@@ -3,7 +3,7 @@ from marshmallow import fields
 
 from . import examples
 from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
-from .fields import CanonicalUUID, Instant, Text
+from .fields import CanonicalUUID, Instant
 from .nested import ProgrammeSummarySchema, SubFestRefSchema, VenueRefSchema
 from .selectors import optional_sub_fest_fields
 
