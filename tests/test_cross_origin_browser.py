@@ -40,6 +40,7 @@ window.call = async function (url, key, mode) {
     try { body = JSON.parse(text); } catch (ignored) { /* not JSON */ }
     return { status: response.status, body: body, text: text,
              etag: response.headers.get("ETag"), retryAfter: response.headers.get("Retry-After"),
+             revision: response.headers.get("X-Data-Revision"),
              remaining: response.headers.get("X-RateLimit-Remaining") };
   } catch (error) {
     return { failed: String(error) };
@@ -202,6 +203,7 @@ def test_a_page_on_another_origin_calls_every_operation_and_its_cache_revalidate
         for (path, _), seen in zip(operations, first):
             assert "failed" not in seen, (path, seen)  # a refused preflight is "Failed to fetch"
             assert seen["status"] == 200 and seen["etag"], (path, seen)
+            assert seen["revision"] == str(seen["body"]["context"]["data"]["revision"]), path  # exposed
             assert seen["body"]["context"]["festival"]["slug"] == BIG, path
         received = service.requests_after(before, 2 * len(operations))
         # One preflight per URL, then the call itself.
@@ -216,6 +218,7 @@ def test_a_page_on_another_origin_calls_every_operation_and_its_cache_revalidate
         assert received == [("GET", path, 304) for path, _ in operations]
         for (path, _), seen, was in zip(operations, again, first):
             assert seen["status"] == 200 and seen["body"] == was["body"] and seen["etag"] == was["etag"], path
+            assert seen["revision"] == was["revision"], path  # read from the 304's headers too
     finally:
         context.close()
 
@@ -284,3 +287,49 @@ def test_the_default_cache_mode_sends_one_preflight_where_no_cache_sends_one_per
     doc = " ".join((Path(__file__).resolve().parent.parent / "docs" / "clients.md").read_text(encoding="utf-8").split())
     assert f"{REPEATS} calls of one address send {default} preflight" in doc
     assert f'`cache: "no-cache"` sends {no_cache}' in doc
+
+
+def test_after_an_import_the_browsers_revalidated_copy_reads_the_new_revision(site, seeded, keys, fixture_data,
+                                                                             tmp_path):
+    """One programme's results are published: the page's repeat of an answer that did not
+    change is still a 304 to the browser, which hands the page its copy with the festival's
+    new revision in X-Data-Revision (read from the 304's headers)."""
+    import datetime
+    import sys
+
+    from conftest import database_copy
+    from test_demo_page import unpublished_programme
+
+    _, _, page_address, browser = site
+    programme, results = unpublished_programme(fixture_data[BIG])
+    with database_copy(seeded[0], tmp_path) as url:
+        service = Service(url, tmp_path, "writable")
+        context = None
+        try:
+            wait_until_serving(service.process, service.port, keys[BIG], service.log)
+            context, page = open_site(browser, page_address)
+            news = address(service.base, "/news", {"limit": 5})
+            first = call(page, news, keys[BIG])
+            assert first["status"] == 200
+
+            now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+            update = tmp_path / "publish.json"
+            update.write_text(json.dumps({
+                "formatVersion": 1, "festival": {"slug": BIG},
+                "subFestProgrammes": [{"id": programme["id"], "status": "result_published", "published_at": now}],
+                "results": [{"id": r["id"], "is_published": True, "published_at": now} for r in results],
+            }), encoding="utf-8")
+            imported = subprocess.run(festival_api() + ["import", "--update", str(update)], timeout=120,
+                                      env={**os.environ, "DATABASE_URL": url}, capture_output=True, text=True)
+            assert imported.returncode == 0, imported.stderr
+
+            time.sleep(MAX_AGE + 0.5)
+            before = len(service.requests())
+            again = call(page, news, keys[BIG])
+            assert service.requests_after(before, 1) == [("GET", "/news", 304)]
+            assert again["status"] == 200 and again["body"] == first["body"]
+            assert int(again["revision"]) > int(first["revision"]) == first["body"]["context"]["data"]["revision"]
+        finally:
+            if context is not None:
+                context.close()
+            service.stop()
