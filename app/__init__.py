@@ -1,5 +1,6 @@
 """Application factory of the Festival Data Service."""
-import swagger_ui_bundle
+from importlib import resources
+
 from flask import Flask, send_from_directory
 
 from .access_log import init_access_log
@@ -13,6 +14,9 @@ from .smorest import ENDPOINT_GROUPS, SECURITY, SECURITY_SCHEMES, Api, operation
 
 API_PREFIX = "/public-api/v1"
 DOCS_ASSETS = f"{API_PREFIX}/docs/assets"
+# Swagger UI's files (5.x, which reads OpenAPI 3.1), from flask-swagger-ui's copy of its
+# distribution (its dist/ folder, the only part of that package used; setup.cfg bounds it).
+SWAGGER_UI_FILES = resources.files("flask_swagger_ui") / "dist"
 
 
 API_DESCRIPTION = """\
@@ -82,7 +86,7 @@ def create_app(config=None):
 
     @app.get(f"{DOCS_ASSETS}/<path:filename>")
     def docs_assets(filename):
-        return send_from_directory(swagger_ui_bundle.swagger_ui_path, filename)
+        return send_from_directory(SWAGGER_UI_FILES, filename)
 
     init_access_log(app)
     init_demo(app)
