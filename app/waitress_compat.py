@@ -363,7 +363,8 @@ REFUSAL = (b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\
            b"Cache-Control: no-store\r\nRetry-After: %d\r\nConnection: close\r\nContent-Length: %d\r\n\r\n"
            % (RETRY_AFTER, len(_REFUSAL_BODY))) + _REFUSAL_BODY
 
-_log = logging.getLogger("waitress")
+# A child of the service's logger: written as its JSON lines (app/access_log.py).
+_log = logging.getLogger("festival_api.connections")
 
 
 def _refuse(conn):

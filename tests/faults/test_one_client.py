@@ -137,6 +137,13 @@ def test_connections_over_the_per_address_cap_are_answered_429_at_once(database,
     time.sleep(0.3)
     again = request(server.port, f"{API}/news?limit=1", keys[BIG], source=ATTACKER)
     assert again.status == 200
+    # The operator reads one line about it, as JSON, without the address.
+    deadline = time.monotonic() + 3
+    while "refused" not in server.log() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    lines = [json.loads(line) for line in server.log().splitlines() if "refused" in line]
+    assert len(lines) == 1 and lines[0]["level"] == "WARNING", lines
+    assert "20 connection(s)" in lines[0]["message"] and ATTACKER not in lines[0]["message"]
 
 
 @pytest.mark.parametrize("every", [None, 0.2], ids=["silent", "dripping"])
