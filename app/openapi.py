@@ -23,6 +23,13 @@ HEADERS = {
         "schema": {"type": "string"},
         "example": 'W/"5f1c2e9a0b7d4c3e8a6f2d1b0c9e8f7a"',
     },
+    "X-Data-Revision": {
+        "description": "The festival's current data revision (on every answer once the key is known). "
+                       "A body's `context.data.revision` is the revision it was made at, older after a "
+                       "`304` when other data changed since: give this one to `/changes?sinceRevision=`.",
+        "schema": {"type": "integer"},
+        "example": 96,
+    },
     "Cache-Control": {
         "description": "How long a cache may reuse the answer without revalidating it "
                        "(`public, max-age=N`; `no-store` on errors).",
@@ -53,7 +60,7 @@ HEADERS = {
 }
 RATE_LIMIT_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
 # name -> component name, as flask-smorest's ``headers=`` takes them
-ANSWER_HEADERS = {name: name for name in ("ETag", "Cache-Control", *RATE_LIMIT_HEADERS)}
+ANSWER_HEADERS = {name: name for name in ("ETag", "X-Data-Revision", "Cache-Control", *RATE_LIMIT_HEADERS)}
 
 # The request header of a revalidation, documented on every GET.
 IF_NONE_MATCH = {

@@ -303,7 +303,8 @@ def test_every_operation_has_a_description(spec):
     assert all(op["summary"] not in op["description"] for op in operations(spec).values())
 
 
-ANSWER_HEADERS = {"ETag", "Cache-Control", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"}
+ANSWER_HEADERS = {"ETag", "X-Data-Revision", "Cache-Control", "X-RateLimit-Limit", "X-RateLimit-Remaining",
+                  "X-RateLimit-Reset"}
 
 
 @pytest.mark.parametrize("status, headers", [

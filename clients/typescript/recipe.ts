@@ -22,7 +22,8 @@ function show(step: string, facts: Record<string, unknown>): void {
 }
 
 // Answers kept by URL with their ETag. A repeated request sends the ETag as If-None-Match; a
-// 304 (no body) is answered with the kept answer, so every call below gets typed `data`.
+// 304 (no body) is answered with the kept answer and the 304's own headers (its
+// X-Data-Revision is the current revision), so every call below gets typed `data`.
 const kept = new Map<string, { etag: string; body: string; headers: Headers }>();
 let notModified = 0;
 const revalidate: Middleware = {
@@ -37,7 +38,9 @@ const revalidate: Middleware = {
     const held = kept.get(request.url);
     if (response.status === 304 && held) {
       notModified += 1;
-      return new Response(held.body, { status: 200, headers: held.headers });
+      const headers = new Headers(held.headers);
+      response.headers.forEach((value, name) => headers.set(name, value));
+      return new Response(held.body, { status: 200, headers });
     }
     const etag = response.headers.get("ETag");
     if (response.ok && etag) {
@@ -57,16 +60,16 @@ function required<T>(data: T | undefined, error: unknown, what: string): T {
 
 // 1. The latest results of the sub-fest.
 async function latestResults() {
-  const { data, error } = await api.GET("/public-api/v1/programme-results", {
+  const { data, error, response } = await api.GET("/public-api/v1/programme-results", {
     params: { query: { subFestSlug: "general", hasResults: true, sortBy: "publishedAt", sortOrder: "desc", limit: 6 } },
   });
-  return required(data, error, "programme-results");
+  return { list: required(data, error, "programme-results"), revision: revisionOf(response) };
 }
 
-const latest = await latestResults();
+const { list: latest, revision } = await latestResults();
 show("programme-results", {
   codes: latest.data.map((item) => item.programme.code),
-  revision: latest.context.data.revision,
+  revision,
 });
 
 // 2. One programme's results, by its code.
@@ -109,24 +112,33 @@ show("toppers", { label: ranked.placeholder.label, ranks: ranked.data.map((entry
 const again = await latestResults();
 show("revalidated", {
   notModified,
-  same: JSON.stringify(again) === JSON.stringify(latest),
+  same: JSON.stringify(again.list) === JSON.stringify(latest),
+  revision: again.revision,
 });
 
 // 6. The poll, without the middleware.
 const raw = createClient<paths>({ baseUrl: base, headers: { "X-API-Key": key } });
+
+// The festival's current revision: the X-Data-Revision header of every answer (a body's
+// context.data.revision is the revision it was made at, older after a 304 when other things
+// changed since).
+function revisionOf(response: Response): number {
+  return Number(response.headers.get("X-Data-Revision"));
+}
 
 // A 304 is neither `data` nor a readable `error`: look at the status first.
 async function poll(sinceRevision: number, etag: string | null) {
   const { data, error, response } = await raw.GET("/public-api/v1/changes", {
     params: { query: { sinceRevision, limit: 100 }, header: etag ? { "If-None-Match": etag } : {} },
   });
-  if (response.status === 304) return { changes: null, etag }; // nothing changed: keep what you show
+  const revision = revisionOf(response); // the next sinceRevision
+  if (response.status === 304) return { changes: null, etag, revision }; // nothing changed: keep what you show
   if (!data) throw new Error(error?.message ?? `/changes answered ${response.status}`);
-  return { changes: data.data, etag: response.headers.get("ETag"), revision: data.context.data.revision };
+  return { changes: data.data, etag: response.headers.get("ETag"), revision };
 }
 
-const firstPoll = await poll(latest.context.data.revision, null);
-const nextPoll = await poll(latest.context.data.revision, firstPoll.etag);
+const firstPoll = await poll(revision, null);
+const nextPoll = await poll(firstPoll.revision, firstPoll.etag);
 show("changes", { changed: firstPoll.changes?.length ?? null, notModified: nextPoll.changes === null });
 
 show("types", { nullableCategory, nullableTopicStatus });
