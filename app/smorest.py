@@ -25,6 +25,7 @@ from schemas.common import camelcase
 
 from .errors import GENERIC_MESSAGES
 from .openapi import ANSWER_EXAMPLES, ANSWER_HEADERS, COMMON_ERRORS, ERRORS, IF_NONE_MATCH, NOT_MODIFIED
+from .typos import meant
 
 # A value may hold no control character (a NUL, a newline, an escape...): no stored text has
 # one, and PostgreSQL cannot take a NUL as a query argument.
@@ -35,12 +36,18 @@ REPEATED_MESSAGE = "Send this parameter once."
 # Sets of sent parameters remembered per endpoint; rarer ones are loaded by the whole schema.
 MAX_PLANS = 256
 
+# Unknown names remembered per endpoint with what they were meant to be (cache-busters are
+# few); past this many, the memory starts again.
+MAX_UNKNOWN_NAMES = 1024
+_UNSEEN = object()
+
 
 class ArgumentPlan:
     """How one endpoint's query parameters are loaded: its argument schema, specialised per
     set of sent parameters.
 
-    ``name[]=`` keys count as ``name=``; unknown parameters are ignored (cache-busters); a
+    ``name[]=`` keys count as ``name=``; unknown parameters are ignored (cache-busters),
+    unless they are a typo of one of the endpoint's (``app/typos.py``: a 400 naming it); a
     parameter that takes one value and is sent twice, and any value with a control
     character, is a 400 like every other bad value.
     """
@@ -58,6 +65,7 @@ class ArgumentPlan:
                 defaults.append(name)
         self._defaults = frozenset(defaults)
         self._schemas = {}
+        self._unknown = {}  # an unknown name -> its typo message, or None: worked out once
         self._lock = threading.Lock()
 
     def load(self, pairs):
@@ -69,7 +77,11 @@ class ArgumentPlan:
             if not CONTROL_CHARACTERS.isdisjoint(value):
                 errors[key] = [CONTROL_MESSAGE]  # in any parameter, known or not
             elif key not in self.attribute:
-                continue
+                typo = self._unknown.get(key, _UNSEEN)
+                if typo is _UNSEEN:
+                    typo = self._typo(key)
+                if typo is not None:
+                    errors[key] = [typo]
             elif self.multiple[key]:
                 values.setdefault(key, []).append(value)
             elif key in values:
@@ -79,6 +91,16 @@ class ArgumentPlan:
         if errors:
             raise ma.ValidationError(errors)
         return self.schema_for(frozenset(values)).load(values)
+
+    def _typo(self, name):
+        """The message for ``name`` when it is a typo of a parameter, else None (remembered)."""
+        parameters = meant(name, self.attribute)
+        message = f"Unknown parameter: did you mean {' or '.join(parameters)}?" if parameters else None
+        with self._lock:
+            if len(self._unknown) >= MAX_UNKNOWN_NAMES:
+                self._unknown.clear()
+            self._unknown[name] = message
+        return message
 
     def schema_for(self, sent):
         """A schema loading the fields named by the data keys in ``sent``, the fields with a
