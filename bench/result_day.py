@@ -45,13 +45,14 @@ def free_port():
 class Server:
     """``festival-api serve`` in a child process, stopped on exit."""
 
-    def __init__(self, env, threads, log_path, workers=1):
+    def __init__(self, env, threads, log_path, workers=1, cwd=None):
         self.port = free_port()
         self.log = open(log_path, "ab")
+        # cwd: the checkout whose code serves (``python -m`` imports from the working folder first)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "app.cli", "serve", "--port", str(self.port), "--threads", str(threads),
              "--workers", str(workers)],
-            env=env, stdout=subprocess.DEVNULL, stderr=self.log)
+            env=env, stdout=subprocess.DEVNULL, stderr=self.log, cwd=cwd)
         deadline = time.monotonic() + 30
         while True:
             try:

@@ -32,3 +32,21 @@ def test_the_benchmark_runs_at_scale_one(tmp_path):
     for run in figures["runs"]:
         assert run["requests"] > 0 and run["errors"] == 0 and run["non_2xx_3xx"] == 0, run
     assert "% of bare rows" in done.stdout and "% of bare hello" in done.stdout
+
+
+@pytest.mark.skipif(ON_POSTGRES, reason="the benchmark makes its own SQLite databases: it runs once, in the SQLite run")
+def test_the_revalidation_benchmark_runs(tmp_path):
+    """bench/revalidation.py in small: a few visitors of each kind, a publication every 2 s."""
+    out = tmp_path / "figures.json"
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "revalidation.py"), "--visitors", "2",
+                           "--minutes", "0.1", "--publish-every", "2", "--poll-every", "1", "--json", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(out.read_text())
+    assert figures["published"] >= 1
+    runs = {(run["side"], run["kind"]): run for run in figures["runs"]}
+    assert set(runs) == {(side, kind) for side in ("before", "after") for kind in ("revalidating", "changes")}
+    for run in runs.values():
+        assert run["requests"] > 0 and run["bytes_per_visitor_minute"] > 0 and run["p99"] > 0, run
+    assert runs["after", "revalidating"]["not_modified"] > 0.5  # what a publication did not change: 304
+    assert "req/visitor-min" in done.stdout and "after / before" in done.stdout
