@@ -165,3 +165,30 @@ def test_a_filtered_list_is_counted_within_its_scope_index(plans, ids, name, fil
     assert "(SELECT COUNT(*) FROM" in sql and count_plan
     for part in (count_plan, page_plan):
         assert not [line for line in part if line.startswith("SCAN public_") or "TEMP B-TREE" in line], plan
+
+
+@pytest.mark.parametrize("terms, index", [
+    (["anu"], "text index"), (["ANU", "1"], "text index"), (['"nai'], "text index"),
+    (["an"], "sort index"), (["a", "%"], "sort index"), (["V."], "sort index"),
+])
+@pytest.mark.parametrize("sort_by", sorted(candidates.CANDIDATE_SORTS))
+def test_a_candidate_search_reads_an_index_never_the_rows_of_the_sub_fest(plans, ids, terms, index, sort_by):
+    """``/candidates?search=``: a term of 3 characters or more is found by the text index
+    (db/compiled/text_index.py), and its page and count read only the rows it finds, by
+    rowid; shorter terms are matched on the ``search`` column the sort index holds, so the
+    count reads no row and the page only the rows it shows."""
+    _, read = LISTS["/candidates"]
+    [(sql, plan)] = plans(lambda: read(ids, sort_by, "asc", search=terms))
+    page_plan, count_plan = split_plan(plan)
+    if index == "text index":
+        for part in (page_plan, count_plan):
+            assert "SEARCH public_candidate USING INTEGER PRIMARY KEY (rowid=?)" in part, plan
+            assert "SCAN public_candidate_search VIRTUAL TABLE INDEX 0:M1" in part, plan
+    else:
+        assert "public_candidate_search" not in sql
+        assert page_plan == [f"SEARCH public_candidate USING INDEX public_candidate_by_"
+                             f"{'chest_no_key' if sort_by == 'chestNo' else 'name_key'}_with_search "
+                             f"(festival=? AND sub_fest=?)"], plan
+        assert [line for line in count_plan if "public_candidate" in line] == [
+            line for line in count_plan if line.startswith("SEARCH public_candidate USING COVERING INDEX")], plan
+        assert count_plan, plan

@@ -59,9 +59,10 @@ class Compiled(Model):
         legacy_table_names = False
 
 
-def sort_indexes(model, scope, *keys):
+def sort_indexes(model, scope, *keys, covering=()):
     """The indexes a list of ``model`` is read in order by: for each sort key (a field, or
-    a tuple of fields sorted one after the other), ``scope`` fields, the key, the id.
+    a tuple of fields sorted one after the other), ``scope`` fields, the key, the id, and
+    the fields of ``covering`` (a filter the index then decides without reading the row).
 
     A nullable key sorts NULLs last in both directions (``db.read.sql.Select.sort``):
     ``(key IS NULL), key, id``, an expression index per direction.
@@ -72,10 +73,14 @@ def sort_indexes(model, scope, *keys):
     for key in keys:
         fields = key if isinstance(key, tuple) else (key,)
         name = "_".join([model._meta.table_name, "by", *(f.column_name for f in fields)])
+        if covering:
+            name = "_".join([name, "with", *(f.column_name for f in covering)])
         nullable = [f for f in fields if f.null]
         if not nullable:
-            model.add_index(model.index(*scope, *fields, tie, name=name))
+            model.add_index(model.index(*scope, *fields, tie, *covering, name=name))
             continue
+        if covering:
+            raise ValueError("a covering sort index of a nullable key is not made")
         for direction in ("", " DESC"):
             terms = []
             for f in fields:
@@ -353,7 +358,10 @@ sort_indexes(PublicSubFest, ("festival",), PublicSubFest.display_order, PublicSu
 sort_indexes(PublicProgramme, ("festival", "sub_fest"), PublicProgramme.display_order, PublicProgramme.code_key,
              PublicProgramme.name_key, PublicProgramme.status_key, PublicProgramme.program_type_key,
              PublicProgramme.published_at)
-sort_indexes(PublicCandidate, ("festival", "sub_fest"), PublicCandidate.chest_no_key, PublicCandidate.name_key)
+# A search term too short for the text index (db/compiled/text_index.py) is matched on the
+# ``search`` the sort index holds: a page and its count read the index, not every row.
+sort_indexes(PublicCandidate, ("festival", "sub_fest"), PublicCandidate.chest_no_key, PublicCandidate.name_key,
+             covering=(PublicCandidate.search,))
 sort_indexes(PublicTeam, ("festival", "sub_fest"), PublicTeam.display_order, PublicTeam.name_key,
              PublicTeam.public_name_key, PublicTeam.level)
 sort_indexes(PublicCategory, ("festival", "sub_fest"), PublicCategory.display_order, PublicCategory.name_key)
@@ -394,6 +402,7 @@ PER_RECORD_TAGS = kinds.PROGRAMME_TAGS + kinds.CANDIDATE_TAGS
 REPLACED_INDEXES = (
     "public_programme_festival_sub_fest_display_order", "public_candidate_festival_sub_fest_chest_no_key",
     "public_news_festival_published_at", "public_placeholder_festival_sub_fest_display_order",
+    "public_candidate_by_chest_no_key", "public_candidate_by_name_key",
 )
 
 
