@@ -9,7 +9,7 @@ from ..compiled.tables import PublicPlaceholder as P
 from ..compiled.tables import PublicTopperEntry as E
 from ..query import ascii_lower
 from . import find_by_selectors
-from .sql import Select, compare, equals, one_of
+from .sql import Select, column, equals, one_of
 
 PLACEHOLDER_SORTS = {
     "displayOrder": P.display_order,
@@ -62,8 +62,10 @@ def find_placeholders(festival_id, placeholder_id=None, label=None, sub_fest_id=
     sort index (a label holds no NUL)."""
     labelled = ()
     if label is not None:
+        # bytes as they are: both drivers take them for a BLOB or bytea (the field's own
+        # conversion is its model's engine's, and a request may read the local SQLite copy)
         folded = ascii_lower(label).encode()
-        labelled = (compare(P.label_key, ">=", folded + b"\x00"), compare(P.label_key, "<", folded + b"\x01"))
+        labelled = (f'{column(P.label_key)} >= ? AND {column(P.label_key)} < ?', [folded + b"\x00", folded + b"\x01"]),
     return find_by_selectors(P, (P.id,), festival_id, ((P.id, placeholder_id), (P.sub_fest, sub_fest_id)),
                              *labelled)
 
