@@ -105,3 +105,30 @@ def test_postgres_has_a_trigram_index_on_the_search_column(seeded):
             pytest.skip("this PostgreSQL has no pg_trgm: search reads without the index")
         [(definition,)] = db.execute_sql("SELECT indexdef FROM pg_indexes WHERE indexname = %s", (INDEX,)).fetchall()
     assert has_text_index(db) and "gin" in definition and "gin_trgm_ops" in definition
+
+
+def test_without_pg_trgm_the_index_is_left_out_and_said_so(caplog):
+    """A PostgreSQL role that may not create the extension (or a server without it): the
+    tables are made without the index, with a warning, and search reads as before."""
+    import contextlib
+
+    import peewee
+
+    from db.compiled.text_index import create_text_index
+
+    class Refusing(peewee.PostgresqlDatabase):
+        statements = []
+
+        def execute_sql(self, sql, params=None, *args, **kwargs):
+            self.statements.append(sql)
+            raise peewee.ProgrammingError('permission denied to create extension "pg_trgm"\nHINT: superuser')
+
+        def atomic(self, *args, **kwargs):
+            return contextlib.nullcontext()
+
+    with caplog.at_level("WARNING", logger="db.compiled.text_index"):
+        assert create_text_index(Refusing("nowhere")) is False
+    assert Refusing.statements == ["CREATE EXTENSION IF NOT EXISTS pg_trgm"]
+    assert [r.getMessage() for r in caplog.records] == [
+        'no trigram index for candidate search (pg_trgm: permission denied to create extension "pg_trgm"); '
+        "search reads the sub-fest's candidates instead"]
