@@ -42,7 +42,7 @@ class RequestState:
     """One API request as the front door resolved it (key, festival, revision) and answered it."""
 
     __slots__ = ("started", "started_at", "query", "key_id", "festival", "revision", "changed_at",
-                 "limit_headers", "limit_spent", "cache", "view")
+                 "limit_headers", "limit_spent", "cache", "view", "private")
 
     def __init__(self, query_string):
         self.started = time.perf_counter()
@@ -55,6 +55,7 @@ class RequestState:
         self.limit_spent = False  # whether the request was counted (a 304 is not)
         self.cache = None  # "hit" or "miss" when the response cache was asked
         self.view = None  # the FestivalView, once a view asked for it
+        self.private = False  # the query tests a private value (app/frontdoor.py)
 
 
 def current():

@@ -12,7 +12,10 @@ It owns everything requests share, each step written once, in this order:
    lookup;
 3. the rate limit (``app/limits.py``), counted once per request that is not answered
    ``304``: 429 when over budget. A conditional request (``If-None-Match``) is only looked
-   at here, and counted once its answer is known to be something else;
+   at here, and counted once its answer is known to be something else. A request with a
+   filter on a private value (``schemas.candidates.PRIVATE_PARAMETERS``) is counted against
+   a small budget of its own as well, is never answered from or kept in the response
+   cache, gets no ETag and is marked ``Cache-Control: private, no-store``;
 4. the response cache (``app/caching.py``): an identical request at the same revision is
    answered from memory;
 5. on a miss, the endpoint's :class:`~app.smorest.Operation`: its parameters loaded by the
@@ -44,6 +47,7 @@ from werkzeug.exceptions import BadRequest, HTTPException, InternalServerError
 from werkzeug.http import HTTP_STATUS_CODES, remove_entity_headers
 
 from db.deadlines import is_deadline_error
+from schemas.candidates import PRIVATE_PARAMETERS
 
 from .access_log import log_request
 from .auth import CHALLENGE, ENVIRON_HEADER, MISSING_MESSAGE, UNKNOWN_MESSAGE, KeyCache
@@ -53,7 +57,7 @@ from .database import DATABASE_ERRORS, ServiceDatabase, Unavailable
 from .errors import error_json
 from .health import HealthCheck
 from .http import ALLOW, REVISION_HEADER, ApiHeaders, compress, not_modified, weak_etag
-from .limits import make_rate_limits
+from .limits import make_private_filter_limits, make_rate_limits
 from .waitress_compat import AFTER_ANSWER
 
 # Headers of a view's answer that the front door makes again for every answer it sends.
@@ -90,6 +94,7 @@ class FrontDoor:
         self.health = HealthCheck(config["DATABASE_URL"], self.database, app.logger)
         self.keys = KeyCache(config["API_KEY_CACHE_SECONDS"])
         self.limits = make_rate_limits(config, logger=app.logger)
+        self.private_limits = make_private_filter_limits(config, logger=app.logger)
         self.cache = ResponseCache(config["RESPONSE_CACHE_SECONDS"], config["RESPONSE_CACHE_ENTRIES"],
                                    max_bytes=config["RESPONSE_CACHE_MB"] * 2**20)
         self.headers = ApiHeaders(config)
@@ -114,6 +119,7 @@ class FrontDoor:
         path = environ.get("PATH_INFO", "")
         method = environ.get("REQUEST_METHOD", "GET")
         if path in self.data_paths and method in ("GET", "HEAD"):
+            state.private = is_private(state.query)
             answer = self._data(environ, state)
         elif method == "OPTIONS" and (path in self.data_paths or path in self.open_paths):
             # Its CORS headers, like every answer's, are added once on the way out (_send).
@@ -159,14 +165,26 @@ class FrontDoor:
         state.revision, state.changed_at = revision_of(state.festival.id)
         if_none_match = environ.get("HTTP_IF_NONE_MATCH")
         counts = limits is not None and limits.counts_requests
-        if counts and state.limit_headers is None:
+        first_look = state.limit_headers is None
+        if counts and first_look:
             # A conditional request may be answered 304, which spends nothing: it is counted
-            # once its answer is known (below), and here only looked at.
-            state.limit_spent = not if_none_match
+            # once its answer is known (below), and here only looked at. A private one is
+            # never a 304 (it has no ETag).
+            state.limit_spent = not if_none_match or state.private
             allowed, state.limit_headers = limits.count(state.key_id, environ.get("REMOTE_ADDR"),
                                                         spend=state.limit_spent)
             if not allowed:
                 return self._error(429, None, [])
+        if state.private:
+            if first_look:
+                allowed, state.limit_headers = self.private_limits.count(state.key_id, environ.get("REMOTE_ADDR"))
+                if not allowed:
+                    return self._error(429, None, [])
+            # What a private value confirms is for this visitor alone: nothing keeps it, and
+            # no validator lets a shared cache key a copy on it.
+            answer = self._made(environ, state)
+            answer.etag = None
+            return answer
         answer = self._cached_or_made(environ, state, digest)
         if if_none_match and answer.etag is not None and not_modified(if_none_match, answer.etag):
             answer.status, answer.body = 304, b""
@@ -301,7 +319,8 @@ class FrontDoor:
         if answer.etag is not None:
             headers.append(("ETag", answer.etag))
         if path.startswith(self.prefix):
-            headers = self.headers.finish(environ, status, headers, cacheable=method in ("GET", "HEAD"))
+            headers = self.headers.finish(environ, status, headers, cacheable=method in ("GET", "HEAD"),
+                                          private=state.private)
             if state.festival is not None:
                 headers.append((REVISION_HEADER, str(state.revision)))
             headers.extend(state.limit_headers or ())
@@ -339,6 +358,12 @@ def _log(method, path, state, status, size, ended, held=False):
     log_request(method=method, path=path, query=state.query, status=status, started=state.started,
                 festival=state.festival, key_id=state.key_id, size=size, cache=state.cache,
                 started_at=state.started_at, ended=ended, held=held)
+
+
+def is_private(pairs):
+    """Whether a request's query names a parameter that tests a private value."""
+    return any(name in PRIVATE_PARAMETERS or name.endswith("[]") and name[:-2] in PRIVATE_PARAMETERS
+               for name, _ in pairs)
 
 
 def _query_key(pairs):

@@ -9,7 +9,8 @@
 - ``Vary: X-API-Key, Accept-Encoding`` (and ``Origin`` when the allowed origin depends on
   it), so a shared cache keeps one copy per key, encoding and origin;
 - ``Cache-Control``: ``public, max-age=CACHE_MAX_AGE`` on a successful ``GET``,
-  ``no-store`` on everything else, so no cache ever keeps an error;
+  ``no-store`` on everything else, so no cache ever keeps an error, and ``private,
+  no-store`` on every answer to a filter on a private value;
 - compression (brotli or gzip, as the client prefers) of bodies from ``COMPRESS_MIN_SIZE``
   bytes of a compressible type.
 
@@ -43,6 +44,7 @@ PREFLIGHT_MAX_AGE = 86400
 
 METHODS = ("GET", "HEAD", "OPTIONS")
 ALLOW = ("Allow", ", ".join(METHODS))
+PRIVATE = ("Cache-Control", "private, no-store")
 
 # Encodings offered, in the server's order of preference when the client has none.
 ENCODINGS = ("br", "gzip")
@@ -99,13 +101,14 @@ class ApiHeaders:
                 get_cors_headers(self._cors, EnvironHeaders(environ), method).items(multi=True)
                 if name != "Vary"]
 
-    def finish(self, environ, status, headers, cacheable):
+    def finish(self, environ, status, headers, cacheable, private=False):
         """Give ``headers`` of an answer with ``status`` their CORS headers, ``Vary`` and
         ``Cache-Control``, each once.
 
         This is the one place they are made, for every kind of answer (preflight, data,
         ``304``, error): any the answer already had are dropped, but a view's own ``Vary``
-        names, which join ours."""
+        names, which join ours. ``private``: the answer to a request that filters on a private
+        value, which no cache may keep."""
         vary = self._vary
         if any(_made_here(name) for name, _ in headers):  # rare: a data answer has none of them
             names = list(self._vary_names)
@@ -116,7 +119,10 @@ class ApiHeaders:
             vary = ", ".join(_unique(name.strip() for name in names if name.strip()))
         headers.extend(self.cors(environ))
         headers.append(("Vary", vary))
-        headers.append(self._cacheable if cacheable and status in (200, 304) else ("Cache-Control", "no-store"))
+        if private:
+            headers.append(PRIVATE)
+        else:
+            headers.append(self._cacheable if cacheable and status in (200, 304) else ("Cache-Control", "no-store"))
         return headers
 
     def encoding(self, environ):

@@ -21,7 +21,9 @@ past it, every request of that address that carries a key is answered ``429`` un
 window ends, without looking the key up, so guessing keys costs the guesser, not the
 service (:meth:`RateLimits.wrong_key`, :meth:`RateLimits.barred`). Preflight ``OPTIONS``,
 ``/healthz``, the docs and the demo page carry no key and are not limited; a request
-without any key is a ``401`` that costs no lookup, and is not counted.
+without any key is a ``401`` that costs no lookup, and is not counted. A filter on a
+private value (``admNoPattern``) has a small budget of its own on top
+(``RATELIMIT_PRIVATE_FILTER``, :func:`make_private_filter_limits`).
 """
 import math
 import threading
@@ -222,6 +224,16 @@ def make_rate_limits(config, logger=None):
                         retry_seconds=config["RATELIMIT_RETRY_SECONDS"],
                         wrong_keys=config.get("RATELIMIT_WRONG_KEYS", "").strip())
     return limits if limits.enabled else None
+
+
+def make_private_filter_limits(config, logger=None):
+    """The budget of requests that filter on a private value (``RATELIMIT_PRIVATE_FILTER``),
+    per key and address, counted apart from the others (counters of their own prefix) in
+    the same storage, so several processes share it through Redis."""
+    return RateLimits(config["RATELIMIT_PRIVATE_FILTER"].strip(), "", config["RATELIMIT_STORAGE_URI"],
+                      config["RATELIMIT_KEY_PREFIX"] + ":private-filter", logger=logger,
+                      timeout_ms=config["RATELIMIT_STORAGE_TIMEOUT_MS"],
+                      retry_seconds=config["RATELIMIT_RETRY_SECONDS"])
 
 
 def trust_proxies(wsgi_app, proxies):

@@ -19,7 +19,12 @@ from .selectors import CandidateSelectorArgs, SubFestSelectorArgs
 CANDIDATE_SORT_NAMES = ("chestNo", "name")
 
 
-ADM_NO_MAX_VALUES = 5
+# The query parameters that test a private value (docs/api-conventions.md, "Private values"):
+# off unless the festival turns them on, one value a request, a budget of their own, and
+# answers no cache keeps (app/frontdoor.py).
+PRIVATE_PARAMETERS = ("admNoPattern",)
+ADM_NO_OFF_MESSAGE = ("This festival has not enabled the admNoPattern filter "
+                      "(admission_number_filter in its festival file).")
 
 
 class CandidateQueryArgsSchema(SubFestSelectorArgs, sort_args(CANDIDATE_SORT_NAMES, "chestNo")):
@@ -34,12 +39,14 @@ class CandidateQueryArgsSchema(SubFestSelectorArgs, sort_args(CANDIDATE_SORT_NAM
         "description": "Output stays restricted to active candidates.", "example": [True]})
     chest_no_pattern = Array(Text(max_length=40), metadata={"example": ["10*"],
         "description": "Chest number patterns, `*` matching any run of characters; any of them."})
-    # A private field: exact matches only, and few per request, so it cannot be used to
-    # sweep through guesses of admission numbers.
-    adm_no_pattern = Array(Text(max_length=60), max_items=ADM_NO_MAX_VALUES, metadata={"example": ["X-0000"],
-        "description": "Exact admission numbers (case-insensitive; `*` is an ordinary character, "
-                       f"no partial match; at most {ADM_NO_MAX_VALUES} values). "
-                       "The number itself is never returned."})
+    # A private field: off unless the festival turns it on; then one exact value a request,
+    # so one request tests one guess, and the front door gives it a small budget of its own.
+    adm_no_pattern = Array(Text(max_length=60), max_items=1, metadata={"example": ["X-0000"],
+        "description": "One exact admission number (case-insensitive; `*` is an ordinary character, "
+                       "no partial match; one value a request). A 400 unless the festival has turned "
+                       "this filter on; then a budget of its own per visitor (RATELIMIT_PRIVATE_FILTER) "
+                       "and answers marked `Cache-Control: private, no-store`. The number itself is "
+                       "never returned."})
     has_avatar = Array(Bool(), metadata={"example": [True], "description": "Has an avatar image."})
     has_registration = Array(Bool(), metadata={
         "description": "Takes part in at least one entry.", "example": [True]})

@@ -127,6 +127,9 @@ TEST_SETTINGS = {
     # One app serves the whole session from one address: the wrong-key budget is tested on
     # an app of its own (tests/test_rate_limit.py, tests/faults/test_one_client.py).
     "RATELIMIT_WRONG_KEYS": "",
+    # Every request may reach the admNoPattern decision; the budget has tests of its own
+    # (tests/test_private_filters.py).
+    "RATELIMIT_PRIVATE_FILTER": "100000 per minute",
 }
 
 

@@ -1,12 +1,30 @@
 """The compiled candidates: ``admNoPattern`` compares keyed hashes whose key is made once
-per festival and kept (tests/test_read_model.py: no private value is stored anywhere)."""
+per festival and kept, and only a festival that turned the filter on has any
+(tests/test_read_model.py: no private value is stored anywhere)."""
 import hashlib
 import hmac
+
+import pytest
 
 from conftest import API, BIG, SMALL, writable
 from db.compiled.tables import PublicCandidate, PublicSecret
 from db.compiler import compile_festival
 from db.source import models as m
+from seed.update import update_fixture
+
+
+def turn_on(slug):
+    update_fixture({"formatVersion": 1, "festival": {"slug": slug, "admission_number_filter": True}})
+
+
+@pytest.fixture
+def filter_on(fresh_app):
+    """``(app, url)``: a copy where both bundled festivals have turned ``admNoPattern`` on."""
+    app, url = fresh_app
+    with writable(url):
+        turn_on(BIG)
+        turn_on(SMALL)
+    return app, url
 
 
 def hash_key(slug):
@@ -25,17 +43,39 @@ def numbered_candidate(data):
     raise AssertionError("the fixture must hold a visible candidate with an admission number")
 
 
-def test_adm_no_digest_is_a_keyed_hash_of_the_folded_number(app, fixture_data):
-    key = hash_key(BIG)
-    assert len(key) == 64 and key != hash_key(SMALL)
-    row, number = numbered_candidate(fixture_data[BIG])
-    digest = PublicCandidate.get(PublicCandidate.id == row["id"]).adm_no_digest
+def test_a_festival_that_has_not_turned_the_filter_on_has_no_digest_at_all(app):
+    for slug in (BIG, SMALL):
+        festival = m.Festival.get(m.Festival.slug == slug)
+        assert not PublicSecret.get(PublicSecret.festival == festival.id).admission_number_filter
+        assert not (PublicCandidate.select()
+                    .where((PublicCandidate.festival == festival.id) & PublicCandidate.adm_no_digest.is_null(False))
+                    .exists())
+
+
+def test_adm_no_digest_is_a_keyed_hash_of_the_folded_number(filter_on, fixture_data):
+    _, url = filter_on
+    with writable(url):
+        key = hash_key(BIG)
+        assert len(key) == 64 and key != hash_key(SMALL)
+        row, number = numbered_candidate(fixture_data[BIG])
+        digest = PublicCandidate.get(PublicCandidate.id == row["id"]).adm_no_digest
     assert digest == hmac.new(bytes.fromhex(key), number.lower().encode(), hashlib.sha256).hexdigest()
     assert digest != hashlib.sha256(number.lower().encode()).hexdigest()
 
 
-def test_the_hash_key_is_kept_across_compiles_and_made_when_missing(fresh_app, fixture_data, keys):
-    app, url = fresh_app
+def test_turning_the_filter_off_again_drops_every_digest(filter_on):
+    _, url = filter_on
+    with writable(url):
+        update_fixture({"formatVersion": 1, "festival": {"slug": BIG, "admission_number_filter": False}})
+        festival = m.Festival.get(m.Festival.slug == BIG)
+        assert not PublicSecret.get(PublicSecret.festival == festival.id).admission_number_filter
+        assert not (PublicCandidate.select()
+                    .where((PublicCandidate.festival == festival.id) & PublicCandidate.adm_no_digest.is_null(False))
+                    .exists())
+
+
+def test_the_hash_key_is_kept_across_compiles_and_made_when_missing(filter_on, fixture_data, keys):
+    app, url = filter_on
     row, number = numbered_candidate(fixture_data[BIG])
 
     def found():

@@ -1,8 +1,11 @@
 """GET /candidates and /candidate-detail."""
 
+from flask_smorest import abort
+
 from db.compiled.templates import render
-from db.read.candidates import DETAIL_COLUMNS, find_candidates, list_candidates
+from db.read.candidates import DETAIL_COLUMNS, PrivateFilterOff, find_candidates, list_candidates
 from schemas.candidates import (
+    ADM_NO_OFF_MESSAGE,
     CandidateDetailQueryArgsSchema,
     CandidateDetailSchema,
     CandidateListSchema,
@@ -31,7 +34,10 @@ def candidates(sub_fest_id=None, sub_fest_slug=None, **args):
     private is ever answered.
     """
     sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
-    page = list_candidates(festival_id(), sub_fest.id, **args)
+    try:
+        page = list_candidates(festival_id(), sub_fest.id, **args)
+    except PrivateFilterOff:
+        abort(400, message=ADM_NO_OFF_MESSAGE, errors={"query": {"admNoPattern": [ADM_NO_OFF_MESSAGE]}})
     return list_json(page, [body for body, in page.items], sub_fest)
 
 

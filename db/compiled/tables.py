@@ -92,10 +92,12 @@ def sort_indexes(model, scope, *keys, covering=()):
 
 
 class PublicSecret(Model):
-    """The key of a festival's keyed hashes (``adm_no_digest``), made once and kept."""
+    """The key of a festival's keyed hashes (``adm_no_digest``), made once and kept, and
+    whether the festival lets ``admNoPattern`` be used (written by every full compile)."""
 
     festival = UUIDField(primary_key=True)
     hash_key = CharField(max_length=64)  # hex
+    admission_number_filter = BooleanField(default=False)
 
     class Meta:
         database = database
@@ -479,7 +481,7 @@ class PublicScope(Model):
 
 HISTORY_MODELS = [PublicChange, PublicRevision, PublicScope]
 # Columns of the kept tables added after their first release: ``create_tables`` adds them.
-ADDED_COLUMNS = [PublicChange.natural_keys]
+ADDED_COLUMNS = [PublicChange.natural_keys, PublicSecret.admission_number_filter]
 
 
 def create_tables(db=None):

@@ -43,17 +43,28 @@ def participants(entry):
 
 
 def festival_hash_key(festival_id):
-    """The festival's key of ``adm_no_digest``: made once, kept across compiles."""
+    """The festival's key of ``adm_no_digest`` (made once, kept across compiles), or None
+    when the festival has not turned ``admNoPattern`` on; the festival's word is copied to
+    its compiled row either way, for requests to read."""
+    enabled = (m.Festival.select(m.Festival.admission_number_filter)
+               .where(m.Festival.id == festival_id).scalar()) or False
     row = PublicSecret.get_or_none(PublicSecret.festival == festival_id)
     if row is None:
-        row = PublicSecret.create(festival=festival_id, hash_key=secrets.token_hex(32))
-    return row.hash_key
+        row = PublicSecret.create(festival=festival_id, hash_key=secrets.token_hex(32),
+                                  admission_number_filter=enabled)
+    elif row.admission_number_filter != enabled:
+        (PublicSecret.update(admission_number_filter=enabled)
+         .where(PublicSecret.festival == festival_id).execute())
+    return row.hash_key if enabled else None
 
 
 def _adm_no_digests(festival_id, candidate_ids=None):
     """``{sub-fest candidate id: adm_no_digest}`` of the visible candidates with a number
-    (of ``candidate_ids`` only, when given)."""
+    (of ``candidate_ids`` only, when given); none at all while the festival has not turned
+    ``admNoPattern`` on, so its compiled rows cannot confirm a number."""
     hash_key = festival_hash_key(festival_id)
+    if hash_key is None:
+        return {}
     rows = scopes.public_candidates(festival_id, m.SubFestCandidate.id, m.Candidate.admission_number)
     if candidate_ids is not None:
         rows = rows.where(m.SubFestCandidate.id.in_(list(candidate_ids)))

@@ -1,8 +1,9 @@
 """Candidates from the compiled tables: ``/candidates``, ``/candidate-detail`` and
 ``/candidate-result``.
 
-``admNoPattern`` is an exact match on a keyed hash: each given number is hashed with the
-festival's key (:class:`db.compiled.tables.PublicSecret`) and compared with ``adm_no_digest``.
+``admNoPattern`` is an exact match on a keyed hash: the given number is hashed with the
+festival's key (:class:`db.compiled.tables.PublicSecret`) and compared with ``adm_no_digest``,
+and only when the festival has turned the filter on (:class:`PrivateFilterOff` otherwise).
 """
 from ..compiled import kinds
 from ..compiled.tables import PublicCandidate as C
@@ -22,10 +23,18 @@ NOTHING = ("1 = 0", [])
 EVERYTHING = ("1 = 1", [])
 
 
+class PrivateFilterOff(Exception):
+    """A filter on a private value that the festival has not turned on."""
+
+
 def adm_no_digests(festival_id, numbers):
-    """The ``adm_no_digest`` values of ``numbers`` (none before the festival is compiled)."""
-    found = Select(PublicSecret).where(*equals(PublicSecret.festival, festival_id)).first(PublicSecret.hash_key)
-    return [adm_no_digest(found[0], number) for number in numbers] if found else []
+    """The ``adm_no_digest`` values of ``numbers``; :class:`PrivateFilterOff` unless the
+    festival's compiled row says the filter is on."""
+    found = (Select(PublicSecret).where(*equals(PublicSecret.festival, festival_id))
+             .first(PublicSecret.hash_key, PublicSecret.admission_number_filter))
+    if not found or not found[1]:
+        raise PrivateFilterOff("admNoPattern")
+    return [adm_no_digest(found[0], number) for number in numbers]
 
 
 def _adm_no_pattern(festival_id, numbers):

@@ -53,6 +53,9 @@ class Festival(BaseModel):
     logo_url = CharField(null=True)
     website_url = CharField(null=True)
     is_active = BooleanField(default=True)
+    # The festival's own word that visitors may look a candidate up by admission number
+    # (``admNoPattern``); off, the private number confirms nothing (docs/api-conventions.md).
+    admission_number_filter = BooleanField(default=False)
     created_at = DateTimeField(default=utcnow)
     updated_at = DateTimeField(default=utcnow)
 
@@ -428,7 +431,7 @@ ALL_MODELS = [
 
 
 # Columns added after the first release: ``create_source_tables`` adds them to older databases.
-ADDED_COLUMNS = [Result.points_override]
+ADDED_COLUMNS = [Result.points_override, Festival.admission_number_filter]
 
 
 def create_source_tables(db=None):
