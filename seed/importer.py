@@ -17,7 +17,7 @@ from .natural_keys import Expander, KeyIndex, festival_id
 from .points import check_results
 from .problems import FixtureError
 from .sources import load_source
-from .withdrawals import WithdrawalRefused, published_withdrawals
+from .withdrawals import WithdrawalRefused, guarded_write
 from .validation import (
     check_codes,
     check_festival_slug,
@@ -160,11 +160,39 @@ def after_write(festival_id, recompute=True, changes=None, explain=False):
     return festival, publish(festival, recompute=recompute, changes=changes, explain=explain)
 
 
+def _write_festival(state, festival_row, stored, progress=None):
+    """Replace the festival's stored rows with ``state``'s; return how many rows were written."""
+    festival_id = festival_row["id"]
+    total = 0
+    if stored:
+        _delete_festival_data(festival_id)
+        festival_row = {**festival_row, "updated_at": m.utcnow()}
+        m.Festival.update(**festival_row).where(m.Festival.id == festival_id).execute()
+    else:
+        m.Festival.insert(**festival_row).execute()
+    for section in SECTIONS:
+        rows = [stored_row(section, row, festival_id) for row in state.rows[section.key].values()]
+        links = {name: [] for name in section.inline}
+        for row_id in state.rows[section.key]:
+            for name, items in link_rows(section, row_id, state.links[section.key][row_id]).items():
+                links[name] += items
+        _insert(section.model, rows)
+        total += len(rows)
+        for name, inline in section.inline.items():
+            _insert(inline.model, links[name])
+            total += len(links[name])
+        if progress:
+            progress(section.key, len(rows))
+    return total
+
+
 def apply(state, progress=None, recompute=True, dry_run=False, allow_withdrawals=False):
     """Replace the festival's data with ``state``'s, in one transaction (rolled back if ``dry_run``).
 
     Refused (:class:`WithdrawalRefused`, nothing written) when it would take published
-    records away, unless ``allow_withdrawals``; a dry run lists them instead.
+    records away, unless ``allow_withdrawals``; a dry run lists them instead. What would go
+    is what the visibility rules show before the rows are written and no longer after
+    (``seed.withdrawals.guarded_write``).
     """
     festival_row = state.festival
     festival_id = festival_row["id"]
@@ -174,28 +202,12 @@ def apply(state, progress=None, recompute=True, dry_run=False, allow_withdrawals
         with write_transaction():
             stored = m.Festival.get_or_none(m.Festival.id == festival_id)
             old = state_from_database(stored) if stored else None
-            withdrawals = published_withdrawals(old, state, state.said_gone)
-            if withdrawals and not (allow_withdrawals or dry_run):
-                raise WithdrawalRefused(withdrawals)
-            if stored:
-                _delete_festival_data(festival_id)
-                festival_row = {**festival_row, "updated_at": m.utcnow()}
-                m.Festival.update(**festival_row).where(m.Festival.id == festival_id).execute()
-            else:
-                m.Festival.insert(**festival_row).execute()
-            for section in SECTIONS:
-                rows = [stored_row(section, row, festival_id) for row in state.rows[section.key].values()]
-                links = {name: [] for name in section.inline}
-                for row_id in state.rows[section.key]:
-                    for name, items in link_rows(section, row_id, state.links[section.key][row_id]).items():
-                        links[name] += items
-                _insert(section.model, rows)
-                total += len(rows)
-                for name, inline in section.inline.items():
-                    _insert(inline.model, links[name])
-                    total += len(links[name])
-                if progress:
-                    progress(section.key, len(rows))
+
+            def write():
+                nonlocal total
+                total = _write_festival(state, festival_row, stored, progress)
+
+            withdrawals = guarded_write(festival_id, old, state, write, allow=allow_withdrawals, dry_run=dry_run)
             festival, published = after_write(festival_id, recompute, explain=dry_run)
             result = ImportSummary(festival=festival, rows=total, revision=published.revision,
                                    changes=diff(old, state), dry_run=dry_run, withdrawals=withdrawals,

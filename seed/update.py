@@ -27,7 +27,7 @@ from .natural_keys import Expander, KeyIndex
 from .problems import FixtureError
 from .sources import load_source
 from .validation import check_festival_slug, check_foreign_ids, check_shape
-from .withdrawals import WithdrawalRefused, published_withdrawals
+from .withdrawals import guarded_write
 
 _partial_validator = jsonschema.Draft202012Validator(json_schema(partial=True))
 
@@ -213,19 +213,18 @@ def _write(plan, changes):
 def apply_update(plan, dry_run=False, allow_withdrawals=False):
     """Write the planned changes in one transaction (rolled back if ``dry_run``).
 
-    Refused (:class:`WithdrawalRefused`, nothing written) when it would take published
-    records away that its rows do not withdraw themselves, unless ``allow_withdrawals``.
+    Refused (:class:`WithdrawalRefused`, nothing written: the transaction rolls back) when it
+    would take published records away that its rows do not withdraw themselves, unless
+    ``allow_withdrawals`` (``seed.withdrawals.guarded_write``).
     """
-    withdrawals = published_withdrawals(plan.old, plan.new, plan.new.said_gone)
-    if withdrawals and not (allow_withdrawals or dry_run):
-        raise WithdrawalRefused(withdrawals)
     changes = diff(plan.old, plan.new, removed=plan.deleted, only=plan.file_ids | plan.deleted)
     result = None
     try:
         with write_transaction():
             if current_revision(plan.festival.id)[0] != plan.revision:
                 raise StalePlan()
-            _write(plan, changes)
+            withdrawals = guarded_write(plan.festival.id, plan.old, plan.new, lambda: _write(plan, changes),
+                                        allow=allow_withdrawals, dry_run=dry_run)
             festival_changed = any(plan.old.festival.get(k) != v for k, v in plan.new.festival.items())
             moves = []
             if changes.empty and not festival_changed:
