@@ -10,6 +10,7 @@ import pytest
 
 from conftest import API, BIG
 from fixture_rules import visible_programme_ids, visible_sub_fests
+from schemas.candidates import PRIVATE_PARAMETERS
 
 # Tried on every parameter.
 ODD_VALUES = [
@@ -194,7 +195,9 @@ def test_the_most_values_of_every_array_parameter_are_answered(api, operations, 
     """As many values as ``maxItems`` allows (e.g. 100 search terms) make one flat SQL
     condition, not a hundred nested parentheses (SQLite's parser stops at about 100)."""
     parameters = operations[endpoint]
-    arrays = [p for p in parameters if p["schema"].get("type") == "array"]
+    # A filter on a private value is a 400 unless the festival turns it on
+    # (tests/test_private_filters.py); on, it takes one value.
+    arrays = [p for p in parameters if p["schema"].get("type") == "array" and p["name"] not in PRIVATE_PARAMETERS]
     for parameter in arrays:
         query = "&".join(f"{parameter['name']}={value}" for value in most_values(parameter, valid))
         url = f"{API}{endpoint}?subFestId={valid['subFestId']}&sinceRevision=0&{query}"

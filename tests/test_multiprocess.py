@@ -238,6 +238,26 @@ def nginx(tmp_path):
             process.wait(timeout=10)
 
 
+def test_nginx_example_logs_no_query_string(seeded, keys, nginx, tmp_path):
+    """A query can hold a private value (admNoPattern): nginx's access log keeps the path only."""
+    insecure = ssl.create_default_context()
+    insecure.check_hostname = False
+    insecure.verify_mode = ssl.CERT_NONE
+    secret = "ADM-2026-0001"
+    with servers(seeded[0], keys[BIG], tmp_path) as ports:
+        http_port, https_port = nginx(ports)
+        guessed = fetch_url(f"https://127.0.0.1:{https_port}{API}/candidates?subFestSlug=general&admNoPattern={secret}",
+                            keys[BIG], context=insecure)
+        assert guessed[0] == 400 and guessed[1]["Cache-Control"] == "private, no-store"
+        fetch_url(f"http://127.0.0.1:{http_port}{API}/candidates?admNoPattern={secret}", keys[BIG])
+    logged = (tmp_path / "festival-api.access.log").read_text()
+    assert f'"GET {API}/candidates HTTP/1.1" 400 ' in logged
+    assert f'"GET {API}/candidates HTTP/1.1" 301 ' in logged
+    assert secret not in logged and "admNoPattern" not in logged
+    for i in range(len(ports)):
+        assert secret not in (tmp_path / f"serve-{i}.log").read_text()
+
+
 def test_nginx_example_balances_caches_per_key_and_redirects_to_https(seeded, keys, nginx, tmp_path):
     insecure = ssl.create_default_context()
     insecure.check_hostname = False

@@ -7,13 +7,17 @@ default settings every answer is the same whether the guess is right or wrong. W
 festival turns ``admNoPattern`` on: one value a request, a budget of its own shared
 through Redis, and answers no cache keeps.
 """
+import json
+
 import pytest
 
+from app.access_log import ACCESS_LOGGER
 from conftest import API, BIG, SMALL, ApiClient, writable
 from custom_apps import app_with  # noqa: F401  (fixture)
 from schemas.candidates import ADM_NO_OFF_MESSAGE
 from seed.update import update_fixture
 from structure_rules import Festival
+from test_access_log import capture_log  # noqa: F401  (fixture)
 from test_rate_limit import redis_prefix  # noqa: F401  (fixture)
 
 # Guesses of the same shape that no candidate has.
@@ -84,7 +88,7 @@ def operations(app):
 def test_every_data_endpoint_is_enumerated(operations):
     """The enumeration below walks every endpoint the OpenAPI document lists (a new one
     needs a valid query in ``base_queries`` when it has required parameters)."""
-    assert "/candidates" in operations and "admNoPattern" in operations["/candidates"]
+    assert ("admNoPattern", True) in operations["/candidates"]
     assert len(operations) >= 20
 
 
@@ -198,3 +202,16 @@ def test_its_budget_is_shared_by_processes_through_redis(turned_on, app_with, ke
     stored = [name.decode() for name in connection.scan_iter(match=f"*{prefix}*")]
     assert stored and all(f"{prefix}:private-filter" in name for name in stored)
 
+
+
+def test_the_service_logs_no_admission_number(turned_on, app_with, keys, fixture_data, capture_log):
+    """The access line names the query's parameters, never their values (app/access_log.py)."""
+    access_lines, other_lines = capture_log(ACCESS_LOGGER), capture_log("")
+    api = ApiClient(app_with(database_url=turned_on).test_client(), keys)
+    slug, candidate_id, number = the_one_found(fixture_data)
+    found = api.get("/candidates", subFestSlug=slug, admNoPattern=number)
+    assert [item["id"] for item in found.get_json()["data"]] == [candidate_id]
+    assert api.get("/candidates", subFestSlug=slug, admNoPattern=f"{number},{number}").status_code == 400
+    lines = access_lines()
+    assert [line["query"] for line in lines] == [["admNoPattern", "subFestSlug"]] * 2
+    assert number not in json.dumps(lines + other_lines())
