@@ -11,6 +11,7 @@ from app.api import BLUEPRINTS
 from conftest import API, BIG
 from schemas import enums
 from schemas import examples as ex
+from schemas.candidates import PRIVATE_PARAMETERS
 
 
 @pytest.fixture(scope="module")
@@ -272,9 +273,11 @@ def test_every_parameter_has_an_example_valid_for_it(spec):
 
 
 def test_every_operation_answers_its_parameters_examples_sent_together(client, keys, spec):
-    """The examples name records of the bundled Kalolsavam that exist together."""
+    """The examples name records of the bundled Kalolsavam that exist together (but a filter
+    on a private value, a 400 unless the festival turns it on: tests/test_private_filters.py)."""
     for path, op in operations(spec).items():
-        params = {p["name"]: p["example"] for p in op["parameters"] if p["in"] == "query"}
+        params = {p["name"]: p["example"] for p in op["parameters"]
+                  if p["in"] == "query" and p["name"] not in PRIVATE_PARAMETERS}
         response = client.get(f"{API}{path}", query_string=params, headers={"X-API-Key": keys[BIG]})
         assert response.status_code == 200, (path, response.get_data(as_text=True)[:300])
 
