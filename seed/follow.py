@@ -85,7 +85,10 @@ class FolderSource:
     def read(self):
         if not self.path.is_dir():
             raise Waiting(f"{self.name} is not there")
-        files = folder_files(self.path)
+        try:
+            files = folder_files(self.path)
+        except OSError as exc:  # a file replaced while it was read: a spreadsheet saving it
+            raise Waiting(f"{self.name} is being saved ({exc.strerror or exc})") from None
         return _digest(*(part for name, content in files for part in (name.encode(), content))), \
             (lambda: read_files(self.name, files))
 
