@@ -230,7 +230,11 @@ class Follower:
         """Turn every ``interval`` seconds until ``stop`` (a ``threading.Event``) is set; a
         turn under way finishes first, so a stop never leaves an update half applied."""
         while not stop.is_set():
-            self.turn()
+            try:
+                self.turn()
+            except Exception as exc:  # noqa: BLE001 - one bad turn must not stop result day
+                self._wait(f"waiting: {self.source.name} could not be applied ({type(exc).__name__}: {exc}); "
+                           "nothing was applied, trying again next turn")
             stop.wait(interval)
 
 

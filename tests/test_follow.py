@@ -296,3 +296,43 @@ def test_a_web_page_instead_of_the_file_is_said_plainly():
         read_content("https://sheets.example/export", b"<!DOCTYPE html><html>Sign in</html>", "results", SLUG)
     assert caught.value.lines() == ["https://sheets.example/export: a web page came back, not a workbook or a CSV "
                                     "sheet (a sign-in page? the link must download the file itself)"]
+
+
+def test_each_wait_is_said_once_again_when_it_changes_and_its_end_too():
+    """The Follower alone, turn by turn, with a source and an apply that do as told."""
+    from types import SimpleNamespace
+
+    from seed.changes import ChangeSummary
+    from seed.follow import Follower, UrlSource, Waiting
+
+    looks = iter([Waiting("x does not answer (refused)"), Waiting("x does not answer (refused)"),
+                  Waiting("x answers 503 Service Unavailable"), "v1", "v1", RuntimeError("a bug"), "v1"])
+
+    class Source(UrlSource):  # an address: read once a turn
+        def __init__(self):
+            self.name = "x"
+
+        def read(self):
+            look = next(looks)
+            if isinstance(look, Exception):
+                raise look
+            return look, lambda: look
+
+    said = []
+    applied = []
+
+    def apply(content):
+        applied.append(content)
+        return SimpleNamespace(festival=SimpleNamespace(slug="f"), revision=7, changes=ChangeSummary())
+
+    follower = Follower(Source(), said.append, apply, pause=0)
+    stop = SimpleNamespace(is_set=lambda: not remaining(), wait=lambda seconds: None)
+    remaining = lambda: looks.__length_hint__()  # noqa: E731
+    follower.run(0, stop)
+    assert said == ["waiting: x does not answer (refused); nothing was applied",
+                    "waiting: x answers 503 Service Unavailable; nothing was applied",
+                    "x: the wait is over",
+                    "x: no changes; f stays at revision 7",
+                    "waiting: x could not be applied (RuntimeError: a bug); nothing was applied, trying again next turn",
+                    "x: back; nothing changed since it was last applied"]
+    assert applied == ["v1"], "the same content is applied once"
