@@ -167,13 +167,17 @@ class Follower:
         self.apply = apply  # seed.update.update_source, or a stand-in in tests
         self.pause = pause
         self.applied = None  # the digest of the content last applied
-        self.refused = None  # the digest of content that cannot be applied as it is
+        self.refused = (None, None)  # content that cannot be applied as it is: (digest, why)
         self.problem = None  # what was said about the wait under way
 
     def _wait(self, message):
         if message != self.problem:
             self.say(message)
             self.problem = message
+
+    def _refuse(self, digest, why):
+        self.refused = (digest, why)
+        self._wait(why)
 
     def _recovered(self, what):
         if self.problem is not None:
@@ -195,26 +199,26 @@ class Follower:
         if digest == self.applied:
             self._recovered("back; nothing changed since it was last applied")
             return
-        if digest == self.refused:
-            return  # the same content: the same problem, said already
+        if digest == self.refused[0]:
+            self._wait(self.refused[1])  # the same content, the same problem: said again only after another
+            return
         try:
             summary = self.apply(load())
         except UnreadableWorkbook as exc:
-            self.refused = digest
-            self._wait(f"waiting: {self.source.name} is not a readable .xlsx workbook yet ({exc.reason}): "
-                       "if it is being saved, it is read again once saved; nothing was applied")
+            self._refuse(digest, f"waiting: {self.source.name} is not a readable .xlsx workbook yet "
+                                 f"({exc.reason}): if it is being saved, it is read again once saved; "
+                                 "nothing was applied")
             return
         except FixtureError as exc:
-            self.refused = digest
-            self._wait("\n".join([f"waiting: {self.source.name} has {exc.total} problem(s); nothing was applied, "
-                                  "the festival stays as it was:", *(f"  {line}" for line in exc.lines())]))
+            self._refuse(digest, "\n".join([
+                f"waiting: {self.source.name} has {exc.total} problem(s); nothing was applied, the festival "
+                "stays as it was:", *(f"  {line}" for line in exc.lines())]))
             return
         except WithdrawalRefused as exc:
-            self.refused = digest
-            self._wait("\n".join([f"waiting: {self.source.name} would take {len(exc.withdrawals)} published "
-                                  "record(s) away from the public; nothing was applied, the festival stays as it "
-                                  "was (withdraw them row by row with withdrawn = yes, or put them back):",
-                                  *(f"  {line}" for line in exc.lines())]))
+            self._refuse(digest, "\n".join([
+                f"waiting: {self.source.name} would take {len(exc.withdrawals)} published record(s) away from "
+                "the public; nothing was applied, the festival stays as it was (withdraw them row by row with "
+                "withdrawn = yes, or put them back):", *(f"  {line}" for line in exc.lines())]))
             return
         except (WriteError, PeeweeException, OSError) as exc:
             message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -222,7 +226,7 @@ class Follower:
                        "trying again next turn")
             _reconnect()
             return
-        self.applied, self.refused = digest, None
+        self.applied, self.refused = digest, (None, None)
         self._recovered("the wait is over")
         self.say(publish_line(self.source.name, summary))
 

@@ -336,3 +336,31 @@ def test_each_wait_is_said_once_again_when_it_changes_and_its_end_too():
                     "waiting: x could not be applied (RuntimeError: a bug); nothing was applied, trying again next turn",
                     "x: back; nothing changed since it was last applied"]
     assert applied == ["v1"], "the same content is applied once"
+
+
+def test_a_refusal_is_said_again_after_another_wait_if_the_same_content_comes_back():
+    from types import SimpleNamespace
+
+    from seed.follow import Follower, UrlSource, Waiting
+    from seed.problems import FixtureError
+
+    looks = iter(["bad", "bad", Waiting("x does not answer (refused)"), "bad"])
+
+    class Source(UrlSource):
+        def __init__(self):
+            self.name = "x"
+
+        def read(self):
+            look = next(looks)
+            if isinstance(look, Exception):
+                raise look
+            return look, lambda: look
+
+    def apply(content):
+        raise FixtureError([("$", "broken")])
+
+    said = []
+    follower = Follower(Source(), said.append, apply, pause=0)
+    follower.run(0, SimpleNamespace(is_set=lambda: looks.__length_hint__() == 0, wait=lambda seconds: None))
+    refusal = "waiting: x has 1 problem(s); nothing was applied, the festival stays as it was:\n  $: broken"
+    assert said == [refusal, "waiting: x does not answer (refused); nothing was applied", refusal]
