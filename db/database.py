@@ -110,8 +110,8 @@ def unknown_url(url):
     """The message for a ``DATABASE_URL`` that names no engine: the value given, and what is
     expected (for a bare file path, the URL of that file)."""
     example = f"sqlite:///{url}" if url and not urlparse(url).scheme else "sqlite:///festival.db"
-    return (f"DATABASE_URL={shown_url(url)!r} does not name a database: it must start with sqlite:/// "
-            f"(a SQLite file, e.g. {example}) or postgresql:// (e.g. postgresql://USER@HOST:5432/DB)")
+    return (f"DATABASE_URL={shown_url(url)!r} does not name a database: it must start with sqlite:/// or "
+            f"postgresql:// (a SQLite file: {example}; a server: postgresql://USER@HOST:5432/DB)")
 
 
 def sqlite_path(url):

@@ -98,7 +98,8 @@ def cli(tmp_path, monkeypatch):
 @pytest.mark.parametrize("url, args, expected", [
     ("mysql://festival@127.0.0.1/festival", ["init"],
      "DATABASE_URL='mysql://festival@127.0.0.1/festival' does not name a database: it must start with "
-     "sqlite:/// (a SQLite file, e.g. sqlite:///festival.db) or postgresql://"),
+     "sqlite:/// or postgresql:// (a SQLite file: sqlite:///festival.db; a server: "
+     "postgresql://USER@HOST:5432/DB)"),
     ("sqlite:///{tmp}/no/such/folder/festival.db", ["init"],
      "the folder of {tmp}/no/such/folder/festival.db does not exist"),
     ("sqlite:///{tmp}/no/such/folder/festival.db", ["import", "README.md"],
@@ -179,10 +180,10 @@ def test_an_empty_database_on_the_suites_engine_asks_for_init(cli, empty_databas
 @pytest.mark.parametrize("url, args, expected", [
     # a bare path: what was given, and the URL of that file
     ("/tmp/f.db", ["festivals"], "DATABASE_URL='/tmp/f.db' does not name a database: it must start with sqlite:/// "
-                                 "(a SQLite file, e.g. sqlite:////tmp/f.db) or postgresql:// "
-                                 "(e.g. postgresql://USER@HOST:5432/DB)"),
+                                 "or postgresql:// (a SQLite file: sqlite:////tmp/f.db; a server: "
+                                 "postgresql://USER@HOST:5432/DB)"),
     ("festival.sqlite", ["init"], "DATABASE_URL='festival.sqlite' does not name a database: it must start with "
-                                  "sqlite:/// (a SQLite file, e.g. sqlite:///festival.sqlite)"),
+                                  "sqlite:/// or postgresql:// (a SQLite file: sqlite:///festival.sqlite;"),
     ("postgres://u:secret@127.0.0.1:1/x", ["festivals"], "(DATABASE_URL=postgres://u:***@127.0.0.1:1/x)"),
     ("sqlite:///{tmp}/no/such/folder/festival.db", ["init"],
      "(DATABASE_URL=sqlite:///{tmp}/no/such/folder/festival.db)"),
