@@ -227,3 +227,21 @@ def test_openapi_documents_each_selector_with_a_description_and_an_example(app, 
         assert not params[name]["required"], name
         assert params[name]["description"], name
         assert "example" in params[name] or "example" in params[name]["schema"], name
+
+
+@pytest.mark.parametrize("params, status", [
+    ({"placeholderLabel": "houses", "subFestId": "main", "subFestSlug": "second"}, 400),
+    ({"placeholderLabel": "houses", "subFestSlug": "second"}, 404),
+    ({"placeholderLabel": "no-such-label"}, 404),
+    ({"placeholderLabel": "houses", "placeholderId": "junior"}, 404),
+    ({"pageSlug": "results", "placeholderLabel": "houses", "subFestSlug": "no-such-sub-fest"}, 404),
+    ({"pageSlug": "results", "placeholderLabel": "houses", "subFestSlug": "main"}, 200),
+])
+def test_page_toppers_by_label_follows_the_same_rules(tiny, params, status):
+    client, names = tiny
+    # ids by their names in the tiny festival
+    params = {name: names[value] if name in ("subFestId", "placeholderId") else value for name, value in params.items()}
+    response = client.get("/page-toppers", **params)
+    assert response.status_code == status, response.get_data(as_text=True)
+    if status == 400:
+        assert set(response.get_json()["errors"]["query"]) == {"subFestId", "subFestSlug"}
