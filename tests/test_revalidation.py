@@ -12,6 +12,7 @@ from app.http import weak_etag
 from conftest import API, BIG
 from custom_apps import app_with  # noqa: F401  (fixture)
 from fixture_rules import flag, visible_programme_ids
+from test_headers_on_the_wire import request, serving, values
 
 PUBLISHED_AT = "2026-01-18T16:00:00Z"
 
@@ -83,15 +84,7 @@ def test_an_update_keeps_the_validators_of_the_answers_it_did_not_change(
         assert response.headers["X-Data-Revision"] == str(revision)
         before[path, str(params)] = response
 
-    update = tmp_path / "publish.json"
-    update.write_text(json.dumps({
-        "formatVersion": 1, "festival": {"slug": BIG},
-        "subFestProgrammes": [{"id": to_publish["id"], "status": "result_published", "published_at": PUBLISHED_AT}],
-        "results": [{"id": r["id"], "is_published": True, "published_at": PUBLISHED_AT} for r in results],
-    }))
-    monkeypatch.setenv("DATABASE_URL", url)
-    done = CliRunner().invoke(cli, ["import", "--update", str(update)])
-    assert done.exit_code == 0, done.output
+    publish(tmp_path, monkeypatch, url, to_publish, results)
 
     for path, params, changes in table:
         held = before[path, str(params)]
@@ -113,6 +106,47 @@ def test_an_update_keeps_the_validators_of_the_answers_it_did_not_change(
             assert again.data == b""
             assert again.headers.getlist("ETag") == [held.headers["ETag"]]
         assert again.headers.getlist("X-Data-Revision") == [str(revision + 1)]
+
+
+def test_on_the_wire_an_unchanged_answer_is_a_free_304_after_an_update(
+        fresh_app, app_with, keys, fixture_data, tmp_path, monkeypatch):
+    """Through waitress on a port, read as raw header lists: after the update, the held /news
+    is a 304 with one ETag (the one held), the new revision and the budget unspent; the
+    programme published is a 200 that spends one request."""
+    _, url = fresh_app
+    to_publish, _, results = programmes_of_general(fixture_data[BIG])
+    app = app_with(database_url=url, RATELIMIT_DEFAULT="5 per minute", RESPONSE_CACHE_SECONDS=5)
+    key = {"X-API-Key": keys[BIG]}
+    programme = f"/programme-result?subFestProgramId={to_publish['id']}"
+    with serving(app) as port:
+        _, news, _ = request(port, "GET", "/news", key)
+        _, held, _ = request(port, "GET", programme, key)
+        revision = int(values(news, "X-Data-Revision")[0])
+        assert values(held, "X-RateLimit-Remaining") == ["3"]
+        publish(tmp_path, monkeypatch, url, to_publish, results)
+        for _ in range(3):
+            status, headers, body = request(port, "GET", "/news", {**key, "If-None-Match": values(news, "ETag")[0]})
+            assert (status, body) == (304, b"")
+            assert values(headers, "ETag") == values(news, "ETag")
+            assert values(headers, "X-Data-Revision") == [str(revision + 1)]
+            assert values(headers, "X-RateLimit-Remaining") == ["3"]
+        status, headers, _ = request(port, "GET", programme, {**key, "If-None-Match": values(held, "ETag")[0]})
+        assert status == 200 and values(headers, "ETag") != values(held, "ETag")
+        assert values(headers, "X-Data-Revision") == [str(revision + 1)]
+        assert values(headers, "X-RateLimit-Remaining") == ["2"]
+
+
+def publish(tmp_path, monkeypatch, url, programme, results):
+    """Publish ``programme``'s results with ``festival-api import --update``."""
+    update = tmp_path / "publish.json"
+    update.write_text(json.dumps({
+        "formatVersion": 1, "festival": {"slug": BIG},
+        "subFestProgrammes": [{"id": programme["id"], "status": "result_published", "published_at": PUBLISHED_AT}],
+        "results": [{"id": r["id"], "is_published": True, "published_at": PUBLISHED_AT} for r in results],
+    }))
+    monkeypatch.setenv("DATABASE_URL", url)
+    done = CliRunner().invoke(cli, ["import", "--update", str(update)])
+    assert done.exit_code == 0, done.output
 
 
 def test_the_revision_header_is_on_every_answer_of_a_festival_and_exposed(api):
