@@ -33,6 +33,7 @@ new one and the service recovers by itself when the fault goes. Errors that say 
 is damaged mark it so: every request and ``/healthz`` answer 503 until the file changes
 (restored from a backup, in place or by a new file).
 """
+import contextlib
 import os
 import sqlite3
 import threading
@@ -43,7 +44,7 @@ from peewee import DatabaseError, InterfaceError
 
 from db.compiled.local_copy import COPY_ERRORS, LocalCopy
 from db.database import bind_database, database, end_read_snapshot, is_postgres, sqlite_path
-from db.deadlines import GRACE_SECONDS, deadline_connection, is_deadline_error
+from db.deadlines import GRACE_SECONDS, deadline_connection, is_deadline_error, request_deadline
 from db.health import NOT_A_DATABASE, Problem, file_identity
 from db.source.revisions import NO_REVISION, RevisionCache, RevisionWatch
 
@@ -77,13 +78,15 @@ def _watch_connector(db, deadline_seconds):
 class ServiceDatabase:
     """The bound Peewee database with per-thread read snapshots (see the module doc)."""
 
-    def __init__(self, url, readonly=True, local_copy=False, local_copy_dir=None, logger=None, **deadlines):
+    def __init__(self, url, readonly=True, local_copy=False, local_copy_dir=None, logger=None,
+                 request_deadline_ms=None, **deadlines):
         self.url = url
         # deadlines: connect_timeout and statement_timeout_ms of PostgreSQL (db/deadlines.py)
         self.db = bind_database(url, readonly=readonly, **deadlines)
         path = sqlite_path(url)
         self._path = path if path not in (None, ":memory:") else None
         self._postgres = is_postgres(self.db)
+        self._request_seconds = request_deadline_ms / 1000 if self._postgres and request_deadline_ms else None
         # Per thread: the file identity its connection reads, and where its snapshot is.
         self._local = threading.local()
         self.revisions = RevisionCache()
@@ -112,6 +115,13 @@ class ServiceDatabase:
             return DAMAGED
         self._damaged = None
         return None
+
+    def deadline(self):
+        """A context for one request: all its waits on PostgreSQL, connecting included, end
+        within ``DATABASE_REQUEST_DEADLINE_MS`` (:func:`db.deadlines.request_deadline`)."""
+        if self._request_seconds is None:
+            return contextlib.nullcontext()
+        return request_deadline(self._request_seconds)
 
     def begin(self):
         """Begin the request's reads; return ``revision_of(festival_id)`` -> ``(revision,

@@ -89,6 +89,7 @@ class FrontDoor:
         self.database = ServiceDatabase(config["DATABASE_URL"], readonly=config["DATABASE_READONLY"],
                                         connect_timeout=config["DATABASE_CONNECT_TIMEOUT"],
                                         statement_timeout_ms=config["DATABASE_STATEMENT_TIMEOUT_MS"],
+                                        request_deadline_ms=config["DATABASE_REQUEST_DEADLINE_MS"],
                                         local_copy=config["LOCAL_COPY"], local_copy_dir=config["LOCAL_COPY_DIR"],
                                         logger=app.logger)
         self.health = HealthCheck(config["DATABASE_URL"], self.database, app.logger)
@@ -134,6 +135,11 @@ class FrontDoor:
     def _data(self, environ, state):
         """The answer to a ``GET`` of a data endpoint."""
         self._notice_forwarding(environ)
+        with self.database.deadline():
+            return self._attempts(environ, state)
+
+    def _attempts(self, environ, state):
+        """The answer, once more on new connections when the first met a killed one."""
         for attempt in (1, 2):
             try:
                 return self._answer(environ, state)

@@ -9,11 +9,24 @@ callback: libpq works asynchronously and Python waits on the socket), which give
 after the connection's deadline and raises ``OperationalError``; psycopg2 then marks the
 connection broken, so a pool never hands it out again.
 
+A request has a deadline of its own besides (:func:`request_deadline`, the front door's
+``DATABASE_REQUEST_DEADLINE_MS``): everything it waits for on PostgreSQL together,
+connecting included, a second attempt on new connections included, ends by then. The
+statements' own deadline (``statement_timeout`` and its grace) stays for the work no
+request waits for (the local copy's updates, which copy whole tables); the connect
+deadline of a request is whatever its deadline leaves, not libpq's whole seconds.
+
+Neither TCP keepalives nor ``tcp_user_timeout`` can stand in for these: a server process
+that hangs (or a proxy in between that stops reading) leaves its kernel acknowledging
+every packet, so the connection looks alive to TCP; only a deadline on the answer finds it.
+
 After a deadline passed, the server is taken as silent for ``SILENT_SECONDS``: the
 connections of the same database fail at once meanwhile, instead of each holding a worker
 thread for the whole deadline. Then the next call tries again.
 """
+import contextlib
 import select
+import threading
 import time
 
 import psycopg2
@@ -24,6 +37,20 @@ SILENT_SECONDS = 2.0
 # The server's own statement_timeout should fire first while the server answers: its
 # error is cleaner. The client gives up this much later.
 GRACE_SECONDS = 0.5
+
+# The request this thread answers: the monotonic time by which its waits on PostgreSQL end.
+_request = threading.local()
+
+
+@contextlib.contextmanager
+def request_deadline(seconds):
+    """Within the block, every wait of this thread on a deadline connection ends ``seconds``
+    from now at the latest (None or 0: only the connections' own deadlines)."""
+    _request.until = time.monotonic() + seconds if seconds else None
+    try:
+        yield
+    finally:
+        _request.until = None
 
 
 class DeadlineConnection(extensions.connection):
@@ -47,20 +74,28 @@ class SilentServer(psycopg2.OperationalError):
 
 
 def _limit(conn):
-    """Seconds this wait may take, or None."""
+    """Seconds this wait may take, or None; and whether the request's deadline sets it."""
     connecting = conn.status == extensions.STATUS_SETUP
     if isinstance(conn, DeadlineConnection):
-        return conn.connect_seconds if connecting else conn.statement_seconds
+        own = conn.connect_seconds if connecting else conn.statement_seconds
+        until = getattr(_request, "until", None)
+        if until is not None:
+            left = max(0.0, until - time.monotonic())
+            if own is None or left < own:
+                return left, True
+        return own, False
     if connecting:
         # Other connections keep libpq's connect_timeout, which async connecting ignores.
         timeout = extensions.parse_dsn(conn.dsn).get("connect_timeout")
-        return max(2, int(timeout)) if timeout and str(timeout).isdigit() and int(timeout) > 0 else None
-    return None
+        return (max(2, int(timeout)) if timeout and str(timeout).isdigit() and int(timeout) > 0 else None), False
+    return None, False
 
 
 def wait_with_deadline(conn):
     """psycopg2's wait callback: ``psycopg2.extras.wait_select`` with a deadline."""
-    limit = _limit(conn)
+    # Read before the first poll: psycopg2 says "connecting" (20) from then on, not "setup".
+    connecting = conn.status == extensions.STATUS_SETUP
+    limit, by_request = _limit(conn)
     now = time.monotonic()
     cls = type(conn)
     if isinstance(conn, DeadlineConnection) and now < cls.silent_until:
@@ -85,8 +120,9 @@ def wait_with_deadline(conn):
                 and time.monotonic() >= deadline:
             if isinstance(conn, DeadlineConnection):
                 cls.silent_until = time.monotonic() + SILENT_SECONDS
-            what = "connect" if conn.status == extensions.STATUS_SETUP else "answer"
-            raise SilentServer(f"the database server did not {what} within {limit:g} s")
+            what = "connect" if connecting else "answer"
+            raise SilentServer(f"the database server did not {what} within "
+                               + ("the request's deadline" if by_request else f"{limit:g} s"))
 
 
 def is_deadline_error(error):

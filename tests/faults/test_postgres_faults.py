@@ -12,6 +12,7 @@ import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
 
 from conftest import BIG, SMALL
 from db.deadlines import GRACE_SECONDS
@@ -78,6 +79,51 @@ def test_a_hung_postgresql_is_a_503_within_the_deadline_and_health_answers_withi
     # Each request waits at most for its deadline: the statement's (plus half a second of
     # grace) or connecting's; those that come after the first give up at once.
     assert max(a.seconds for a in answers) < CONNECT_SECONDS + 1, [round(a.seconds, 2) for a in answers]
+
+    recovers_when_resumed(hung, server, keys)
+
+
+# With default settings a request during a hang is answered within this (the request's
+# deadline, DATABASE_REQUEST_DEADLINE_MS, and room for a loaded machine).
+ANSWERED_SECONDS = 1.5
+HANG_SECONDS = 5  # long enough for the silent window to pass and fresh connections to be tried
+
+
+@pytest.mark.parametrize("local_copy", ["false", "true"])
+def test_with_default_settings_every_request_during_a_hang_is_answered_within_a_second_and_a_half(
+        postgres_database, serve, proxy, keys, local_copy):
+    """No deadline setting is given: the defaults hold. New PostgreSQL connections are made
+    during the hang (the broken ones are dropped, and after the silent window the next
+    request connects again), and they are bounded by the request's deadline too."""
+    hung = proxy(*target(postgres_database))
+    server = serve(through(postgres_database, hung.port), threads=8, LOCAL_COPY=local_copy,
+                   API_KEY_CACHE_SECONDS=60)
+    expected = server.get("/news", keys[BIG])
+    assert expected.status == 200
+    if local_copy == "true":
+        watched_and_copied(server)
+
+    hung.pause()
+    paused = time.monotonic()
+    with ThreadPoolExecutor(8) as pool:
+        futures = []
+        while time.monotonic() - paused < HANG_SECONDS:
+            futures.append((round(time.monotonic() - paused, 2), pool.submit(server.get, "/news", keys[BIG],
+                                                                              timeout=10)))
+            time.sleep(0.1)
+        health = server.get("/healthz", timeout=10)
+        answers = [(at, future.result()) for at, future in futures]
+    seen = [(at, a.status, round(a.seconds, 2)) for at, a in answers]
+    print(f"hung PostgreSQL, LOCAL_COPY={local_copy}: /healthz {health.status} in {health.seconds:.3f} s;", seen)
+    assert health.status == 503 and health.seconds < 1, health
+    for _, answer in answers:
+        assert answer.status in (200, 503), seen
+        assert answer.seconds < ANSWERED_SECONDS, seen
+        if answer.status == 200:
+            assert answer.body == expected.body
+    assert seen[-1][1] == 503, seen  # past the watch's heartbeat, the copy no longer answers
+    # A connection was tried during the hang, and it too ended at the request's deadline.
+    assert "did not connect within the request's deadline" in server.log(), server.log()[-3000:]
 
     recovers_when_resumed(hung, server, keys)
 
