@@ -58,6 +58,7 @@ from .errors import error_json
 from .health import HealthCheck
 from .http import ALLOW, REVISION_HEADER, ApiHeaders, compress, not_modified, weak_etag
 from .limits import make_private_filter_limits, make_rate_limits
+from .quiet_log import QuietLog
 from .waitress_compat import AFTER_ANSWER
 
 # Headers of a view's answer that the front door makes again for every answer it sends.
@@ -93,6 +94,7 @@ class FrontDoor:
                                         local_copy=config["LOCAL_COPY"], local_copy_dir=config["LOCAL_COPY_DIR"],
                                         logger=app.logger)
         self.health = HealthCheck(config["DATABASE_URL"], self.database, app.logger)
+        self.outages = QuietLog(app.logger)  # a failing database: one line per cause per 10 s
         self.keys = KeyCache(config["API_KEY_CACHE_SECONDS"])
         self.limits = make_rate_limits(config, logger=app.logger)
         self.private_limits = make_private_filter_limits(config, logger=app.logger)
@@ -135,8 +137,11 @@ class FrontDoor:
     def _data(self, environ, state):
         """The answer to a ``GET`` of a data endpoint."""
         self._notice_forwarding(environ)
-        with self.database.deadline():
-            return self._attempts(environ, state)
+        try:
+            with self.database.deadline():
+                return self._attempts(environ, state)
+        finally:
+            self.outages.flush()
 
     def _attempts(self, environ, state):
         """The answer, once more on new connections when the first met a killed one."""
@@ -144,7 +149,7 @@ class FrontDoor:
             try:
                 return self._answer(environ, state)
             except Unavailable as error:
-                self.logger.error("database unavailable: %s", error)
+                self.outages.error(f"unavailable: {error}", "database unavailable: %s", error)
                 return self._error(503)
             except DATABASE_ERRORS as error:
                 if attempt == 1 and self.database.killed(error):
@@ -287,14 +292,17 @@ class FrontDoor:
         """503 when the database is the problem (gone, locked, damaged, unreachable); 500 when
         it answers and the statement itself was wrong."""
         self.database.failed(error)
+        said = _first_line(error)
         if is_deadline_error(error):  # it did not answer in time: no need to ask it again
-            self.logger.error("database did not answer within its deadline: %s", error)
+            self.outages.error(f"deadline: {said}", "database did not answer within its deadline: %s", said)
             return self._error(503)
         problem = self.database.damaged or self.health.problem()
-        if problem is None:
-            self.logger.error("database error", exc_info=error)
+        if problem is None:  # a statement the server refused: a bug, with its traceback
+            self.outages.error(f"error: {type(error).__name__}: {said}", "database error: %s", said, exc_info=error)
             return self._error(500)
-        self.logger.error("database unavailable: %s", problem.reason, exc_info=error)
+        # An outage: the reason and the driver's first line say it; a traceback would not.
+        self.outages.error(f"unavailable: {problem.reason} {type(error).__name__}: {said}",
+                           "database unavailable: %s (%s: %s)", problem.reason, type(error).__name__, said)
         return self._error(503)
 
     def _http_failure(self, error, **data):
@@ -370,6 +378,11 @@ def is_private(pairs):
     """Whether a request's query names a parameter that tests a private value."""
     return any(name in PRIVATE_PARAMETERS or name.endswith("[]") and name[:-2] in PRIVATE_PARAMETERS
                for name, _ in pairs)
+
+
+def _first_line(error):
+    """The first line of what ``error`` says (a driver's later lines hold details and hints)."""
+    return (str(error).strip().splitlines() or [""])[0][:300]
 
 
 def _query_key(pairs):

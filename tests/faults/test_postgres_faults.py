@@ -128,6 +128,37 @@ def test_with_default_settings_every_request_during_a_hang_is_answered_within_a_
     recovers_when_resumed(hung, server, keys)
 
 
+def _log_lines(server):
+    return [json.loads(line) for line in server.log().splitlines() if line.startswith("{")]
+
+
+@pytest.mark.parametrize("fault", ["hangs", "goes away"])
+def test_an_outage_logs_one_line_per_cause_not_a_traceback_per_request(postgres_database, serve, proxy, keys, fault):
+    """Hundreds of requests during an outage: the log holds a few lines, each cause once
+    (the next would come after 10 s, with the count held back), and no traceback."""
+    hung = proxy(*target(postgres_database))
+    server = serve(through(postgres_database, hung.port), threads=8, LOCAL_COPY="false", API_KEY_CACHE_SECONDS=60)
+    assert server.get("/news", keys[BIG]).status == 200
+    before = len(_log_lines(server))
+
+    hung.pause() if fault == "hangs" else hung.close()
+    started = time.monotonic()
+    with ThreadPoolExecutor(8) as pool:
+        statuses = list(pool.map(lambda _: server.get("/news", keys[BIG], timeout=10).status, range(300)))
+    seconds = time.monotonic() - started
+    assert set(statuses) == {503}, statuses
+    lines = _log_lines(server)[before:]
+    problems = [line for line in lines if line["logger"] != "festival_api.access"]
+    print(f"PostgreSQL {fault}: 300 requests in {seconds:.1f} s, {len(problems)} other lines:",
+          [line.get("message") for line in problems])
+    assert len(lines) - len(problems) == 300  # every request has its access line
+    assert seconds < 9  # within one interval: each cause is logged once
+    causes = [line["message"] for line in problems]
+    assert len(causes) == len(set(causes)) and 1 <= len(causes) <= 4, causes
+    assert not [line for line in problems if "traceback" in line], problems
+    assert sum(len(line) for line in map(json.dumps, problems)) < 4000
+
+
 def test_killed_connections_are_replaced_never_a_500(postgres_database, serve, keys):
     name = "fds-faults-killed"
     server = serve(with_query(postgres_database, application_name=name), threads=4)
