@@ -342,11 +342,15 @@ def _serve(host, port, threads, config=None, workers=None):
                          start_health_listener, write_held_lines_on_sigterm)
     from .workers import listening_socket, run_workers
 
+    from db.compiled.local_copy import remove_copies, remove_stale_copies
+
     settings = _server_settings(host, port, threads, workers)
     host, port, health_port = settings["HOST"], settings["PORT"], settings["HEALTH_PORT"]
     if health_port and health_port == port:
         raise SetupError(f"HEALTH_PORT={health_port} is not valid: expected a port other than PORT, or 0 for none")
     check_database(integrity=True)
+    for path in remove_stale_copies(settings["LOCAL_COPY_DIR"] or None):
+        click.echo(f"removed {path}: the local copy of a process that no longer runs", err=True)
     keep_freed_memory()  # before any worker thread or process starts: they inherit it
     if health_port:
         _check_port(host, health_port, HEALTH_PORT_HINT)
@@ -356,21 +360,28 @@ def _serve(host, port, threads, config=None, workers=None):
                         if name not in ("host", "port")}
 
             def serve_one(sock, index):
-                write_held_lines_on_sigterm()
+                write_held_lines_on_sigterm(before_exit=remove_copies)
                 if settings["PIN_CPU"]:
                     pin_to_cpu(index)
-                app = _warmed(create_app(config))
-                if health_port:
-                    start_health_listener(_health_app(app), listening_socket(host, health_port, BACKLOG))
-                create_server(app, sockets=[sock], ident="festival-api", **waitress).run()
+                try:
+                    app = _warmed(create_app(config))
+                    if health_port:
+                        start_health_listener(_health_app(app), listening_socket(host, health_port, BACKLOG))
+                    create_server(app, sockets=[sock], ident="festival-api", **waitress).run()
+                finally:  # a worker ends with os._exit: no atexit
+                    remove_copies()
 
-            run_workers(settings["WORKERS"], serve_one, host, port, BACKLOG, ready=lambda: click.echo(
-                f"Serving on http://{host}:{port}/public-api/v1 (docs: /public-api/v1/docs) "
-                f"with {settings['WORKERS']} processes"
-                + (", each kept on one CPU" if settings["PIN_CPU"] else "")
-                + (f"; /healthz also on port {health_port}" if health_port else ""), err=True))
+            def after_death():
+                remove_stale_copies(settings["LOCAL_COPY_DIR"] or None)
+
+            run_workers(settings["WORKERS"], serve_one, host, port, BACKLOG, after_death=after_death,
+                        ready=lambda: click.echo(
+                            f"Serving on http://{host}:{port}/public-api/v1 (docs: /public-api/v1/docs) "
+                            f"with {settings['WORKERS']} processes"
+                            + (", each kept on one CPU" if settings["PIN_CPU"] else "")
+                            + (f"; /healthz also on port {health_port}" if health_port else ""), err=True))
             return
-        write_held_lines_on_sigterm()
+        write_held_lines_on_sigterm(before_exit=remove_copies)
         cpu = pin_to_cpu() if settings["PIN_CPU"] else None
         app = _warmed(create_app(config))
         server = create_server(app, **server_settings(settings), ident="festival-api")

@@ -167,17 +167,23 @@ def pin_to_cpu(index=0):
     return cpu
 
 
-def write_held_lines_on_sigterm():
-    """On SIGTERM, write the access lines held (:func:`app.access_log.write_held`), then end
-    as SIGTERM ends a process: the requests answered last are in the log. From the main
+def write_held_lines_on_sigterm(before_exit=None):
+    """On SIGTERM or SIGINT, write the access lines held (:func:`app.access_log.write_held`)
+    and call ``before_exit()`` (what the process leaves on disk: its local copy), then end
+    as the signal ends a process: the requests answered last are in the log. From the main
     thread, before serving."""
 
     def terminate(signum, frame):
         write_held()
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTERM)
+        try:
+            if before_exit is not None:
+                before_exit()
+        finally:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
 
     signal.signal(signal.SIGTERM, terminate)
+    signal.signal(signal.SIGINT, terminate)
 
 
 

@@ -31,11 +31,12 @@ def listening_socket(host, port, backlog):
     return sock
 
 
-def run_workers(count, serve_one, host, port, backlog, ready=None):
+def run_workers(count, serve_one, host, port, backlog, ready=None, after_death=None):
     """Run ``serve_one(sock, index)`` in ``count`` child processes (``index`` 0 to count-1,
     kept by a worker started again), each on a socket of its own bound to ``host:port``;
     return when they are stopped. Binding is tried here first, so a port in use is an
-    ``OSError`` in the caller, not in every child; then ``ready()``."""
+    ``OSError`` in the caller, not in every child; then ``ready()``. ``after_death()`` is
+    called when a worker died, before another starts (it removes what the dead one left)."""
     listening_socket(host, port, backlog).close()
     if ready is not None:
         ready()
@@ -82,5 +83,7 @@ def run_workers(count, serve_one, host, port, backlog, ready=None):
         if child is not None and not stopping:
             index, started = child
             print(f"festival-api: worker {pid} stopped; starting another", file=sys.stderr)
+            if after_death is not None:
+                after_death()
             time.sleep(max(0.0, RESTART_PAUSE_SECONDS - (time.monotonic() - started)))
             start(index)

@@ -23,7 +23,18 @@ again. ``serve`` asks for every festival as it starts (:meth:`LocalCopy.want`).
 Only the compiled tables are copied: they hold nothing a request may not show, except the
 key of the keyed hashes (``PublicSecret``), which requests need. The file is
 made in a private directory (mode 0700) and removed with the copy.
+
+The directory is removed on every exit the process sees: the copy's ``close``, the end of
+the interpreter (``atexit``), and ``serve``'s handlers of SIGTERM and SIGINT
+(:func:`remove_copies`). What no process can see (SIGKILL, a crash, the power) leaves it:
+its name says whose it was, ``festival-api-copy-<boot>-<pid namespace>-<pid>-<start>-<random>``,
+and ``serve`` removes, as it starts, the directories of processes that no longer run
+(:func:`remove_stale_copies`): of an earlier boot, or of this boot and pid namespace when
+that pid now runs a process started at another moment (a pid used again). Directories of
+another user, of another pid namespace (a container beside this one), or named otherwise,
+are left alone.
 """
+import atexit
 import datetime
 import json
 import os
@@ -137,10 +148,11 @@ class LocalCopy:
         self.clock = clock
         self._logger = logger
         self._resume_at = None  # while the copy rests after a failure
-        self.directory = tempfile.mkdtemp(prefix="festival-api-copy-", dir=directory)
+        self.directory = tempfile.mkdtemp(prefix=f"{PREFIX}{_owner_mark(os.getpid())}-", dir=directory)
         self.path = os.path.join(self.directory, "compiled.sqlite3")
         self.db = SqliteDatabase(self.path, pragmas=SQLITE_PRAGMAS, check_same_thread=False)
         self._cleanup = weakref.finalize(self, _remove, self.db, self.directory)
+        _open_copies.add(self)
         self._tables = {model: _Table(model) for model in COPIED_MODELS}
         self._held = {}  # festival id (str) -> (revision, changed_at) as the server gave it, committed
         # Festival ids (str) to bring up to date, None for every festival, and the thread doing
@@ -364,6 +376,93 @@ def _record_indexes():
 def _held_form(revision):
     number, changed_at = revision
     return number, (_iso(changed_at) if changed_at is not None else None)
+
+
+# The copies this process made and has not closed: removed on every exit it sees.
+_open_copies = weakref.WeakSet()
+
+PREFIX = "festival-api-copy-"
+
+
+def remove_copies():
+    """Remove the directory of every copy this process holds (at exit, on SIGTERM or SIGINT)."""
+    for copy in list(_open_copies):
+        copy.close()
+
+
+atexit.register(remove_copies)
+
+
+def _boot_id():
+    try:
+        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as fh:
+            return fh.read().strip().replace("-", "")[:12]
+    except OSError:
+        return None
+
+
+def _pid_namespace():
+    try:
+        return os.readlink("/proc/self/ns/pid").strip("pid:[]")
+    except OSError:
+        return None
+
+
+def _started(pid):
+    """When process ``pid`` started (clock ticks after boot, /proc/PID/stat), or None when
+    no such process runs."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            stat = fh.read()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    # The command name (field 2) may hold spaces and parentheses: count after its last ")".
+    return stat.rsplit(")", 1)[1].split()[19]
+
+
+def _owner_mark(pid):
+    """``<boot>-<pid namespace>-<pid>-<start>`` of process ``pid`` (``x`` where unknown)."""
+    return "-".join(str(part) if part else "x" for part in (_boot_id(), _pid_namespace(), pid, _started(pid)))
+
+
+def _is_stale(name, boot, namespace):
+    """Whether the copy directory ``name`` belongs to a process that no longer runs; False
+    whenever that cannot be told for sure."""
+    parts = name[len(PREFIX):].split("-")
+    if len(parts) != 5 or "x" in parts[:4] or not parts[2].isdigit():
+        return False
+    their_boot, their_namespace, pid, started, _ = parts
+    if boot is None:
+        return False
+    if their_boot != boot:
+        return True  # every process of an earlier boot has ended
+    if their_namespace != namespace or int(pid) == os.getpid():
+        return False
+    now = _started(int(pid))
+    return now is None or now != started
+
+
+def remove_stale_copies(directory=None):
+    """Remove the copy directories in ``directory`` (default: the system's temporary one)
+    of processes that no longer run; return their paths. ``serve`` calls this as it starts."""
+    directory = directory or tempfile.gettempdir()
+    boot, namespace, uid = _boot_id(), _pid_namespace(), os.geteuid()
+    removed = []
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    for entry in entries:
+        try:
+            if not (entry.name.startswith(PREFIX) and entry.is_dir(follow_symlinks=False)
+                    and entry.stat(follow_symlinks=False).st_uid == uid):
+                continue
+        except OSError:
+            continue
+        if _is_stale(entry.name, boot, namespace):
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed.append(entry.path)
+    return removed
 
 
 def _remove(db, directory):
