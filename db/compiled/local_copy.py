@@ -385,9 +385,12 @@ PREFIX = "festival-api-copy-"
 
 
 def remove_copies():
-    """Remove the directory of every copy this process holds (at exit, on SIGTERM or SIGINT)."""
+    """Remove the directory of every copy this process holds (at exit, on SIGTERM or SIGINT).
+
+    Only the directory: a signal handler may run while its thread holds the copy's
+    database lock (Peewee's is not reentrant), and the process ends next anyway."""
     for copy in list(_open_copies):
-        copy.close()
+        shutil.rmtree(copy.directory, ignore_errors=True)
 
 
 atexit.register(remove_copies)
