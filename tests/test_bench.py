@@ -50,3 +50,23 @@ def test_the_revalidation_benchmark_runs(tmp_path):
         assert run["requests"] > 0 and run["bytes_per_visitor_minute"] > 0 and run["p99"] > 0, run
     assert runs["after", "revalidating"]["not_modified"] > 0.5  # what a publication did not change: 304
     assert "req/visitor-min" in done.stdout and "after / before" in done.stdout
+
+
+@pytest.mark.skipif(ON_POSTGRES, reason="the soak's smoke run makes its own SQLite database: it runs once, in the "
+                                        "SQLite run")
+def test_the_memory_soak_runs_for_a_few_seconds(tmp_path):
+    out = tmp_path / "soak.json"
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "memory_soak.py"), "--quick",
+                           "--json", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(out.read_text())
+    workers = {pid for sample in result["samples"] for pid, fields in sample["workers"].items() if fields}
+    assert len(workers) == 2 and len(result["samples"]) >= 5
+    assert all(fields["VmRSS"] > 10 for sample in result["samples"] for fields in sample["workers"].values() if fields)
+    statuses = {}
+    for minute in result["minutes"]:
+        for status, count in minute["statuses"].items():
+            statuses[status] = statuses.get(status, 0) + count
+    assert set(statuses) == {"200"} and statuses["200"] > 50, statuses
+    assert len(result["imports"]) == 1
+    assert "worker" in done.stdout and "RSS MB" in done.stdout
