@@ -9,7 +9,7 @@ from peewee import DatabaseProxy, PostgresqlDatabase, SqliteDatabase
 from playhouse.db_url import parse as parse_url
 from playhouse.pool import PooledPostgresqlDatabase
 
-from .deadlines import GRACE_SECONDS, deadline_connection
+from .deadlines import GRACE_SECONDS, deadline_connection, take_turn
 
 DEFAULT_DATABASE_URL = "sqlite:///festival.db"
 
@@ -78,11 +78,33 @@ class ByteOrderTextMixin:
         return {**super().get_context_options(), "byte_order_collation": '"C"'}
 
 
-class PostgresDatabase(ByteOrderTextMixin, PostgresqlDatabase):
+class ConnectByDeadlineMixin:
+    """Connect within the request's deadline, however long another thread's connecting takes.
+
+    Peewee (written against 4.5; ``peewee<5`` in setup.cfg) holds one lock of the database,
+    for every thread, while a thread connects: behind one connection to a server that does
+    not answer, every other request's connect waited for that lock without a deadline, up to
+    the other's whole connect timeout. Here the lock is reentrant, and a request takes it
+    first by its own deadline (:func:`db.deadlines.take_turn`), then Peewee takes it again.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._lock = threading.RLock()  # Peewee's own is a Lock, taken again inside connect()
+
+    def connect(self, reuse_if_open=False):
+        take_turn(self._lock)
+        try:
+            return super().connect(reuse_if_open)
+        finally:
+            self._lock.release()
+
+
+class PostgresDatabase(ConnectByDeadlineMixin, ByteOrderTextMixin, PostgresqlDatabase):
     """PostgreSQL, one connection per request."""
 
 
-class PooledPostgresDatabase(ByteOrderTextMixin, PooledPostgresqlDatabase):
+class PooledPostgresDatabase(ConnectByDeadlineMixin, ByteOrderTextMixin, PooledPostgresqlDatabase):
     """PostgreSQL with a connection pool (``postgresql+pool://``); closing returns to the pool."""
 
 

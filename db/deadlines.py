@@ -73,6 +73,17 @@ class SilentServer(psycopg2.OperationalError):
     """The database server did not answer within the deadline."""
 
 
+def take_turn(lock):
+    """Acquire ``lock`` (one that others hold while they connect) by this thread's request
+    deadline, if it has one; raise :class:`SilentServer` when the deadline passes first."""
+    until = getattr(_request, "until", None)
+    if until is None:
+        lock.acquire()
+    elif not lock.acquire(timeout=max(0.0, until - time.monotonic())):
+        raise SilentServer("the database server did not connect within the request's deadline "
+                           "(another connection to it was being made)")
+
+
 def _limit(conn):
     """Seconds this wait may take, or None; and whether the request's deadline sets it."""
     connecting = conn.status == extensions.STATUS_SETUP
