@@ -60,6 +60,11 @@ SQLITE_PRAGMAS = {
     "busy_timeout": 5000,
 }
 
+# SQLite's page cache of each connection of the HTTP service (KiB): each worker thread has
+# its own connection, so a process holds up to THREADS times this. The pages are in the
+# system's file cache too; a reader needs the indexes' upper pages, a few MB.
+READ_CACHE_KIB = 8 * 1024
+
 # A reader of a WAL database waits for a lock only when something is wrong (another
 # process holds an exclusive lock on a rollback-journal file): the HTTP service answers
 # 503 after this long rather than holding the request.
@@ -159,6 +164,7 @@ def make_database(url=None, readonly=False, connect_timeout=None, statement_time
         if readonly and path != ":memory:":
             # The wait starts at connecting: the pragmas below already read the file.
             pragmas = {k: v for k, v in SQLITE_PRAGMAS.items() if k not in ("journal_mode", "busy_timeout")}
+            pragmas["cache_size"] = -READ_CACHE_KIB
             return SqliteDatabase(
                 f"file:{os.path.abspath(path)}?mode=ro", uri=True, pragmas=pragmas,
                 timeout=READ_BUSY_TIMEOUT_MS / 1000, check_same_thread=False,

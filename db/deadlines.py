@@ -21,8 +21,9 @@ that hangs (or a proxy in between that stops reading) leaves its kernel acknowle
 every packet, so the connection looks alive to TCP; only a deadline on the answer finds it.
 
 After a deadline passed, the server is taken as silent for ``SILENT_SECONDS``: the
-connections of the same database fail at once meanwhile, instead of each holding a worker
-thread for the whole deadline. Then the next call tries again.
+requests' waits on the same database fail at once meanwhile, instead of each holding a
+worker thread for the whole deadline (the threads of the local copy wait theirs). Then
+the next request tries again.
 """
 import contextlib
 import select
@@ -107,9 +108,13 @@ def wait_with_deadline(conn):
     # Read before the first poll: psycopg2 says "connecting" (20) from then on, not "setup".
     connecting = conn.status == extensions.STATUS_SETUP
     limit, by_request = _limit(conn)
+    in_request = getattr(_request, "until", None) is not None
     now = time.monotonic()
     cls = type(conn)
-    if isinstance(conn, DeadlineConnection) and now < cls.silent_until:
+    # Only requests fail at once meanwhile: the work no request waits for (the local copy's
+    # updates) waits its own deadline, and a copy failed for a moment would send every
+    # request to the server for the copy's rest.
+    if in_request and isinstance(conn, DeadlineConnection) and now < cls.silent_until:
         raise SilentServer("the database server did not answer a moment ago")
     deadline = None if limit is None else now + limit
     poller = select.poll()  # select() cannot watch descriptors above 1024

@@ -248,13 +248,13 @@ def test_a_key_not_kept_is_made_with_a_maker_again_after_the_cache_seconds():
 def test_the_cache_keeps_within_its_byte_budget_and_skips_what_cannot_fit():
     from app.caching import CachedResponse
 
-    cache = ResponseCache(60, 100, max_bytes=10_000)
+    cache = ResponseCache(60, 100, max_bytes=14_000)
     for n in range(4):
-        cache.put(("page", n), CachedResponse(b"x" * 2_000, [], f'W/"{n}"'))  # counts 4,000 bytes each
+        cache.put(("page", n), CachedResponse(b"x" * 2_000, [], f'W/"{n}"'))  # counts 4,000 + 2,048 bytes each
     assert cache.get(("page", 0)) is None and cache.get(("page", 1)) is None  # made room
     assert cache.get(("page", 2)) is not None and cache.get(("page", 3)) is not None
-    assert cache.size == 8_000
-    cache.put(("huge",), CachedResponse(b"x" * 6_000, [], 'W/"huge"'))  # 12,000: more than the budget
+    assert cache.size == 12_096
+    cache.put(("huge",), CachedResponse(b"x" * 6_000, [], 'W/"huge"'))  # 14,048: more than the budget
     assert cache.get(("huge",)) is None and len(cache) == 2
 
 
@@ -265,3 +265,45 @@ def test_the_cache_keeps_at_most_its_entries():
     for n in range(5):
         cache.put(("page", n), CachedResponse(b"{}", [], f'W/"{n}"'))
     assert len(cache) == 3 and cache.get(("page", 4)) is not None and cache.get(("page", 0)) is None
+
+
+def _json_like(size, n):
+    row = b'{"id":"%08d","name":"Candidate %d","team":"Team %d","points":%d},' % (n, n, n % 97, n % 13)
+    return (b'{"data":[' + row * (size // len(row) + 1))[:size]
+
+
+@pytest.mark.parametrize("sizes", [(200, 1_500, 12_000, 90_000, 300_000), (120, 300), (1_500,)],
+                         ids=["mixed", "small answers", "one size"])
+def test_what_the_cache_holds_measured_in_bytes_stays_within_its_budget(sizes):
+    """Answers of every size, with their keys, headers and a compressed copy each, past the
+    budget many times over: the memory they hold (allocations traced by Python) never
+    passes the budget."""
+    import gzip
+    import hashlib
+    import random
+    import tracemalloc
+
+    from app.caching import CachedResponse
+
+    budget = 2**20
+    cache = ResponseCache(60, 100_000, max_bytes=budget)
+    rng = random.Random(5)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        highest = 0
+        for n in range(1_500):
+            body = _json_like(rng.choice(sizes), n)
+            key = (hashlib.sha256(b"%d" % (n % 7)).hexdigest(), (n, f"2026-11-26 10:{n % 60:02d}:00"),
+                   "/public-api/v1/candidates", (("limit", "20"), ("page", str(n)), ("subFestId", f"{n:032x}")))
+            entry = CachedResponse(body, [("Content-Type", "application/json"), ("X-Data-Revision", str(n))],
+                                   f'W/"{n:032x}"')
+            cache.put(key, entry)
+            if len(body) > 1024:  # as COMPRESS_MIN_SIZE: smaller answers are sent as they are
+                entry.remember_encoding("gzip", gzip.compress(body, 1))
+            del body, key, entry
+            highest = max(highest, tracemalloc.get_traced_memory()[0] - before)
+    finally:
+        tracemalloc.stop()
+    assert len(cache) >= 2 and cache.size <= budget
+    assert highest <= budget, f"{highest:,} bytes held for a budget of {budget:,}"

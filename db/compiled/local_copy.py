@@ -48,7 +48,7 @@ import weakref
 
 from peewee import BlobField, CompositeKey, DateField, DateTimeField, SchemaManager, SqliteDatabase, UUIDField
 
-from ..database import SQLITE_PRAGMAS
+from ..database import READ_CACHE_KIB, SQLITE_PRAGMAS
 from ..source.models import FestivalRevision
 from .tables import (
     KEPT_REVISIONS,
@@ -150,7 +150,9 @@ class LocalCopy:
         self._resume_at = None  # while the copy rests after a failure
         self.directory = tempfile.mkdtemp(prefix=f"{PREFIX}{_owner_mark(os.getpid())}-", dir=directory)
         self.path = os.path.join(self.directory, "compiled.sqlite3")
-        self.db = SqliteDatabase(self.path, pragmas=SQLITE_PRAGMAS, check_same_thread=False)
+        # Read by every worker thread, each with its own connection and page cache.
+        self.db = SqliteDatabase(self.path, pragmas={**SQLITE_PRAGMAS, "cache_size": -READ_CACHE_KIB},
+                                 check_same_thread=False)
         self._cleanup = weakref.finalize(self, _remove, self.db, self.directory)
         _open_copies.add(self)
         self._tables = {model: _Table(model) for model in COPIED_MODELS}
