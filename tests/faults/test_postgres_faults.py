@@ -6,6 +6,7 @@ A request that reads the server waits for it at most its deadline. With the loca
 its festival's revision: during a hang, answers come from the copy until the revision
 watch's heartbeat finds the server silent (``RevisionWatch``: a heartbeat and its deadline,
 2 s), and then, reading the server, they are 503s like the others."""
+import datetime
 import json
 import os
 import subprocess
@@ -51,9 +52,9 @@ def recovers_when_resumed(hung, server, keys):
     assert server.get("/healthz").status == 200
 
 
-def watched_and_copied(server):
+def watched_and_copied(server, seconds=RECOVERY_SECONDS):
     """Wait until the server watches the revisions and its copy holds both festivals."""
-    deadline = time.monotonic() + RECOVERY_SECONDS
+    deadline = time.monotonic() + seconds
     while not ("watching PostgreSQL for new revisions" in server.log()
                and server.log().count("the local copy holds festival") >= 2):
         assert time.monotonic() < deadline, server.log()[-3000:]
@@ -176,37 +177,56 @@ def test_killed_connections_are_replaced_never_a_500(postgres_database, serve, k
 # How long a process whose copy holds the festival may answer from it while the server is
 # silent: the watch's heartbeat, its deadline (and grace), and a second for a loaded machine.
 SILENT_SECONDS = RevisionWatch.HEARTBEAT_SECONDS + RevisionWatch.DEADLINE_SECONDS + GRACE_SECONDS + 1
+# Waits of this test on a loaded machine (a batch of tests beside it): bounded, not timed.
+LOADED_SECONDS = 30
+WATCH_LOST = "watching PostgreSQL for new revisions failed"
+
+
+def _logged_at(server, text):
+    """The wall-clock time of the first log line holding ``text``, or None."""
+    for line in _log_lines(server):
+        if text in line.get("message", ""):
+            return datetime.datetime.fromisoformat(line["time"].replace("Z", "+00:00")).timestamp()
+    return None
 
 
 def test_with_the_copy_a_hung_postgresql_is_answered_from_it_for_at_most_two_seconds_then_503(
         postgres_database, serve, proxy, keys):
+    """Judged by cause, not by the clock alone: every answer that ended before the process
+    logged that its revision watch failed came from the copy (200, the last revision the
+    server gave), every answer that began after it is a 503, and the watch found the silent
+    server within a heartbeat and its deadline (plus room for a loaded machine)."""
     # As served: keys are looked up in the server once and then kept (a request with a key not
     # in the cache reads the server, and is a 503 like any read of it).
     hung, server = behind_a_proxy(postgres_database, serve, proxy, API_KEY_CACHE_SECONDS=60)
     expected = server.get("/news", keys[BIG])
     assert expected.status == 200
-    watched_and_copied(server)
+    watched_and_copied(server, LOADED_SECONDS)
+    assert _logged_at(server, WATCH_LOST) is None, server.log()[-3000:]
 
     hung.pause()
-    paused = time.monotonic()
+    paused = time.time()
     health = server.get("/healthz", timeout=10)
-    answers = []
-    while time.monotonic() - paused < SILENT_SECONDS + 2:
+    answers = []  # (began, ended, status, body): wall-clock times, as the log's
+    deadline = time.monotonic() + LOADED_SECONDS
+    while True:
+        began = time.time()
         answer = server.get("/news", keys[BIG], timeout=10)
-        answers.append((round(time.monotonic() - paused, 2), answer.status, round(answer.seconds, 2)))
+        answers.append((began, time.time(), answer.status, answer.body))
         assert answer.status in (200, 503), answer
-        if answer.status == 200:  # from the copy: the last revision the server gave
-            assert answer.body == expected.body and time.monotonic() - paused < SILENT_SECONDS, answers
-        assert answer.seconds < CONNECT_SECONDS + 1, answers
+        assert answer.seconds < CONNECT_SECONDS + 1, answer
+        lost = _logged_at(server, WATCH_LOST)
+        if lost is not None and sum(1 for a in answers if a[0] > lost + 0.05) >= 5:
+            break
+        assert time.monotonic() < deadline, f"the watch did not find the silent server: {server.log()[-3000:]}"
         time.sleep(0.05)
-    statuses = [status for _, status, _ in answers]
-    print("hung PostgreSQL with the copy: /healthz", health.status, "in", round(health.seconds, 3), "s; 200s until",
-          max((at for at, status, _ in answers if status == 200), default=None), "s;", len(statuses), "requests,",
-          statuses.count(503), "503s")
+    print(f"hung PostgreSQL with the copy: /healthz {health.status} in {health.seconds:.3f} s; the watch lost "
+          f"{lost - paused:.2f} s after the pause;", [(round(b - paused, 2), s) for b, _, s, _ in answers])
     assert health.status == 503 and health.seconds < 1, health
-    assert answers[0][1] == 200  # the copy answers at once
-    assert [status for at, status, _ in answers if at >= SILENT_SECONDS] and \
-        {status for at, status, _ in answers if at >= SILENT_SECONDS} == {503}
+    before = [a for a in answers if a[1] < lost]
+    assert before and all(status == 200 and body == expected.body for _, _, status, body in before)
+    assert all(status == 503 for began, _, status, _ in answers if began > lost + 0.05)
+    assert lost - paused < SILENT_SECONDS + 5  # a heartbeat and its deadline, and a loaded machine
 
     recovers_when_resumed(hung, server, keys)
 
