@@ -1,15 +1,16 @@
 """Memory under a long, mixed load: each process's resident memory over time.
 
     .venv/bin/python bench/memory_soak.py --postgres URL [--database URL] [--scale 20]
-        [--seconds 600] [--rate 150] [--workers 2] [--imports 3] [--json out.json]
+        [--seconds 600] [--rate 150] [--workers 2] [--imports full,full,update] [--json out.json]
 
 Starts `festival-api serve --workers N` with the settings of the environment (defaults:
 ``RESPONSE_CACHE_MB=256``, the response cache on), drives ``--rate`` requests a second at
 it from threads in this process — the long tail (single candidates, entries and
 programmes by random ids), list pages at ``limit=20`` on random pages, and large pages
-(``limit`` 200–500) whose answers fill the response cache — and runs ``--imports`` full
-imports of the festival by another process during it (each changes one news item, so each
-is a new revision the local copy follows). Every ``--sample`` seconds it reads, from
+(``limit`` 200–500) whose answers fill the response cache — and runs ``--imports`` imports
+of the festival by another process during it (each changes one news item, so each
+is a new revision the local copy follows; ``full`` imports the whole festival again,
+``update`` is an ``import --update`` of that item). Every ``--sample`` seconds it reads, from
 ``/proc``, the resident memory of the parent and of each worker (``VmRSS``, with its
 anonymous and file-backed parts) and the size of the local copies' folder.
 
@@ -150,17 +151,23 @@ class Load:
                 self.statuses[status] = self.statuses.get(status, 0) + 1
 
 
-def run_import(path, url, step):
-    """Import the festival at ``path`` again with one news item changed (a new revision)."""
+def run_import(path, url, step, kind):
+    """Import the festival at ``path`` again with one news item changed (a new revision):
+    whole (``kind`` "full": every compiled row written again, each process copies the
+    festival whole) or as ``import --update`` of that one item (a result day's edit)."""
     with open(path, encoding="utf-8") as fh:
         fixture = json.load(fh)
-    if fixture.get("news"):
-        fixture["news"][0]["title"] = f"Soak edition {step}"
+    news = dict(fixture["news"][0], title=f"Soak edition {step}")
+    if kind == "full":
+        fixture["news"][0] = news
+    else:
+        fixture = {"formatVersion": fixture["formatVersion"], "festival": {"slug": fixture["festival"]["slug"]},
+                   "news": [news]}
     changed = f"{path}.import-{step}.json"
     with open(changed, "w", encoding="utf-8") as fh:
         json.dump(fixture, fh)
     started = time.monotonic()
-    cli("import", changed, env=service_env(url, 0, None))
+    cli("import", *(["--update"] if kind == "update" else []), changed, env=service_env(url, 0, None))
     os.remove(changed)
     return time.monotonic() - started
 
@@ -178,7 +185,9 @@ def soak(args, url, festival_path, workdir):
         load = Load(server.port, key, urls, args.rate)
         load.start()
         started = time.monotonic()
-        import_at = [args.seconds * (i + 1) / (args.imports + 1) for i in range(args.imports)]
+        kinds = [kind for kind in args.imports.split(",") if kind]
+        # Spread over the run, the first a tenth in, the last a tenth before the end.
+        import_at = [args.seconds * (0.1 + 0.8 * i / max(1, len(kinds) - 1)) for i in range(len(kinds))]
         importer = None
         next_minute, last_take = started + args.report, started
         while time.monotonic() - started < args.seconds:
@@ -187,9 +196,10 @@ def soak(args, url, festival_path, workdir):
                 if import_at and at >= import_at[0]:
                     import_at.pop(0)
                     step = len(imports) + 1
+                    kind = kinds[step - 1]
                     importer = threading.Thread(
-                        target=lambda s=step, t=at: imports.append((round(t), round(run_import(festival_path, url, s),
-                                                                                    1))), daemon=True)
+                        target=lambda s=step, t=at, k=kind: imports.append(
+                            (k, round(t), round(run_import(festival_path, url, s, k), 1))), daemon=True)
                     importer.start()
             sample = {"t": round(at, 1), "parent": status_fields(server.process.pid),
                       "workers": {pid: status_fields(pid) for pid in children(server.process.pid)},
@@ -241,7 +251,7 @@ def summary(result):
     for minute in result["minutes"]:
         for status, count in minute["statuses"].items():
             statuses[status] = statuses.get(status, 0) + count
-    lines.append(f"requests by status: {statuses}; imports (started at s, took s): {result['imports']}")
+    lines.append(f"requests by status: {statuses}; imports (kind, started at s, took s): {result['imports']}")
     lines.append(f"local copies' folder at the end: {result['samples'][-1]['copies_mb']:.0f} MB; load "
                  f"{statistics.mean(s['load1'] for s in result['samples']):.1f} on average")
     return lines
@@ -258,14 +268,15 @@ def main():
     parser.add_argument("--rate", type=float, default=150)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=8)
-    parser.add_argument("--imports", type=int, default=3)
+    parser.add_argument("--imports", default="full,full,update",
+                        help="the imports during the run, in order: full or update, comma-separated")
     parser.add_argument("--sample", type=float, default=5)
     parser.add_argument("--report", type=float, default=60)
     parser.add_argument("--quick", action="store_true", help="a few seconds at scale 1 on SQLite")
     parser.add_argument("--json", help="write every sample here")
     args = parser.parse_args()
     if args.quick:
-        args.scale, args.seconds, args.rate, args.imports, args.sample, args.report = 1, 6, 40, 1, 0.5, 2
+        args.scale, args.seconds, args.rate, args.imports, args.sample, args.report = 1, 6, 40, "update", 0.5, 2
         args.postgres = args.database = None
     print(f"load before: {os.getloadavg()}", flush=True)
     with tempfile.TemporaryDirectory(prefix="memory-soak-") as workdir:
