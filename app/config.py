@@ -128,7 +128,7 @@ SETTINGS = {
     "API_KEY_CACHE_SECONDS": ("5", seconds, "How long a key lookup is reused; a revoked key stops working within this time"),
     "RESPONSE_CACHE_SECONDS": ("5", seconds, "How long an identical request at the same data revision is answered from memory (0 disables)"),
     "RESPONSE_CACHE_ENTRIES": ("2000", whole(0), "Most responses kept in the in-memory response cache"),
-    "RESPONSE_CACHE_MB": ("256", whole(0), "Most memory the response cache's answers take per process, in MB (each counted as twice its body, for its compressed copies); the least recently used make room; 0 disables the cache"),
+    "RESPONSE_CACHE_MB": ("256", whole(0), "Most memory the response cache's answers take per process, in MB (each counted as twice its body, for its compressed copies, and 2 kB); the least recently used make room; 0 disables the cache"),
     "CACHE_MAX_AGE": ("10", whole(0), "max-age of the Cache-Control header of API responses, in seconds"),
     "CORS_ORIGINS": ("*", _list, "Comma-separated origins allowed to call the API from a browser; * for any"),
     "COMPRESS_MIN_SIZE": ("1024", whole(0), "Responses larger than this many bytes are compressed when the client accepts it"),
