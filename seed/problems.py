@@ -5,6 +5,12 @@ MAX_PROBLEMS = 50
 # A row's JSON path inside a message, e.g. "(also $.results[7])".
 _PATH_IN_MESSAGE = re.compile(r"\$\.\w+(?:\[\d+\])?(?:\.\w+)?")
 _ROW = re.compile(r"^\$\.(?P<section>\w+)(?:\[(?P<index>\d+)\])?")
+# Columns holding a person's private data: a problem never quotes their value (the problems
+# of ``follow`` go to the journal, an import's to the office's terminal or its CI log).
+PRIVATE_COLUMNS = frozenset({"email", "phone", "date_of_birth", "admission_number", "admission_details",
+                             "candidate_admission_number"})
+PRIVATE_VALUE = "(a private value)"
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 
 
 def path_order(path, sections=()):
@@ -16,6 +22,13 @@ def path_order(path, sections=()):
     section = match["section"]
     rank = -1 if section == "festival" else (sections.index(section) if section in sections else len(sections))
     return ("", rank, int(match["index"] or -1))
+
+
+def without_private_values(path, message):
+    """``message`` with the values it quotes masked when ``path`` is a private column's."""
+    if path.rsplit(".", 1)[-1] not in PRIVATE_COLUMNS:
+        return message
+    return _QUOTED.sub(PRIVATE_VALUE, message)
 
 
 class FixtureError(Exception):
@@ -45,10 +58,11 @@ class FixtureError(Exception):
 
     def located(self):
         """``[(location, message)]``: the file, the row and the column of each problem."""
+        problems = [(path, without_private_values(path, message)) for path, message in self.problems]
         if self.source is None:
-            return list(self.problems)
+            return problems
         out = []
-        for path, message in self.problems:
+        for path, message in problems:
             message = _PATH_IN_MESSAGE.sub(lambda match, here=path: self.source.refer(match[0], here), message)
             out.append((self.source.locate(path, message), message))
         return out

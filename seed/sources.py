@@ -10,12 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .fixture_format import INLINE_ALIASES, SECTION_BY_KEY, SECTIONS, references
-from .problems import FixtureError, path_order
+from .problems import PRIVATE_COLUMNS, FixtureError, path_order
 
-# Columns holding a person's private data: a problem never quotes their value itself (the
-# problems of ``follow`` go to the journal).
-PRIVATE_COLUMNS = frozenset({"email", "phone", "date_of_birth", "admission_number", "admission_details",
-                             "candidate_admission_number"})
 _ROW_PATH = re.compile(r"^\$\.(?P<section>\w+)(?:\[(?P<index>\d+)\])?(?:\.(?P<column>\w+))?")
 _SECTION_KEYS = [s.key for s in SECTIONS]
 

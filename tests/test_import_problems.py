@@ -263,3 +263,13 @@ def test_an_update_cannot_add_a_code_that_differs_from_a_stored_one_only_in_case
         ("subFestProgrammes.csv line 2, column code",
          "programme code 'Hs-Lm' in sub-fest 'general' is already used by the stored programme 'HS-LM': "
          "codes are unique within a sub-fest, in any letter case")]
+
+
+@pytest.mark.parametrize("column, bad", [("date_of_birth", "SECRET-2010-13-45"), ("date_of_birth", "31/02/2010")])
+def test_a_problem_of_a_private_column_names_where_it_is_never_the_value(fresh_app, folder, column, bad):
+    # ``follow`` writes its problems to the journal: a private value must not reach it.
+    edit(folder, "candidates.csv", lambda lines: [lines[0] + f",{column}", lines[1] + f",{bad}", *lines[2:]])
+    lines = problems_of(fresh_app[1], folder).lines()
+    found = [line for line in lines if f"column {column}" in line]
+    assert found == [f"candidates.csv line 2, column {column}: (a private value) is not a date: write YYYY-MM-DD"]
+    assert not any(bad in line for line in lines)
