@@ -1,12 +1,18 @@
 """Everything the service changes in waitress, in one module.
 
-Written against waitress 3.0.2 (setup.cfg bounds it to ``>=3.0,<3.1``): it subclasses
-waitress's task, channel and request parser and reads their attributes (``outbuf_lock``,
-``total_outbufs_len``, ``write_soon``, ``build_response_header``, ``requests``, ``request``,
-``creation_time``, ``headers_finished``, ...), and it replaces two methods of each listener
-(``handle_accept``, ``maintenance``) and reads its ``_map``, ``adj`` and
-``active_channels``. The server and fault tests (tests/test_server.py, tests/faults/) hold
-each of these; a new waitress version is taken in by running them against it.
+Written against waitress 3.0.2 (setup.cfg bounds it to ``>=3.0,<3.1``). It subclasses
+waitress's task (``ErrorTask``, ``WSGITask``: ``build_response_header``, ``wrote_header``,
+``complete``, ``chunked_response``, ``content_length``, ``has_body``), channel
+(``HTTPChannel``: ``outbuf_lock``, ``total_outbufs_len``, ``write_soon``, ``received``,
+``requests``, ``request``, ``creation_time``, ``parser_class``, ``del_channel``), request
+parser (``HTTPRequestParser``: ``received``, ``headers``, ``headers_finished``,
+``chunked``, ``content_length``, ``expect_continue``, ``body_rcv``, ``completed``,
+``error``, ``empty``) and dispatcher (``ThreadedTaskDispatcher``: ``queue_cv``, ``lock``,
+``add_task``); it replaces two methods of each listener (``handle_accept``,
+``maintenance``) and uses its ``accept``, ``set_socket_options``, ``fix_addr``, ``_map``,
+``adj`` and ``active_channels``. The server and fault tests (tests/test_server.py,
+tests/faults/) hold each of these; CI runs them against the newest waitress the bound
+allows (``.ci/run``).
 
 What it changes:
 
@@ -395,27 +401,26 @@ def _accept_waiting(listener):
             return  # no more may open
         try:
             accepted = listener.accept()
-            if accepted is None:
-                return  # none waits
-            conn, addr = accepted
-            address = addr[0] if isinstance(addr, tuple) and addr else None
-            if gate.counts_connections and address is not None and not gate.take(address):
-                _refuse(conn)
-                continue
-            try:
-                listener.set_socket_options(conn)
-            except OSError:
-                if gate.counts_connections and address is not None:
-                    gate.give_back(address)
-                conn.close()
-                continue
         except OSError:  # a bogus socket from accept(): waitress logs it and goes on
             if listener.adj.log_socket_errors:
                 listener.logger.warning("server accept() threw an exception", exc_info=True)
             return
-        channel = listener.channel_class(listener, conn, listener.fix_addr(addr), listener.adj, map=listener._map)
-        if gate.counts_connections and address is not None:
-            channel.counted = address
+        if accepted is None:
+            return  # none waits
+        conn, addr = accepted
+        address = addr[0] if gate.counts_connections and isinstance(addr, tuple) and addr else None
+        if address is not None and not gate.take(address):
+            _refuse(conn)
+            continue
+        try:
+            listener.set_socket_options(conn)
+            channel = listener.channel_class(listener, conn, listener.fix_addr(addr), listener.adj, map=listener._map)
+        except OSError:  # the client went before its connection was set up
+            if address is not None:
+                gate.give_back(address)
+            conn.close()
+            continue
+        channel.counted = address
 
 
 def _maintenance(listener, idle_maintenance, header_timeout, now):
