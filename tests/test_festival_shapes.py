@@ -8,6 +8,7 @@ from db.source.keys import create_key
 from natural_festival import SLUG, natural_festival
 from seed.importer import FixtureError, import_file, import_fixture, validate
 from seed.update import update_fixture
+from seed.withdrawals import WithdrawalRefused
 from test_csv_import import DOCS, EXAMPLE
 from test_csv_import import SLUG as EXAMPLE_SLUG
 
@@ -142,7 +143,7 @@ def test_a_teams_own_result_is_public_and_counts_for_its_school_and_zone(example
         assert board[0]["points"] == max(expected.values())
 
 
-def test_an_update_of_a_teams_own_result_shows_at_once_and_a_hidden_team_takes_it_away(fresh_app):
+def test_an_update_of_a_teams_own_result_shows_at_once_and_hiding_the_team_is_a_withdrawal(fresh_app):
     app, url = fresh_app
     data = natural_festival()
     data["registrations"].append({"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "team_name": "Red School"})
@@ -164,9 +165,14 @@ def test_an_update_of_a_teams_own_result_shows_at_once_and_a_hidden_team_takes_i
     with writable(url):
         update_fixture({"formatVersion": 1, "festival": {"slug": SLUG}, "results": [{**team_result, "score": 85}]})
     assert team_results() == [("Red School", 85, "A")]
+    hidden = {"formatVersion": 1, "festival": {"slug": SLUG}, "teams": [
+        {"sub_fest_slug": "main", "name": "Red School", "level": 2, "parent_name": "Red", "is_public": False}]}
+    with writable(url), pytest.raises(WithdrawalRefused) as refused:
+        update_fixture(hidden)
+    assert any("Red School" in line for line in refused.value.lines()), refused.value.lines()
+    assert team_results() == [("Red School", 85, "A")]  # refused: nothing written
     with writable(url):
-        update_fixture({"formatVersion": 1, "festival": {"slug": SLUG}, "teams": [
-            {"sub_fest_slug": "main", "name": "Red School", "level": 2, "parent_name": "Red", "is_public": False}]})
+        update_fixture(hidden, allow_withdrawals=True)
     assert team_results() == []
 
 
