@@ -89,7 +89,7 @@ def create_app(config=None):
         return send_from_directory(SWAGGER_UI_FILES, filename)
 
     init_access_log(app)
-    init_demo(app)
+    init_demo(app, API_PREFIX)
     door = FrontDoor(app, f"{API_PREFIX}/")
     names = {blp.name for blp in BLUEPRINTS}
     rules = [rule for rule in app.url_map.iter_rules() if rule.rule.startswith(f"{API_PREFIX}/")]

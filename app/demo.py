@@ -27,12 +27,11 @@ def index():
 @blp.get("/demo-config.js")
 def demo_config():
     """The API base and the demo keys, as a script the page loads first."""
-    from . import API_PREFIX
-
     keys = current_app.config.get("DEMO_API_KEYS") or []
     if not keys:
         abort(404)
-    config = {"apiBase": API_PREFIX, "festivals": [{"slug": slug, "key": key} for slug, key in keys]}
+    config = {"apiBase": current_app.extensions["demo_page"]["api_base"],
+              "festivals": [{"slug": slug, "key": key} for slug, key in keys]}
     # "<" escaped so the JSON can never close a <script> element.
     body = "window.FESTIVAL_DEMO = " + json.dumps(config).replace("<", "\\u003c") + ";\n"
     return body, 200, {"Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-store"}
@@ -44,7 +43,9 @@ def content_security_policy(response):
     return response
 
 
-def init_demo(app):
-    """Serve the demo page at ``/`` when ``DEMO_PAGE`` is on."""
+def init_demo(app, api_base):
+    """Serve the demo page at ``/`` when ``DEMO_PAGE`` is on; it calls the API at ``api_base``
+    (given by the factory, which this module does not import)."""
     if app.config["DEMO_PAGE"]:
+        app.extensions["demo_page"] = {"api_base": api_base}
         app.register_blueprint(blp)

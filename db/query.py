@@ -72,7 +72,7 @@ def sort_keys(column):
     return (column,)
 
 
-def _escape_like(text):
+def escape_like(text):
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 

@@ -28,9 +28,9 @@ def _properties():
     return out
 
 
-_PROPERTIES = _properties()
-_FILE_KEYS = {key.lower(): key for key in _PROPERTIES}
-SECTION_NAMES = list(_PROPERTIES)
+SECTION_PROPERTIES = _properties()
+_FILE_KEYS = {key.lower(): key for key in SECTION_PROPERTIES}
+SECTION_NAMES = list(SECTION_PROPERTIES)
 
 
 def _types(schema):
@@ -89,7 +89,7 @@ def read_table(name, key, header, lines, source, problems):
     ``header``: the cells of its first line; ``lines``: ``[(line number, cells)]``, cells
     as text (an empty cell is ``""``).
     """
-    props = _PROPERTIES[key]
+    props = SECTION_PROPERTIES[key]
     header = [column.strip() for column in header]
     source.rows[f"$.{key}"] = (name, 1)
     source.headers[key] = header
@@ -150,7 +150,7 @@ def read_files(name, files):
     for file_name, content in sorted(files):
         key = section_key(Path(file_name).stem)
         if key is None:
-            known = ", ".join(f"{k}.csv" for k in _PROPERTIES)
+            known = ", ".join(f"{k}.csv" for k in SECTION_PROPERTIES)
             problems.append(("$", f"{file_name}: not a section of the format (one of {known})"))
             continue
         try:

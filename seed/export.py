@@ -36,7 +36,7 @@ from .fixture_format import (
     reference_alias,
 )
 from .natural_keys import derive_id, festival_id
-from .update import _index
+from .update import state_index
 
 LIST_SEPARATOR = ";"
 
@@ -75,7 +75,7 @@ class _Namer:
     def __init__(self, state):
         self.state = state
         self.slug = state.festival["slug"]
-        self.index = _index(state)
+        self.index = state_index(state)
         self.rows = {}
         for section in SECTIONS:
             for row_id, row in state.rows[section.key].items():

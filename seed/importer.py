@@ -1,6 +1,8 @@
 """Validate a festival fixture completely, then replace that festival's data in one transaction."""
 import uuid
+import zipfile
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import jsonschema
 from peewee import ForeignKeyField
@@ -10,14 +12,16 @@ from db.source import models as m
 
 from .locking import write_transaction
 from .changes import ChangeSummary, diff
+from .csv_folder import read_folder, read_zip
 from .festival_state import state_from_database, state_from_document
 from .fixture_format import SECTIONS, json_schema
 from .local_times import festival_zone, localise_times
 from .natural_keys import Expander, KeyIndex, festival_id
 from .points import check_results
 from .problems import FixtureError
-from .sources import load_source
+from .sources import load_json
 from .withdrawals import WithdrawalRefused, guarded_write
+from .workbook import is_workbook, read_workbook
 from .validation import (
     check_codes,
     check_festival_slug,
@@ -119,7 +123,7 @@ def _delete_festival_data(festival_id):
         model.delete().where(model.festival == festival_id).execute()
 
 
-def _insert(model, rows, chunk=200):
+def insert_rows(model, rows, chunk=200):
     # Rows may leave optional fields out. Name every column any row sets: left to itself,
     # Peewee takes the columns from the first row and silently drops the others' values.
     columns = [f for f in model._meta.sorted_fields if any(f.name in row for row in rows)]
@@ -176,10 +180,10 @@ def _write_festival(state, festival_row, stored, progress=None):
         for row_id in state.rows[section.key]:
             for name, items in link_rows(section, row_id, state.links[section.key][row_id]).items():
                 links[name] += items
-        _insert(section.model, rows)
+        insert_rows(section.model, rows)
         total += len(rows)
         for name, inline in section.inline.items():
-            _insert(inline.model, links[name])
+            insert_rows(inline.model, links[name])
             total += len(links[name])
         if progress:
             progress(section.key, len(rows))
@@ -223,6 +227,23 @@ def import_fixture(data, progress=None, dry_run=False, problems=(), allow_withdr
     """Validate ``data`` fully, then apply it. Nothing is written when it is invalid."""
     state = validate(data, problems)
     return apply(state, progress=progress, dry_run=dry_run, allow_withdrawals=allow_withdrawals)
+
+
+def load_source(path):
+    """The festival document at ``path``: a ``.json`` file, a folder or a ``.zip`` of CSV
+    files, or an ``.xlsx`` workbook.
+
+    Cells that do not parse are in ``Source.problems`` (and left out of the rows), so the
+    import can report them with every other problem of the file.
+    """
+    path = Path(path)
+    if path.is_dir():
+        return read_folder(path)
+    if is_workbook(path):
+        return read_workbook(path)
+    if zipfile.is_zipfile(path):
+        return read_zip(path)
+    return load_json(path)
 
 
 def import_file(path, progress=None, dry_run=False, allow_withdrawals=False):

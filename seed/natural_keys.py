@@ -69,7 +69,7 @@ class KeyIndex:
     def add(self, model, row):
         """Index ``row`` (ids as strings) of ``model``."""
         row_id = str(row["id"])
-        self.attrs[row_id] = {name: str(row[name]) for name in _ATTRS if row.get(name) is not None}
+        self.attrs[row_id] = {name: str(row[name]) for name in INDEXED_ATTRS if row.get(name) is not None}
         text = self.key_text(model, row)
         if text is None:
             return
@@ -107,7 +107,7 @@ class KeyIndex:
         return self.attrs.get(str(row_id), {}).get(name)
 
 
-_ATTRS = ("sub_fest", "sub_fest_programme", "sub_fest_candidate", "chest_no", "slug", "code", "name")
+INDEXED_ATTRS = ("sub_fest", "sub_fest_programme", "sub_fest_candidate", "chest_no", "slug", "code", "name")
 
 
 def team_key(team_name):

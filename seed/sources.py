@@ -1,13 +1,12 @@
-"""Where an import comes from: a JSON file, a folder of CSV files or a .zip of them.
+"""Where an import comes from: a JSON file, a folder of CSV files, a .zip of them or a workbook.
 
-Every source becomes the same festival document; ``Source.locate`` turns a problem's
+Every source becomes the same festival document (``seed/importer.py``'s ``load_source`` picks
+the reader: ``seed/csv_folder.py``, ``seed/workbook.py`` or ``load_json`` here); ``Source.locate`` turns a problem's
 JSON path back into the file, the line and the column an organiser can find.
 """
 import json
 import re
-import zipfile
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from .fixture_format import INLINE_ALIASES, SECTION_BY_KEY, SECTIONS, references
 from .problems import PRIVATE_COLUMNS, FixtureError, path_order
@@ -112,23 +111,3 @@ def load_json(path):
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise FixtureError([("$", f"not valid JSON: {exc}")], Source(str(path), {})) from exc
     return Source(str(path), data)
-
-
-def load_source(path):
-    """The festival document at ``path``: a ``.json`` file, a folder or a ``.zip`` of CSV
-    files, or an ``.xlsx`` workbook.
-
-    Cells that do not parse are in ``Source.problems`` (and left out of the rows), so the
-    import can report them with every other problem of the file.
-    """
-    from .csv_folder import read_folder, read_zip
-    from .workbook import is_workbook, read_workbook
-
-    path = Path(path)
-    if path.is_dir():
-        return read_folder(path)
-    if is_workbook(path):
-        return read_workbook(path)
-    if zipfile.is_zipfile(path):
-        return read_zip(path)
-    return load_json(path)

@@ -20,12 +20,10 @@ from .changes import ChangeSummary, diff
 from .festival_state import FestivalState, state_from_database, state_from_document
 from .fixture_format import NATURAL_KEYS, SECTIONS, fixture_fields, json_schema, references
 from .locking import write_transaction
-from .importer import DryRun, _insert, after_write, check_rows, link_rows, schema_problems, stored_row
+from .importer import DryRun, after_write, check_rows, insert_rows, link_rows, load_source, schema_problems, stored_row
 from .local_times import festival_zone, localise_times
-from .natural_keys import _ATTRS as INDEXED_ATTRS
-from .natural_keys import Expander, KeyIndex
+from .natural_keys import INDEXED_ATTRS, Expander, KeyIndex
 from .problems import FixtureError
-from .sources import load_source
 from .validation import check_festival_slug, check_foreign_ids, check_shape
 from .withdrawals import guarded_write
 
@@ -94,7 +92,7 @@ def indexed_models(data):
     return models
 
 
-def _index(state, models=None):
+def state_index(state, models=None):
     """The natural keys of ``state``'s rows (of ``models`` only, when given)."""
     index = KeyIndex()
     for section in SECTIONS:
@@ -161,7 +159,7 @@ def plan_update(data, problems=()):
     old = state_from_database(festival)
     existing_ids = {str(i) for section in SECTIONS for i in old.rows[section.key]}
     # Only what the file can name is indexed: a festival at scale 20 has 60,000 rows.
-    expander = Expander(festival.slug, _index(old, indexed_models(data)), existing_ids, update=True,
+    expander = Expander(festival.slug, state_index(old, indexed_models(data)), existing_ids, update=True,
                         problems=problems)
     doc = expander.expand({**data, "festival": {**data["festival"], "id": str(festival.id)}})
     changes = state_from_document(doc, problems)
@@ -191,7 +189,7 @@ def _write(plan, changes):
         for row_id in [i for i in plan.new.rows[key] if i in changes.rows.get(key, ())]:
             row, before = plan.new.rows[key][row_id], plan.old.rows[key].get(row_id)
             if before is None:
-                _insert(model, [stored_row(section, row, festival_id)])
+                insert_rows(model, [stored_row(section, row, festival_id)])
             else:
                 changed = {k: v for k, v in row.items() if before.get(k) != v}
                 if changed:
@@ -203,7 +201,7 @@ def _write(plan, changes):
                 inline = section.inline[name]
                 parent = inline.model._meta.fields[inline.parent_field]
                 inline.model.delete().where(parent == row_id).execute()
-                _insert(inline.model, items)
+                insert_rows(inline.model, items)
     for section in reversed(SECTIONS):
         doomed = [i for i in plan.deleted if i in plan.old.rows[section.key]]
         if doomed:

@@ -15,7 +15,7 @@ import io
 import zipfile
 from pathlib import Path
 
-from .csv_folder import FESTIVAL_FILE, SECTION_NAMES, _PROPERTIES, add_table, finish, read_table, section_key
+from .csv_folder import FESTIVAL_FILE, SECTION_NAMES, SECTION_PROPERTIES, add_table, finish, read_table, section_key
 from .fixture_format import FORMAT_VERSION
 from .problems import FixtureError
 from .sources import Source
@@ -76,7 +76,7 @@ def _sheet_lines(sheet, key):
     header = [_text(value, None).strip() for value in next(rows, ())]
     while header and not header[-1]:
         header.pop()
-    props = _PROPERTIES[key]
+    props = SECTION_PROPERTIES[key]
     lines = []
     for number, values in enumerate(rows, start=2):
         cells = [_text(value, props.get(header[i]) if i < len(header) else None) for i, value in enumerate(values)]
@@ -152,7 +152,7 @@ def write_workbook(path, sheets):
     book = Workbook(write_only=True)
     for title, columns, rows in sheets:
         sheet = book.create_sheet(title)
-        props = _PROPERTIES[section_key(title)]
+        props = SECTION_PROPERTIES[section_key(title)]
         sheet.append(columns)
         for row in rows:
             cells = []

@@ -87,7 +87,7 @@ def test_failure_inside_the_transaction_rolls_everything_back(fresh_app, small, 
     import seed.importer as importer
 
     calls = {"n": 0}
-    real_insert = importer._insert
+    real_insert = importer.insert_rows
 
     def failing_insert(model, rows, chunk=200):
         calls["n"] += 1
@@ -95,7 +95,7 @@ def test_failure_inside_the_transaction_rolls_everything_back(fresh_app, small, 
             raise RuntimeError("disk full")
         return real_insert(model, rows, chunk)
 
-    monkeypatch.setattr(importer, "_insert", failing_insert)
+    monkeypatch.setattr(importer, "insert_rows", failing_insert)
     with writable(url):
         before = row_counts()
         with pytest.raises(RuntimeError):

@@ -21,7 +21,7 @@ from ..source import scopes
 from ..source.candidates import attach_candidate_fields, public_candidate_rows
 from ..source.programmes import attach_categories
 from ..source.registrations import attach_results, registrations_of
-from ..source.results import CANDIDATE_RESULT_ORDER, _with_entries, attach_entries
+from ..source.results import CANDIDATE_RESULT_ORDER, with_entries, attach_entries
 from ..source.teams import team_tree
 
 # Read in batches: every source query of a batch takes the batch's ids as parameters.
@@ -98,7 +98,7 @@ def _results_by_candidate(festival_id, candidate_ids=None):
     by_candidate = {}
     for batch in _batches(results):
         attach_categories([r.sub_fest_programme for r in batch])
-        for result in _with_entries(festival_id, batch):
+        for result in with_entries(festival_id, batch):
             text = dumps(schema.dump(result))
             for candidate_id in participants(result.registration):
                 by_candidate.setdefault(candidate_id, []).append(text)

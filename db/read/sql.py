@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from ..compiled.tables import PublicTag, PublicTotal
 from ..compiled.text_index import MIN_INDEXED
 from ..database import database, is_postgres
-from ..query import SEARCH_SEPARATOR, Page, _escape_like, ascii_lower
+from ..query import SEARCH_SEPARATOR, Page, ascii_lower, escape_like
 
 
 def marks(values):
@@ -66,7 +66,7 @@ def contains_all(model_field, terms):
     for term in terms:
         if SEARCH_SEPARATOR in term:
             return "1 = 0", []
-        sql, args = _like(model_field, f"%{_escape_like(term)}%")
+        sql, args = _like(model_field, f"%{escape_like(term)}%")
         parts.append(sql)
         params += args
     return " AND ".join(parts) or "1 = 1", params
@@ -104,7 +104,7 @@ def pattern_any(model_fields, patterns):
     """Any of ``patterns`` (``*`` = any run of characters) matches any of the folded columns."""
     parts, params = [], []
     for pattern in patterns:
-        like = "%".join(_escape_like(part) for part in pattern.split("*"))
+        like = "%".join(escape_like(part) for part in pattern.split("*"))
         for model_field in model_fields:
             sql, args = _like(model_field, like)
             parts.append(sql)

@@ -81,7 +81,7 @@ def attach_entries(festival_id, registrations):
             registration.participant_name = registration.candidate_ref and registration.candidate_ref["name"]
 
 
-def _with_entries(festival_id, results):
+def with_entries(festival_id, results):
     """Copy each result's entry fields onto it, for the result schemas."""
     attach_entries(festival_id, [r.registration for r in results])
     for result in results:
@@ -107,6 +107,6 @@ def results_of_programmes(festival_id, programme_ids):
     results = list(scopes.public_entry_results(festival_id, m.Result, m.Registration)
                    .where(m.Result.sub_fest_programme.in_(list(programme_ids)))
                    .order_by(*RESULT_ORDER))
-    for result in _with_entries(festival_id, results):
+    for result in with_entries(festival_id, results):
         by_programme[result.sub_fest_programme_id].append(result)
     return by_programme
