@@ -3,7 +3,9 @@
 Top-level packages import each other one way only; ``db/`` imports no Flask; inside ``db/``
 no room imports a room above it (infrastructure < source < compiled < compiler), the
 request readers use only the compiled tables and the infrastructure, and the compile step
-never reaches into the readers; every module is imported by something.
+never reaches into the readers; every module is imported by something; no two modules
+import each other, even through others or from inside a function; no module imports another's
+underscore name (a name shared between modules is public where it is defined).
 """
 import ast
 import os
@@ -151,6 +153,71 @@ def test_every_module_is_imported_by_something():
     unused = sorted(m for m in CODE if m not in imported and not _entry_point(m)
                     and not EVERYTHING[m].endswith("__init__.py"))
     assert unused == []
+
+
+def _imported_names(module):
+    """``(module imported, name or None)`` of every import in ``module``, at the top or inside a
+    function; ``from a import b`` is ``(a.b, None)`` when ``a.b`` is a module, else ``(a, "b")``."""
+    path = EVERYTHING[module]
+    with open(path, encoding="utf-8") as fh:
+        tree = ast.parse(fh.read(), path)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from ((alias.name, None) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module
+            if node.level:
+                base = _package_of(module, path)
+                for _ in range(node.level - 1):
+                    base = base.rpartition(".")[0]
+                base = f"{base}.{node.module}" if node.module else base
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                yield (full, None) if full in EVERYTHING else (base, alias.name)
+
+
+def _cycles(graph):
+    """The groups of modules that import each other (Tarjan's strongly connected components)."""
+    order, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(node):
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        on_stack.add(node)
+        for other in graph[node]:
+            if other not in order:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], order[other])
+        if low[node] == order[node]:
+            group = []
+            while not group or group[-1] != node:
+                group.append(stack.pop())
+                on_stack.discard(group[-1])
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in order:
+            visit(node)
+    return sorted(found)
+
+
+def test_no_module_imports_itself_through_others_even_from_inside_a_function():
+    graph = {m: {i for i, _ in _imported_names(m) if i in CODE and i != m} for m in CODE}
+    assert _cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_a_cycle_through_three_modules():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _cycles(graph) == [["a", "b", "c"]]
+
+
+def test_no_module_imports_an_underscore_name_of_another():
+    found = sorted(f"{m} imports {i}.{name}" for m in CODE for i, name in _imported_names(m)
+                   if name and name.startswith("_") and not name.startswith("__") and i in CODE and i != m)
+    assert found == []
 
 
 def test_no_two_modules_of_db_define_the_same_public_name_for_different_things():
