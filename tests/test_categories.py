@@ -126,4 +126,4 @@ def test_openapi_documents_every_parameter_and_sort_field(app):
     params = {p["name"]: p for p in spec["paths"][f"{API}/categories"]["get"]["parameters"] if p["in"] == "query"}
     assert set(params) == {"subFestId", "subFestSlug", "page", "limit", "sortBy", "sortOrder", "search"}
     assert params["sortBy"]["schema"]["enum"] == ["displayOrder", "name"]
-    assert set(p["name"] for p in spec["paths"][f"{API}/filters"]["get"]["parameters"]) == {"subFestSlug"}
+    assert set(p["name"] for p in spec["paths"][f"{API}/filters"]["get"]["parameters"]) == {"subFestSlug", "subFestId"}
