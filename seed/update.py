@@ -183,7 +183,9 @@ def _write(plan, changes):
     festival_id = plan.festival.id
     festival_changes = {k: v for k, v in plan.new.festival.items() if plan.old.festival.get(k) != v}
     if festival_changes:
-        m.Festival.update(**festival_changes, updated_at=m.utcnow()).where(m.Festival.id == festival_id).execute()
+        # The write is stamped now, whatever the file says its festival row was updated at.
+        festival_changes["updated_at"] = m.utcnow()
+        m.Festival.update(**festival_changes).where(m.Festival.id == festival_id).execute()
     for section in SECTIONS:
         model, key = section.model, section.key
         for row_id in [i for i in plan.new.rows[key] if i in changes.rows.get(key, ())]:

@@ -303,3 +303,13 @@ def test_an_update_of_an_unknown_festival_names_the_festivals_it_is_near(fresh_a
             update_fixture({"formatVersion": 1, "festival": {"slug": "kalolsavam-2062"}})
     assert caught.value.problems == [("$.festival", "no festival 'kalolsavam-2062' in the database (did you mean "
                                                     "'kalolsavam-2026'?): import the whole festival first")]
+
+
+def test_a_festival_row_with_its_own_updated_at_is_stamped_with_the_write(natural):
+    _, url = natural
+    with writable(url):
+        summary = update_fixture({"formatVersion": 1, "festival": {
+            "slug": SLUG, "location": "Town Hall", "updated_at": "2020-01-01T00:00:00Z"}})
+        festival = m.Festival.get(m.Festival.slug == SLUG)
+    assert festival.location == "Town Hall"
+    assert festival.updated_at.year >= 2026 and summary.revision > 1
