@@ -70,8 +70,6 @@ class PublicView:
 
 def public_view(festival_id):
     """:class:`PublicView` of the stored rows of ``festival_id`` (in the caller's transaction)."""
-    if festival_id is None:
-        return PublicView({}, {}, set())
     programmes = dict(scopes.public_programmes(festival_id, m.SubFestProgramme.id, m.SubFestProgramme.status)
                       .tuples())
     results = dict(scopes.public_entry_results(festival_id, m.Result.id, m.Result.sub_fest_programme).tuples())
@@ -272,7 +270,10 @@ def guarded_write(festival_id, old, new, write, allow=False, dry_run=False):
     Raises :class:`WithdrawalRefused` after the write, so the caller's transaction rolls it
     back, when something published would go and neither ``allow`` nor ``dry_run`` is set.
     """
-    before = public_view(festival_id if old is not None else None)
+    if old is None:  # a new festival: nothing of it is public yet
+        write()
+        return []
+    before = public_view(festival_id)
     write()
     after = public_view(festival_id)
     withdrawals = withdrawals_between(before, after, old, new, new.said_gone)
