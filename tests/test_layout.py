@@ -5,10 +5,12 @@ no room imports a room above it (infrastructure < source < compiled < compiler),
 request readers use only the compiled tables and the infrastructure, and the compile step
 never reaches into the readers; every module is imported by something; no two modules
 import each other, even through others or from inside a function; no module imports another's
-underscore name (a name shared between modules is public where it is defined).
+underscore name (a name shared between modules is public where it is defined). The code map
+(docs/architecture.md) names every module, and every file it names exists.
 """
 import ast
 import os
+import re
 
 import pytest
 
@@ -265,3 +267,29 @@ def test_the_public_names_of_schemas_are_the_ones_db_knows(schema_names, reader_
         return getattr(importlib.import_module(module), name)
 
     assert tuple(value(schema_names)) == tuple(value(reader_table))
+
+
+ARCHITECTURE = os.path.join(ROOT, "docs", "architecture.md")
+
+
+def _named_in_the_map(module, text):
+    """A module is named by its path (``app/auth.py``), or in the line of its family
+    (``app/api/*.py`` (`candidates`, ...)) by its name in backticks."""
+    path = os.path.relpath(EVERYTHING[module], ROOT).replace(os.sep, "/")
+    if f"`{path}`" in text:
+        return True
+    folder, name = path.rpartition("/")[0], os.path.basename(path)[:-len(".py")]
+    return any(f"`{name}`" in line for line in text.splitlines() if f"`{folder}/*.py`" in line)
+
+
+def test_the_code_map_names_every_module():
+    with open(ARCHITECTURE, encoding="utf-8") as fh:
+        text = fh.read()
+    assert sorted(m for m in [*CODE, "wsgi"] if not _named_in_the_map(m, text)) == []
+
+
+def test_every_file_the_code_map_names_exists():
+    with open(ARCHITECTURE, encoding="utf-8") as fh:
+        named = set(re.findall(r"`((?:app|db|seed|schemas|tests|bench|clients)/[\w/.-]+\.(?:py|json))`", fh.read()))
+    named |= {"wsgi.py"}
+    assert sorted(p for p in named if not os.path.exists(os.path.join(ROOT, p))) == []
