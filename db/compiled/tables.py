@@ -332,6 +332,48 @@ class PublicTopperEntry(Compiled):
         primary_key = CompositeKey("placeholder", "entity_id")
 
 
+class PublicTopperHistory(Compiled):
+    """A leaderboard's history as a whole (``db.source.topper_history``): ``digest`` says
+    which history its steps are of, so a compile writes again only the histories that moved;
+    ``race`` how many entries the race follows, ``steps`` how many moments it has."""
+
+    placeholder = UUIDField(primary_key=True)
+    digest = CharField(max_length=64)
+    race = IntegerField()
+    steps = IntegerField()
+    final = TextField()  # JSON: [rank, tied, points, programmes, last result at] of each race entry
+
+
+class PublicTopperEntity(Compiled):
+    """An entity a leaderboard's history shows: ``body`` is its entry's public JSON without
+    the numbers of a moment (rank, tied, points, programmeCount, lastResultAt); ``number``
+    its place in the history (the race's entries first, best first)."""
+
+    placeholder = UUIDField()
+    number = IntegerField()
+    body = TextField()
+
+    class Meta:
+        primary_key = CompositeKey("placeholder", "number")
+
+
+class PublicTopperStep(Compiled):
+    """A leaderboard after one publication moment: ``board`` the displayed board (JSON,
+    ``[entity number, rank, tied, points, programmes, last result at]`` per entry),
+    ``race`` each race entry's ``[rank, points]`` or null. ``/toppers?asOf=`` reads the
+    last step at or before its moment, the race a page of steps in order."""
+
+    placeholder = UUIDField()
+    step = IntegerField()  # from 1, oldest first
+    at = DateTimeField()
+    board = TextField()
+    race = TextField()
+
+    class Meta:
+        primary_key = CompositeKey("placeholder", "step")
+        indexes = ((("festival", "placeholder", "at"), False), (("festival", "placeholder", "step"), True))
+
+
 class PublicPage(Compiled):
     id = UUIDField(primary_key=True)
     slug = CharField(max_length=120)
@@ -385,8 +427,13 @@ sort_indexes(PublicTopperEntry, ("festival", "placeholder"), (PublicTopperEntry.
 READ_MODELS = [
     PublicDocument, PublicTag, PublicSubFest, PublicProgramme, PublicCandidate,
     PublicRegistration, PublicTeam, PublicCategory, PublicSchedule, PublicNews,
-    PublicDownload, PublicImage, PublicPlaceholder, PublicTopperEntry, PublicPage, PublicTotal,
+    PublicDownload, PublicImage, PublicPlaceholder, PublicTopperEntry, PublicTopperHistory,
+    PublicTopperEntity, PublicTopperStep, PublicPage, PublicTotal,
 ]
+
+# Rows a compile of a change writes again only for the leaderboards whose history moved
+# (``db.compiler.toppers.compile_histories`` compares digests); a whole compile writes all.
+KEPT_BY_DIGEST = {PublicTopperHistory, PublicTopperEntity, PublicTopperStep}
 
 # The rows the compile of one record writes, by the kind of record (the names of
 # ``db.compiler.Scope``'s id sets): (model, the column naming the record[, its kinds of tag]).

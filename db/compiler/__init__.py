@@ -10,7 +10,7 @@ is part of the writer's transaction, and the revision moves with it.
 """
 from dataclasses import dataclass, field
 
-from ..compiled.tables import PER_RECORD_MODELS, PER_RECORD_ROWS, PER_RECORD_TAGS, READ_MODELS, PublicTag
+from ..compiled.tables import KEPT_BY_DIGEST, PER_RECORD_MODELS, PER_RECORD_ROWS, PER_RECORD_TAGS, READ_MODELS, PublicTag
 from ..database import database
 from ..source import models as m
 from ..source.registrations import registrations_of
@@ -92,7 +92,7 @@ def clear_festival(festival_id, scope=None):
     """Delete the festival's compiled rows: all of them, or what ``scope`` compiles again
     (its records' rows and every row of the small, whole-compiled lists)."""
     for model in READ_MODELS:
-        if scope is None or model not in PER_RECORD_MODELS:
+        if scope is None or model not in PER_RECORD_MODELS | KEPT_BY_DIGEST:
             model.delete().where(model.festival == festival_id).execute()
     if scope is None:
         return

@@ -2,6 +2,10 @@
 that show them. The entries themselves are computed by :mod:`db.source.toppers`; here they are
 only stored, with the placeholders the rules of :mod:`db.source.topper_lists` let the public see
 (scope keys of hidden sections and collections masked)."""
+import datetime
+
+import orjson
+
 from schemas.toppers import (
     TopperEntrySchema,
     TopperPlaceholderSchema,
@@ -9,7 +13,14 @@ from schemas.toppers import (
     WebsitePageSchema,
 )
 
-from ..compiled.tables import PublicPage, PublicPlaceholder, PublicTopperEntry
+from ..compiled.tables import (
+    PublicPage,
+    PublicPlaceholder,
+    PublicTopperEntity,
+    PublicTopperEntry,
+    PublicTopperHistory,
+    PublicTopperStep,
+)
 from ..compiled.templates import dumps
 from ..query import text_sort_key
 from ..source import models as m
@@ -25,6 +36,7 @@ def compile_toppers(festival_id, writer):
     attach_entry_lists(placeholders)
     for placeholder in placeholders:
         _compile_placeholder(writer, placeholder, body_schema, with_entries_schema, entry_schema)
+    compile_histories(festival_id, writer, placeholders)
     page_schema = WebsitePageSchema()
     for page in scopes.public_pages(festival_id):
         shown = [str(placeholder.id) for placeholder in page_placeholders(festival_id, page.id)]
@@ -45,3 +57,58 @@ def _compile_placeholder(writer, p, body_schema, with_entries_schema, entry_sche
             points=entry.points, programme_count=entry.programme_count,
             last_result_at=entry.last_result_at, name_key=text_sort_key(entry.name),
             body=dumps(entry_schema.dump(entry)))
+
+
+# --- histories: the board as it stood, and the race ------------------------------------------
+
+# The numbers of a moment: an entity's stored body has every other member of its entry.
+MOMENT_MEMBERS = ("rank", "tied", "points", "programmeCount", "lastResultAt")
+
+
+def compile_histories(festival_id, writer, placeholders):
+    """Write the history of each visible placeholder whose history moved since the last
+    compile (all of them after a whole clear), and drop those of placeholders no longer
+    visible: a change to one sub-fest's results rewrites only the boards it moved."""
+    compiled = dict(PublicTopperHistory.select(PublicTopperHistory.placeholder, PublicTopperHistory.digest)
+                    .where(PublicTopperHistory.festival == festival_id).tuples())
+    visible = {p.id: p for p in placeholders}
+    stored = {row.placeholder_id: row for row in m.TopperHistory.select()
+              .where(m.TopperHistory.placeholder.in_(list(visible)))} if visible else {}
+    stale = [i for i in compiled if i not in visible or stored.get(i) is None
+             or stored[i].digest != compiled[i]]
+    for model in (PublicTopperHistory, PublicTopperEntity, PublicTopperStep):
+        for start in range(0, len(stale), 200):
+            model.delete().where((model.festival == festival_id)
+                                 & model.placeholder.in_(stale[start:start + 200])).execute()
+    entry_schema = TopperEntrySchema()
+    for placeholder_id, row in stored.items():
+        if compiled.get(placeholder_id) == row.digest:
+            continue
+        _compile_history(writer, visible[placeholder_id], row, entry_schema)
+
+
+def _moment(value):
+    """A stored naive-UTC ISO moment as the API writes it."""
+    return None if value is None else datetime.datetime.fromisoformat(value).isoformat(timespec="seconds") + "Z"
+
+
+def _compile_history(writer, placeholder, row, entry_schema):
+    history = orjson.loads(row.body)
+    for number, (entity_id, name, details) in enumerate(history["entities"]):
+        body = entry_schema.dump({"entity_type": placeholder.entity_type, "entity_id": entity_id, "name": name,
+                                  "details": details, "rank": 0, "tied": False, "points": 0,
+                                  "programme_count": 0, "last_result_at": None})
+        for member in MOMENT_MEMBERS:
+            body.pop(member)
+        writer.add(PublicTopperEntity, placeholder=placeholder.id, number=number, body=dumps(body))
+    steps = history["steps"]
+    for number, step in enumerate(steps, 1):
+        board = [[at, rank, tied, float(points), programmes, _moment(last)]
+                 for at, rank, tied, points, programmes, last in step["board"]]
+        writer.add(PublicTopperStep, placeholder=placeholder.id, step=number,
+                   at=datetime.datetime.fromisoformat(step["at"]), board=dumps(board),
+                   race=dumps([s and [s[0], float(s[1])] for s in step["race"]]))
+    final = [[place, tied, float(points), programmes, _moment(last)]
+             for place, tied, points, programmes, last in history["final"]]
+    writer.add(PublicTopperHistory, placeholder=placeholder.id, digest=row.digest, race=history["race"],
+               steps=len(steps), final=dumps(final))

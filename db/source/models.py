@@ -343,6 +343,16 @@ class TopperEntry(BaseModel):
     last_result_at = DateTimeField(null=True)
 
 
+class TopperHistory(BaseModel):
+    """How a placeholder's board moved: the board after each publication moment, computed
+    with its entries (``db.source.toppers.history_for``). ``body`` is its JSON text;
+    ``digest`` a hash of it, so the compile step rewrites only the histories that moved."""
+
+    placeholder = ForeignKeyField(TopperPlaceholder, backref="history", on_delete="CASCADE", unique=True)
+    digest = CharField(max_length=64)
+    body = TextField()
+
+
 class WebsitePage(BaseModel):
     festival = ForeignKeyField(Festival, backref="pages", on_delete="CASCADE", index=True)
     slug = CharField(max_length=120)
@@ -425,7 +435,7 @@ ALL_MODELS = [
     ProgrammeCollection, PositionCriteria, GradeCriteria, Programme, SubFestProgramme,
     SubFestProgrammeJudge, SubFestProgrammeCollection, Schedule, Candidate, SubFestCandidate,
     SubFestCandidateSection, Registration, RegistrationMember, Result, TopperPlaceholder,
-    TopperEntry, WebsitePage, WebsitePagePlaceholder, News, NewsTag, Download, GalleryAlbum,
+    TopperEntry, TopperHistory, WebsitePage, WebsitePagePlaceholder, News, NewsTag, Download, GalleryAlbum,
     GalleryImage,
 ]
 

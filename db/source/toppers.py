@@ -304,14 +304,15 @@ def _entities(data, placeholder, result, participants):
     return []
 
 
-def totals_for(data, placeholder):
-    """Points per entity of one placeholder, plus ``(programmes counted, programmes in scope)``."""
+def _counted(data, placeholder):
+    """``(scope, counted programme ids, [(result, entity id, name, details)])``: every
+    result the board counts and each entity it counts for, in the order of ``data.results``
+    (so that fractional points add up the same way every time)."""
     scope = programmes_in_scope(data, placeholder)
     section_id = _scope_section(data, placeholder) if placeholder.scope_type == "section" else None
-    totals = {}
     counted = set()
+    contributions = []
     in_scope = [result for programme_id in scope for result in data.results_of.get(programme_id, ())]
-    # in the order of data.results, so that fractional points add up the same way every time
     in_scope.sort(key=lambda result: data.order[id(result)])
     for result in in_scope:
         counted.add(result.programme_id)
@@ -326,10 +327,19 @@ def totals_for(data, placeholder):
             if placeholder.scope_type == "section" and placeholder.entity_type == "section":
                 if entity_id != section_id:
                     continue
-            total = totals.get(entity_id)
-            if total is None:
-                total = totals[entity_id] = Total(entity_id, name, {**EMPTY_DETAILS, **details})
-            total.add(result)
+            contributions.append((result, entity_id, name, details))
+    return scope, counted, contributions
+
+
+def totals_for(data, placeholder):
+    """Points per entity of one placeholder, plus ``(programmes counted, programmes in scope)``."""
+    scope, counted, contributions = _counted(data, placeholder)
+    totals = {}
+    for result, entity_id, name, details in contributions:
+        total = totals.get(entity_id)
+        if total is None:
+            total = totals[entity_id] = Total(entity_id, name, {**EMPTY_DETAILS, **details})
+        total.add(result)
     return list(totals.values()), len(counted), len(scope)
 
 
@@ -364,6 +374,8 @@ def recompute_toppers(festival, now=None, sub_fest_ids=None):
     Run it inside the transaction that changed the results, so readers never see a
     leaderboard that disagrees with the results next to it.
     """
+    from .topper_history import history_row  # it builds on this module's totals and ranks
+
     now = now or m.utcnow()
     query = (m.TopperPlaceholder
              .select()
@@ -378,8 +390,10 @@ def recompute_toppers(festival, now=None, sub_fest_ids=None):
     data = FestivalData(festival.id, sub_fest_ids)
     if placeholders:
         m.TopperEntry.delete().where(m.TopperEntry.placeholder.in_([p.id for p in placeholders])).execute()
-    rows = []
+    rows, histories = [], []
     for placeholder in placeholders:
+        digest, body = history_row(data, placeholder)
+        histories.append({"placeholder": placeholder.id, "digest": digest, "body": body})
         totals, counted, in_scope = totals_for(data, placeholder)
         for position, tied, total in rank(totals, placeholder.display_top_n):
             rows.append({
@@ -394,4 +408,7 @@ def recompute_toppers(festival, now=None, sub_fest_ids=None):
          .execute())
     for start in range(0, len(rows), 200):
         m.TopperEntry.insert_many(rows[start:start + 200]).execute()
+    m.TopperHistory.delete().where(m.TopperHistory.placeholder.in_([p.id for p in placeholders])).execute()
+    for start in range(0, len(histories), 50):
+        m.TopperHistory.insert_many(histories[start:start + 50]).execute()
     return len(placeholders)
