@@ -150,6 +150,8 @@ class Instant(fields.Field):
         "invalid": "Not a valid date or date-time: use YYYY-MM-DD or an ISO 8601 date-time with an offset.",
     }
 
+    local_times = False
+
     def __init__(self, end_of_day=False, **kwargs):
         self.end_of_day = end_of_day
         metadata = {**kwargs.pop("metadata", {}), "oneOf": [
@@ -172,8 +174,34 @@ class Instant(fields.Field):
         except ValueError as exc:
             raise self.make_error("invalid") from exc
         if moment.tzinfo is None:
-            raise self.make_error("invalid")
+            if not self.local_times:
+                raise self.make_error("invalid")
+            return LocalMoment.combine(moment.date(), moment.time())
         try:
             return moment.astimezone(datetime.timezone.utc).replace(tzinfo=None)
         except OverflowError as exc:  # e.g. 0001-01-01T00:00:00+05:00 is before year 1 in UTC
             raise self.make_error("invalid") from exc
+
+
+class Moment(Instant):
+    """A date-time, with an offset or without one (then on the festival's clock, a
+    :class:`LocalMoment`, as the festival's own files write times), or a date (its last
+    moment on the festival's clock: "after that day")."""
+
+    local_times = True
+    default_error_messages = {
+        "invalid": "Not a valid date-time: use an ISO 8601 date-time (without an offset, the festival's "
+                   "local time) or a date YYYY-MM-DD (its end).",
+    }
+
+    def __init__(self, **kwargs):
+        super().__init__(end_of_day=True, **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        # "2026-01-15 18:00", as a festival office writes it: the space is the date and time's
+        # separator, not an unencoded "+" (which can only follow the time).
+        if isinstance(value, str):
+            value = value.strip()
+            if len(value) > 10 and value[10] == " ":
+                value = value[:10] + "T" + value[11:]
+        return super()._deserialize(value, attr, data, **kwargs)

@@ -1,10 +1,10 @@
 """Toppers: query arguments and output of /topper-placeholders, /toppers and /page-toppers."""
-from marshmallow import fields, validates_schema
+from marshmallow import fields, validate, validates_schema
 
 from . import examples
-from .common import ContextSchema, MetaSchema, OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
+from .common import ContextSchema, MetaSchema, OutSchema, PageArgs, UtcDateTime, Uuid, list_envelope, sort_args
 from .enums import RANKING_BASES, TOPPER_ENTITY_TYPES, TOPPER_SCOPE_TYPES
-from .fields import Bool, CanonicalUUID, Enum, Text
+from .fields import Bool, CanonicalUUID, Enum, Moment, Text, WholeNumber
 from .nested import (
     CandidateIdentitySchema,
     CategoryRefSchema,
@@ -40,8 +40,21 @@ def placeholder_label_field(id_name):
         "example": examples.PLACEHOLDER_LABEL})
 
 
+def as_of_field():
+    """A board as it stood: the moment a board of the past is of."""
+    return Moment(metadata={
+        "description": "The board as it stood at this moment: computed from the results published by then "
+                       "(a result counts from its publication), with the same ranking, tie and top-N rules. "
+                       "An ISO 8601 date-time; without an offset it is the festival's local time; a date "
+                       "alone is its end (the board after that day). `context.asOf` says which "
+                       "publication the board is of.",
+        "example": examples.AS_OF})
+
+
 class TopperQueryArgsSchema(NarrowingSubFestArgs, sort_args(ENTRY_SORT_NAMES, "rank")):
     """One leaderboard, by id or by its label (in a sub-fest)."""
+
+    as_of = as_of_field()
 
     topper_placeholder_id = CanonicalUUID(metadata={
         "description": f"Published placeholder id; required unless `placeholderLabel` is sent. {SELECTOR_RULE}",
@@ -54,6 +67,7 @@ class TopperQueryArgsSchema(NarrowingSubFestArgs, sort_args(ENTRY_SORT_NAMES, "r
 
 
 class PageTopperQueryArgsSchema(NarrowingSubFestArgs):
+    as_of = as_of_field()
     page_slug = Text(max_length=120, metadata={
         "description": "Website page slug.", "example": examples.PAGE_SLUG})
     page_id = CanonicalUUID(metadata={"example": examples.PAGE_ID,
@@ -66,6 +80,26 @@ class PageTopperQueryArgsSchema(NarrowingSubFestArgs):
     def one_selector(self, data, **kwargs):
         require_one_of(data, {"pageSlug": "page_slug", "pageId": "page_id", "placeholderId": "placeholder_id",
                               "placeholderLabel": "placeholder_label"})
+
+
+# The most entries a race follows (``db.source.topper_history.RACE_SIZE``).
+MAX_RACE_TOP = 50
+
+
+class TopperRaceQueryArgsSchema(NarrowingSubFestArgs, PageArgs):
+    """One leaderboard's race, by the selectors of /toppers; pages are of its steps."""
+
+    topper_placeholder_id = CanonicalUUID(metadata={
+        "description": f"Published placeholder id; required unless `placeholderLabel` is sent. {SELECTOR_RULE}",
+        "example": examples.TOPPER_PLACEHOLDER_ID})
+    placeholder_label = placeholder_label_field("topperPlaceholderId")
+    top = WholeNumber(load_default=10, validate=validate.Range(min=1, max=MAX_RACE_TOP), metadata={
+        "description": f"How many entries the race follows: the best of the final (current) board, in its "
+                       f"order. Default 10, at most {MAX_RACE_TOP}.", "example": 10})
+
+    @validates_schema
+    def one_selector(self, data, **kwargs):
+        require_one_of(data, {"topperPlaceholderId": "topper_placeholder_id", "placeholderLabel": "placeholder_label"})
 
 
 class ScopeKeysSchema(OutSchema):
@@ -130,8 +164,23 @@ class TopperEntrySchema(OutSchema):
     group = fields.Nested(TopperGroupSchema, attribute="details.group", allow_none=True)
 
 
+class AsOfSchema(OutSchema):
+    class Meta:
+        description = "The moment a board of the past is of (with `asOf`)."
+
+    requested = UtcDateTime(metadata={"description": "The `asOf` asked for, in UTC."})
+    published_at = UtcDateTime(allow_none=True, metadata={
+        "description": "The last publication the board counts (a step of the race); null when nothing was "
+                       "published by then: the board is empty."})
+
+
+class TopperContextSchema(ContextSchema):
+    as_of = fields.Nested(AsOfSchema, allow_none=True, metadata={
+        "description": "With `asOf`: which moment the board is of; null for the current board."})
+
+
 class ToppersSchema(OutSchema):
-    context = fields.Nested(ContextSchema)
+    context = fields.Nested(TopperContextSchema)
     placeholder = fields.Nested(TopperPlaceholderSchema)
     data = fields.List(fields.Nested(TopperEntrySchema))
     meta = fields.Nested(MetaSchema)
@@ -148,6 +197,31 @@ class WebsitePageSchema(OutSchema):
 
 
 class PageToppersSchema(OutSchema):
-    context = fields.Nested(ContextSchema)
+    context = fields.Nested(TopperContextSchema)
     page = fields.Nested(WebsitePageSchema, allow_none=True, metadata={"description": "Null when only placeholderId is sent."})
     toppers = fields.List(fields.Nested(TopperPlaceholderWithEntriesSchema))
+
+
+class RaceStandingSchema(OutSchema):
+    entity_id = Uuid(metadata={"description": "The entry, as `entries[].entityId` names it."})
+    rank = fields.Integer(allow_none=True, metadata={
+        "description": "Its rank on the whole board after this publication; null before its first counted result."})
+    points = fields.Float(metadata={"description": "Its cumulative points after this publication."})
+
+
+class RaceStepSchema(OutSchema):
+    step = fields.Integer(metadata={"description": "The publication's number, from 1, oldest first."})
+    at = UtcDateTime(metadata={"description": "When the results of this step were published."})
+    standings = fields.List(fields.Nested(RaceStandingSchema), metadata={
+        "description": "Each of `entries`, in their order: its points and rank after this publication."})
+
+
+class TopperRaceSchema(OutSchema):
+    context = fields.Nested(ContextSchema)
+    placeholder = fields.Nested(TopperPlaceholderSchema)
+    entries = fields.List(fields.Nested(TopperEntrySchema), metadata={
+        "description": "The entries the race follows: the best `top` of the final (current) board, in its "
+                       "order, with their final numbers."})
+    data = fields.List(fields.Nested(RaceStepSchema), metadata={
+        "description": "One page of the race's steps, oldest first: every publication that moved the board."})
+    meta = fields.Nested(MetaSchema, metadata={"description": "The paging of the steps."})

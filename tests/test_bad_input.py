@@ -91,7 +91,7 @@ def assert_answer(response, url):
 ENDPOINTS = ["/subfests", "/news", "/gallery", "/downloads", "/programmes", "/programme-detail", "/candidates",
              "/candidate-detail", "/teams", "/categories", "/filters", "/schedules", "/programme-results",
              "/programme-result", "/candidate-result", "/candidate-registrations", "/topper-placeholders",
-             "/toppers", "/page-toppers", "/changes"]
+             "/toppers", "/page-toppers", "/topper-race", "/changes"]
 
 
 def test_every_endpoint_is_covered(operations):

@@ -136,6 +136,7 @@ def every_operation(base, key):
         ("/topper-placeholders", {"subFestSlug": "general"}),
         ("/toppers", {"topperPlaceholderId": placeholder["id"]}),
         ("/page-toppers", {"pageSlug": "results"}),
+        ("/topper-race", {"topperPlaceholderId": placeholder["id"]}),
         ("/changes", {"sinceRevision": 0}),
     ]
 

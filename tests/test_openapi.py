@@ -92,7 +92,7 @@ GROUPS = {
         "/candidate-detail": "getCandidateDetail", "/candidate-result": "getCandidateResult",
         "/candidate-registrations": "listCandidateRegistrations",
         "/topper-placeholders": "listTopperPlaceholders", "/toppers": "listToppers",
-        "/page-toppers": "getPageToppers", "/changes": "listChanges"},
+        "/page-toppers": "getPageToppers", "/topper-race": "getTopperRace", "/changes": "listChanges"},
 }
 
 
@@ -206,6 +206,7 @@ EXAMPLE_REQUESTS = {
     "toppers.topper_placeholders": ("/topper-placeholders", {"subFestSlug": ex.SUB_FEST_SLUG, "limit": 1}),
     "toppers.toppers": ("/toppers", {"topperPlaceholderId": ex.TOPPER_PLACEHOLDER_ID, "limit": 3}),
     "toppers.page_toppers": ("/page-toppers", {"pageSlug": ex.PAGE_SLUG}),
+    "toppers.topper_race": ("/topper-race", {"topperPlaceholderId": ex.TOPPER_PLACEHOLDER_ID, "top": 3, "limit": 2}),
     "changes.changes": ("/changes", {"sinceRevision": 0, "limit": 2}),
 }
 

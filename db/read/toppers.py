@@ -6,8 +6,11 @@ import orjson
 from ..compiled import kinds
 from ..compiled.tables import PublicPage as W
 from ..compiled.tables import PublicPlaceholder as P
+from ..compiled.tables import PublicTopperEntity as H_ENTITY
 from ..compiled.tables import PublicTopperEntry as E
-from ..query import ascii_lower
+from ..compiled.tables import PublicTopperHistory as H_HISTORY
+from ..compiled.tables import PublicTopperStep as H_STEP
+from ..query import Page, ascii_lower, text_sort_key
 from . import find_by_selectors
 from .sql import Select, column, equals, one_of
 
@@ -103,3 +106,113 @@ def find_page(festival_id, page_id=None, slug=None):
         select.where(*equals(W.slug, slug))
     row = select.first(W.body, W.placeholders)
     return row and (row[0], orjson.loads(row[1]))
+
+
+# --- histories ----------------------------------------------------------------------------------
+
+
+def entry_json(body, rank, tied, points, programmes, last_result_at):
+    """An entry's JSON: the numbers of a moment before the entity's stored members."""
+    return (f'{{"rank":{rank},"tied":{"true" if tied else "false"},"points":{orjson.dumps(points).decode()},'
+            f'"programmeCount":{programmes},"lastResultAt":{orjson.dumps(last_result_at).decode()},{body[1:]}')
+
+
+def _entities(festival_id, placeholder_id, numbers=None, below=None):
+    """``{number: body}`` of a history's entities: those of ``numbers``, or those below ``below``."""
+    select = (Select(H_ENTITY)
+              .where(*equals(H_ENTITY.festival, festival_id))
+              .where(*equals(H_ENTITY.placeholder, placeholder_id)))
+    if numbers is not None:
+        if not numbers:
+            return {}
+        select.where(*one_of(H_ENTITY.number, sorted(numbers)))
+    if below is not None:
+        select.where(*compare(H_ENTITY.number, "<", below))
+    return dict(select.rows(H_ENTITY.number, H_ENTITY.body))
+
+
+# The entry sorts of /toppers on a board of the past: (rank, tied, points, programmes,
+# last result at) are a moment's numbers; the name is the entity's.
+_PAST_SORTS = {
+    "rank": lambda numbers, name: (numbers[0], name),
+    "points": lambda numbers, name: numbers[2],
+    "name": lambda numbers, name: name,
+    "programmeCount": lambda numbers, name: numbers[3],
+    "lastResultAt": lambda numbers, name: numbers[4],
+}
+
+
+def list_entries_as_of(festival_id, placeholder_id, moment, page, limit, sort_by, sort_order):
+    """``(at, page)``: one page of the board as it stood at ``moment`` (naive UTC), sorted
+    as :func:`list_entries` sorts (NULLs last, ties by entity id), and the publication
+    moment it is of (None before the first: an empty board)."""
+    at, board, bodies = _board_as_of(festival_id, placeholder_id, moment)
+    rows = []
+    for number, *numbers in board:
+        body = bodies[number]
+        member = orjson.loads(body)
+        rows.append((numbers, text_sort_key(member["name"]), member["entityId"], body))
+    sort = _PAST_SORTS[sort_by]
+    present = [r for r in rows if sort(r[0], r[1]) is not None]
+    present.sort(key=lambda r: (sort(r[0], r[1]), r[2]), reverse=sort_order == "desc")
+    ordered = present + [r for r in rows if sort(r[0], r[1]) is None]
+    start = (page - 1) * limit
+    items = [(entry_json(body, *numbers),) for numbers, _, _, body in ordered[start:start + limit]]
+    return at, Page(items=items, page=page, limit=limit, total=len(rows))
+
+
+def placeholders_as_of(festival_id, placeholder_ids, moment):
+    """``[(JSON, at)]``: each published placeholder of ``placeholder_ids`` with its entries as
+    they stood at ``moment`` (the shape of ``placeholders_with_entries``), in the order given,
+    and the publication its board is of (None: an empty board)."""
+    if not placeholder_ids:
+        return []
+    rows = (Select(P)
+            .where(*equals(P.festival, festival_id))
+            .where(*one_of(P.id, placeholder_ids))
+            .rows(P.id, P.body))
+    by_id = {str(P.id.python_value(row_id)): body for row_id, body in rows}
+    boards = []
+    for placeholder_id in (str(i) for i in placeholder_ids):
+        if placeholder_id not in by_id:
+            continue
+        at, board, bodies = _board_as_of(festival_id, placeholder_id, moment)
+        entries = ",".join(entry_json(bodies[number], *numbers) for number, *numbers in board)
+        boards.append((f'{by_id[placeholder_id][:-1]},"entries":[{entries}]}}', at))
+    return boards
+
+
+def _board_as_of(festival_id, placeholder_id, moment):
+    """``(at, board, entity bodies)`` of the last step at or before ``moment``: two reads
+    by index, the step and the entities it shows."""
+    row = (Select(H_STEP)
+           .where(*equals(H_STEP.festival, festival_id))
+           .where(*equals(H_STEP.placeholder, placeholder_id))
+           .where(*compare(H_STEP.at, "<=", moment))
+           .sort({"at": H_STEP.at}, "at", "desc", H_STEP.step)
+           .first(H_STEP.at, H_STEP.board))
+    if row is None:
+        return None, [], {}
+    at, board = row[0], orjson.loads(row[1])
+    return at, board, _entities(festival_id, placeholder_id, {entry[0] for entry in board})
+
+
+def race_of(festival_id, placeholder_id, top, page, limit):
+    """``(entries, steps page)`` of a leaderboard's race: the JSON of its ``top`` best entries
+    by the final board, and one page of its steps as ``(step, at, race)`` rows, where ``race``
+    has each race entry's ``[rank, points]`` (or null)."""
+    head = (Select(H_HISTORY)
+            .where(*equals(H_HISTORY.festival, festival_id))
+            .where(*equals(H_HISTORY.placeholder, placeholder_id))
+            .first(H_HISTORY.race, H_HISTORY.final))
+    race, final = (head[0], orjson.loads(head[1])) if head else (0, [])
+    shown = min(top, race)
+    bodies = _entities(festival_id, placeholder_id, below=shown)
+    entries = [(bodies[n], final[n]) for n in range(shown)]
+    steps = (Select(H_STEP)
+             .where(*equals(H_STEP.festival, festival_id))
+             .where(*equals(H_STEP.placeholder, placeholder_id))
+             .sort({"step": H_STEP.step}, "step", "asc", H_STEP.step)
+             .page(page, limit, H_STEP.step, H_STEP.at, H_STEP.race))
+    steps.items = [(step, H_STEP.at.python_value(at), race) for step, at, race in steps.items]
+    return entries, steps
