@@ -84,7 +84,17 @@ def samples(data):
         "pageSlug": [p["slug"] for p in pages],
         "pageId": [p["id"] for p in pages],
         "sinceRevision": ["0"],
+        # boards of the past: before the first publication, in the middle, after the last
+        "asOf": as_of_samples(data),
+        "top": ["50"],
     }
+
+
+def as_of_samples(data):
+    """Moments for ``asOf``: each board of the past is scanned as the current one is."""
+    published = sorted(r["published_at"] for r in data.get("results", []) if r.get("published_at"))
+    middle = published[len(published) // 2] if published else "2026-01-15T12:00:00Z"
+    return ["2000-01-01T00:00:00Z", middle, "2100-01-01"]
 
 
 def endpoint_requests(spec, data):
