@@ -600,3 +600,57 @@ def test_screenshots_of_the_site(chromium, demo_server, width, tmp_path):
     page.screenshot(path=str(folder / f"demo-{width}.png"), full_page=True)
     page.screenshot(path=str(folder / f"demo-{width}-first-screen.png"))
     assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+def test_the_points_race_is_drawn_and_the_day_picker_moves_the_board(browser_page, demo_server):
+    """The race of the main team board is an inline SVG line per team; "after day 1" shows
+    the leaderboard as it stood at the end of the festival's first day (/toppers?asOf=)."""
+    base, printed, _ = demo_server
+    key = printed[SHOWN]
+
+    def api(path, **query):
+        request = urllib.request.Request(f"{base}/public-api/v1{path}?{urllib.parse.urlencode(query)}",
+                                         headers={"X-API-Key": key})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.load(response)
+
+    page = browser_page(1280)
+    page.wait_for_selector("#race-chart svg polyline", timeout=20_000)
+    general = api("/subfests")["data"][0]
+    boards = api("/topper-placeholders", subFestId=general["id"], limit=50, sortBy="displayOrder")["data"]
+    team_board = next(b for b in boards if b["entityType"] == "team" and b["scopeType"] == "subfest")
+    race = api("/topper-race", topperPlaceholderId=team_board["id"], top=6, limit=500)
+    assert len(race["data"]) > 1
+    chart = page.locator("#race-chart svg")
+    assert chart.get_attribute("data-steps") == str(len(race["data"]))
+    assert page.locator("#race-chart svg polyline").count() == len(race["entries"]) == 6
+    # each line has a point per step, and rises to the team's current points at the right edge
+    points = page.locator("#race-chart polyline").first.get_attribute("points").split()
+    assert len(points) == len(race["data"])
+    assert page.locator("#race-legend li").all_inner_texts()[0].endswith(f"{race['entries'][0]['points']:g} pts")
+
+    shown = boards[0]
+    now = [e["rank"] for e in api("/toppers", topperPlaceholderId=shown["id"], limit=10)["data"]]
+    festival = api("/subfests")["context"]["festival"]
+    first_day = festival["startDate"]
+    then = api("/toppers", topperPlaceholderId=shown["id"], limit=10, asOf=first_day)
+    assert then["context"]["asOf"]["requested"]
+    names_then = [entry["candidate"]["name"] if entry["candidate"] else entry["name"] for entry in then["data"]]
+
+    def listed():
+        return page.locator("#leaderboard-list .entry .who").evaluate_all(
+            "nodes => nodes.map(n => n.firstChild.textContent)")
+
+    before = listed()
+    assert len(before) == len(now)
+    page.select_option("#day-picker", first_day)
+    assert page.locator("#day-picker option").nth(1).inner_text() == "after day 1"
+    page.wait_for_function("want => [...document.querySelectorAll('#leaderboard-list .entry .who')]"
+                           ".map(n => n.firstChild.textContent).join('|') === want",
+                           arg="|".join(names_then) if names_then else "", timeout=10_000) \
+        if names_then else page.wait_for_selector("#leaderboard-list .empty", timeout=10_000)
+    assert listed() != before
+    page.select_option("#day-picker", "")
+    page.wait_for_function("want => [...document.querySelectorAll('#leaderboard-list .entry .who')]"
+                           ".map(n => n.firstChild.textContent).join('|') === want", arg="|".join(before),
+                           timeout=10_000)

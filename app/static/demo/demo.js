@@ -24,7 +24,9 @@
   if (keyInAddress) festivals = [{ key: keyInAddress }].concat(festivals);
 
   // revision: the data revision the page shows (context.data.revision of its answers).
-  const state = { key: null, timezone: undefined, subFest: null, placeholderId: null, timer: null, revision: null };
+  // asOf: the festival day whose end the leaderboard shows ("" for now); days: the festival's days.
+  const state = { key: null, timezone: undefined, subFest: null, placeholderId: null, timer: null, revision: null,
+                  asOf: "", days: "", placeholders: [] };
 
   // --- talking to the API ----------------------------------------------------------------
 
@@ -164,6 +166,7 @@
     document.title = festival.name + " — results";
     const dates = [festival.startDate, festival.endDate].filter(Boolean).join(" to ");
     document.getElementById("festival-meta").textContent = [festival.location, dates].filter(Boolean).join(" · ");
+    fillDays(festival.startDate, festival.endDate);
     // After a 304 a body is the browser's copy, which shows the revision it was made at: the
     // page's revision only moves forward (a restore is a 409 from /changes, which starts over).
     if (context.data && (state.revision === null || context.data.revision > state.revision)) {
@@ -172,6 +175,26 @@
       document.getElementById("freshness").textContent = context.data.changedAt
         ? "Last updated " + formatTime(context.data.changedAt, true) + "." : "";
     }
+  }
+
+  // "after day N": one choice per festival day, its value the day's date (a date as asOf is
+  // the end of that day in the festival's time zone).
+  function fillDays(start, end) {
+    if (!start || !end || state.days === start + end) return;
+    state.days = start + end;
+    const picker = document.getElementById("day-picker");
+    const options = [el("option", null, "now")];
+    options[0].value = "";
+    const first = Date.parse(start + "T00:00:00Z");
+    for (let n = 1, time = first; time <= Date.parse(end + "T00:00:00Z") && n <= 60; n += 1, time += 86400000) {
+      const option = el("option", null, "after day " + n);
+      option.value = new Date(time).toISOString().slice(0, 10);
+      options.push(option);
+    }
+    picker.replaceChildren(...options);
+    if (![...picker.options].some((o) => o.value === state.asOf)) state.asOf = "";
+    picker.value = state.asOf;
+    document.getElementById("day-switch").hidden = options.length < 2;
   }
 
   async function loadSubFests() {
@@ -250,6 +273,7 @@
     try {
       const body = await apiSorted("/topper-placeholders", { subFestId: subFest.id, limit: 50 }, "displayOrder", "asc");
       const placeholders = body.data || [];
+      state.placeholders = placeholders;
       const picker = document.getElementById("leaderboard-picker");
       picker.replaceChildren(...placeholders.map((p) => {
         const option = el("option", null, p.label);
@@ -261,7 +285,7 @@
         state.placeholderId = placeholders.length ? placeholders[0].id : null;
       }
       picker.value = state.placeholderId || "";
-      await loadToppers();
+      await Promise.all([loadToppers(), loadRace()]);
     } catch (error) {
       fail("leaderboard-list", error);
     }
@@ -273,7 +297,7 @@
       return;
     }
     try {
-      const body = await api("/toppers", { topperPlaceholderId: state.placeholderId, limit: 10 });
+      const body = await api("/toppers", { topperPlaceholderId: state.placeholderId, limit: 10, asOf: state.asOf });
       show("leaderboard-list", (body.data || []).map((entry) => el("li", "entry",
         el("span", "rank", (entry.tied ? "=" : "") + entry.rank),
         el("span", "who", entrantName(entry),
@@ -283,6 +307,66 @@
     } catch (error) {
       fail("leaderboard-list", error);
     }
+  }
+
+  // The points race of the sub-fest's main team board (its first team leaderboard): one line
+  // per team, cumulative points after each publication, drawn as a small inline SVG.
+  async function loadRace() {
+    const section = document.getElementById("race");
+    const board = state.placeholders.find((p) => p.entityType === "team" && p.scopeType === "subfest")
+      || state.placeholders.find((p) => p.entityType === "team");
+    section.hidden = !board;
+    if (!board) return;
+    document.getElementById("race-title").textContent = "Points race: " + board.label;
+    try {
+      const body = await api("/topper-race", { topperPlaceholderId: board.id, top: 6, limit: 500 });
+      drawRace(body.entries || [], body.data || []);
+    } catch (error) {
+      fail("race-legend", error);
+    }
+  }
+
+  const SVG = "http://www.w3.org/2000/svg";
+  const COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf"];
+
+  function svg(tag, attributes, text) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function drawRace(entries, steps) {
+    const chart = document.getElementById("race-chart");
+    const [width, height, left, bottom] = [640, 240, 36, 20];
+    const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img",
+                              "aria-label": "Points after each publication of results" });
+    root.dataset.steps = String(steps.length);
+    if (!steps.length || !entries.length) {
+      chart.replaceChildren();
+      show("race-legend", [], "No points yet.");
+      return;
+    }
+    const most = Math.max(1, ...steps[steps.length - 1].standings.map((s) => s.points));
+    const x = (i) => left + (steps.length < 2 ? 0 : (i * (width - left - 8)) / (steps.length - 1));
+    const y = (points) => height - bottom - (points * (height - bottom - 8)) / most;
+    root.append(svg("line", { class: "axis", x1: left, y1: height - bottom, x2: width, y2: height - bottom }),
+                svg("line", { class: "axis", x1: left, y1: 0, x2: left, y2: height - bottom }),
+                svg("text", { x: 2, y: 12 }, String(most)), svg("text", { x: 2, y: height - bottom }, "0"),
+                svg("text", { x: left, y: height - 4 }, formatTime(steps[0].at, true)));
+    const colours = entries.map((entry, i) => (entry.team && entry.team.colorCode) || COLOURS[i % COLOURS.length]);
+    entries.forEach((entry, i) => {
+      const points = steps.map((step, n) => x(n).toFixed(1) + "," + y(step.standings[i].points).toFixed(1));
+      const line = svg("polyline", { class: "line", points: points.join(" "), stroke: colours[i] });
+      line.append(svg("title", {}, entrantName(entry)));
+      root.append(line);
+    });
+    chart.replaceChildren(root);
+    show("race-legend", entries.map((entry, i) => {
+      const swatch = el("span", "swatch");
+      swatch.style.background = colours[i];
+      return el("li", null, swatch, entrantName(entry) + " " + entry.points + " pts");
+    }), "");
   }
 
   function selectSubFest(subFest) {
@@ -328,7 +412,10 @@
         if (mine.some((c) => c.kind === "programme" && c.action !== "results")) work.push(loadSchedule(subFest));
         const boards = mine.filter((c) => c.kind === "leaderboard");
         if (boards.some((c) => c.action !== "changed")) work.push(loadLeaderboard(subFest));
-        else if (boards.some((c) => c.id === state.placeholderId)) work.push(loadToppers());
+        else {
+          if (boards.some((c) => c.id === state.placeholderId)) work.push(loadToppers());
+          if (boards.length) work.push(loadRace());
+        }
       }
       await Promise.all(work);
       renderContext(body.context);
@@ -393,6 +480,10 @@
     picker.addEventListener("change", () => useFestival(Number(picker.value)));
     document.getElementById("leaderboard-picker").addEventListener("change", (event) => {
       state.placeholderId = event.target.value;
+      loadToppers();
+    });
+    document.getElementById("day-picker").addEventListener("change", (event) => {
+      state.asOf = event.target.value;
       loadToppers();
     });
     useFestival(0);
