@@ -200,8 +200,26 @@ def cases(port, key, quick=False):
         "/candidate-detail (long tail)": [f"{API}/candidate-detail?subFestCandidateId={c['id']}" for c in candidates],
         "/programme-result": [f"{API}/programme-result?subFestProgramId={p['id']}" for p in programmes],
         "/toppers": [f"{API}/toppers?topperPlaceholderId={p['id']}&limit=20" for p in placeholders],
+        # boards of the past: each board after each festival day (a date: that day's end)
+        "/toppers?asOf=": [f"{API}/toppers?topperPlaceholderId={p['id']}&limit=20&asOf={day}"
+                           for p in placeholders for day in festival_days(port, key)],
+        # the race of each board: its first 20 steps of its 10 best
+        "/topper-race": [f"{API}/topper-race?topperPlaceholderId={p['id']}&limit=20&top=10" for p in placeholders],
     })
     return sid, found
+
+
+def festival_days(port, key):
+    """The festival's days (``YYYY-MM-DD``), from its first to its last."""
+    import datetime
+
+    festival = get_json(port, f"{API}/subfests?limit=1", key)[0]["context"]["festival"]
+    day, last = (datetime.date.fromisoformat(festival[k]) for k in ("startDate", "endDate"))
+    days = []
+    while day <= last and len(days) < 31:
+        days.append(day.isoformat())
+        day += datetime.timedelta(days=1)
+    return days
 
 
 def row(name, figures):
@@ -241,6 +259,8 @@ def run(args):
                 log = os.path.join(workdir, "service.log")
                 with Server(service_env(url, 0, log), args.threads, log) as server:
                     sid, found = cases(server.port, key, quick=args.quick)
+                    if args.only:
+                        found = {name: paths for name, paths in found.items() if name in args.only}
                     served[scale] = (url, key, found)
                     rows = Baseline("rows", path)
                     try:
@@ -264,11 +284,13 @@ def run(args):
                                                pid=server.process.pid))
                     finally:
                         rows.close()
-                    if args.heavy and scale == args.scales[-1]:
+                    if args.heavy and scale == args.scales[-1] and "/candidate-result (long tail)" in found:
                         record("/candidate-result (long tail)", scale, args.heavy,
                                wrk(server.port, found["/candidate-result (long tail)"], args.seconds,
                                    args.heavy, headers=[f"X-API-Key: {key}"], workdir=workdir,
                                    pid=server.process.pid))
+                if args.only:
+                    continue  # only the rows asked for, and the scales side by side
                 if scale == args.scales[0] and not args.quick:
                     unpinned(args, record, url, key, found, sid, path, scale, log, workdir)
                 if import_seconds is not None and not args.quick:
@@ -583,6 +605,8 @@ def main(argv=None):
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                         help="processes of the multi-process run (one per core); 1: no such run")
     parser.add_argument("--quick", action="store_true", help="smoke run: scale 1, two endpoints, 1 connection")
+    parser.add_argument("--only", type=lambda text: set(text.split(",")), default=None,
+                        help="run only these rows (their names, comma-separated), then the scales side by side")
     args = parser.parse_args(argv)
     args.scales = [int(s) for s in args.scales.split(",")]
     args.connections = [int(c) for c in args.connections.split(",")]
