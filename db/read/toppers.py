@@ -12,7 +12,7 @@ from ..compiled.tables import PublicTopperHistory as H_HISTORY
 from ..compiled.tables import PublicTopperStep as H_STEP
 from ..query import Page, ascii_lower, text_sort_key
 from . import find_by_selectors
-from .sql import Select, column, equals, one_of
+from .sql import Select, column, compare, equals, one_of
 
 PLACEHOLDER_SORTS = {
     "displayOrder": P.display_order,
