@@ -1,7 +1,8 @@
 """How a leaderboard moved: its board after each publication moment, and the points race.
 
 A result counts from its ``published_at``. The history is worked out from the results that
-count now (:func:`db.source.toppers._counted`, under the privacy rules of the board): a result
+count now (``db.source.toppers.counted_contributions``, under the privacy rules of the board),
+which :func:`db.source.toppers.history_of` hands over with the final totals: a result
 withdrawn, hidden or unpublished since is gone from the past as well, and only the
 publication moments of results that count now are steps. Each step is the board as
 :func:`db.source.toppers.rank` would rank the results published by then (same points,
@@ -23,8 +24,6 @@ from collections import defaultdict
 
 import orjson
 
-from .toppers import EMPTY_DETAILS, Total, _counted, rank
-
 # The most entries a race follows (the endpoint's `top` is at most this).
 RACE_SIZE = 50
 
@@ -41,16 +40,13 @@ def _iso(moment):
     return None if moment is None else moment.isoformat()
 
 
-def history_for(data, placeholder):
-    """The history of one placeholder as a dict (see the module's docstring)."""
-    _, _, contributions = _counted(data, placeholder)
-    final = {}
-    for result, entity_id, name, details in contributions:
-        total = final.get(entity_id)
-        if total is None:
-            total = final[entity_id] = Total(entity_id, name, {**EMPTY_DETAILS, **details})
-        total.add(result)
-    leaders = rank(list(final.values()))[:RACE_SIZE]
+def history_for(contributions, final, leaders, top_n, new_total):
+    """The history of one placeholder as a dict (see the module's docstring).
+
+    ``contributions``: ``(result, entity id, name, details)`` of every counted result, in the
+    board's order of addition; ``final``: the current totals by entity id; ``leaders``: the
+    first ``RACE_SIZE`` of the ranked current board; ``new_total(entity id, name, details)``
+    makes an empty total (``db.source.toppers.Total``)."""
     race_ids = [total.entity_id for _, _, total in leaders]
     # the race entries' numbers on the final (current) board, ranked on the whole board
     standings = [[place, tied, total.points, len(total.programmes), _iso(total.last_result_at)]
@@ -67,14 +63,14 @@ def history_for(data, placeholder):
         for result, entity_id, name, details in by_moment[at]:
             total = totals.get(entity_id)
             if total is None:
-                total = totals[entity_id] = Total(entity_id, final[entity_id].name, final[entity_id].details)
+                total = totals[entity_id] = new_total(entity_id, final[entity_id].name, final[entity_id].details)
             else:
                 keys.pop(bisect.bisect_left(keys, _key(total)))
             total.add(result)
             key = _key(total)
             bisect.insort(keys, key)
             by_key[key[1:]] = total
-        steps.append({"at": _iso(at), "board": _board(keys, by_key, index, entities, placeholder.display_top_n),
+        steps.append({"at": _iso(at), "board": _board(keys, by_key, index, entities, top_n),
                       "race": [_standing(keys, totals.get(i)) for i in race_ids]})
     return {"race": len(race_ids), "final": standings, "entities": entities, "steps": steps}
 
@@ -106,7 +102,7 @@ def _standing(keys, total):
     return [bisect.bisect_left(keys, (-points,)) + 1, points]
 
 
-def history_row(data, placeholder):
-    """``(digest, body)`` of a placeholder's history, as stored in ``TopperHistory``."""
-    body = orjson.dumps(history_for(data, placeholder), default=str).decode()
+def history_row(history):
+    """``(digest, body)`` of a history, as stored in ``TopperHistory``."""
+    body = orjson.dumps(history, default=str).decode()
     return hashlib.sha256(body.encode()).hexdigest(), body

@@ -14,6 +14,7 @@ from peewee import Alias, ForeignKeyField, UUIDField
 
 from . import models as m
 from .scopes import public_candidates, public_entry_results, public_programmes, visible_category, visible_team
+from .topper_history import RACE_SIZE, history_for, history_row
 
 DEFAULT_TEAM_LEVEL = 1
 
@@ -304,7 +305,7 @@ def _entities(data, placeholder, result, participants):
     return []
 
 
-def _counted(data, placeholder):
+def counted_contributions(data, placeholder):
     """``(scope, counted programme ids, [(result, entity id, name, details)])``: every
     result the board counts and each entity it counts for, in the order of ``data.results``
     (so that fractional points add up the same way every time)."""
@@ -333,7 +334,7 @@ def _counted(data, placeholder):
 
 def totals_for(data, placeholder):
     """Points per entity of one placeholder, plus ``(programmes counted, programmes in scope)``."""
-    scope, counted, contributions = _counted(data, placeholder)
+    scope, counted, contributions = counted_contributions(data, placeholder)
     totals = {}
     for result, entity_id, name, details in contributions:
         total = totals.get(entity_id)
@@ -341,6 +342,20 @@ def totals_for(data, placeholder):
             total = totals[entity_id] = Total(entity_id, name, {**EMPTY_DETAILS, **details})
         total.add(result)
     return list(totals.values()), len(counted), len(scope)
+
+
+def history_of(data, placeholder):
+    """How the placeholder's board moved (``db.source.topper_history``): from the results
+    that count now, with this module's totals and ranking."""
+    _, _, contributions = counted_contributions(data, placeholder)
+    final = {}
+    for result, entity_id, name, details in contributions:
+        total = final.get(entity_id)
+        if total is None:
+            total = final[entity_id] = Total(entity_id, name, {**EMPTY_DETAILS, **details})
+        total.add(result)
+    leaders = rank(list(final.values()))[:RACE_SIZE]
+    return history_for(contributions, final, leaders, placeholder.display_top_n, Total)
 
 
 def rank(totals, top_n=None):
@@ -374,8 +389,6 @@ def recompute_toppers(festival, now=None, sub_fest_ids=None):
     Run it inside the transaction that changed the results, so readers never see a
     leaderboard that disagrees with the results next to it.
     """
-    from .topper_history import history_row  # it builds on this module's totals and ranks
-
     now = now or m.utcnow()
     query = (m.TopperPlaceholder
              .select()
@@ -392,7 +405,7 @@ def recompute_toppers(festival, now=None, sub_fest_ids=None):
         m.TopperEntry.delete().where(m.TopperEntry.placeholder.in_([p.id for p in placeholders])).execute()
     rows, histories = [], []
     for placeholder in placeholders:
-        digest, body = history_row(data, placeholder)
+        digest, body = history_row(history_of(data, placeholder))
         histories.append({"placeholder": placeholder.id, "digest": digest, "body": body})
         totals, counted, in_scope = totals_for(data, placeholder)
         for position, tied, total in rank(totals, placeholder.display_top_n):
