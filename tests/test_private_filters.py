@@ -115,6 +115,43 @@ def test_enumerating_admission_numbers_through_every_parameter_learns_nothing(ap
     assert learned == {}
 
 
+def twin(value):
+    """A value of the same length and shape that nobody has: each letter and digit moved one on."""
+    def moved(c):
+        if c.isdigit():
+            return str((int(c) + 1) % 10)
+        if "a" <= c.lower() <= "z":
+            return chr((ord(c.lower()) - 97 + 1) % 26 + 97)
+        return c
+    return "".join(moved(c) for c in value)
+
+
+@pytest.mark.parametrize("field", ["email", "phone", "date_of_birth"])
+def test_the_other_private_values_through_every_text_parameter_learn_nothing(app, keys, fixture_data, operations,
+                                                                             field):
+    """Every candidate's email, phone or date of birth in the small festival, each beside a
+    value of the same shape that nobody has, through every parameter that takes free text:
+    the two answers are the same."""
+    values = [str(person[field]) for person in fixture_data[SMALL]["candidates"] if person.get(field)]
+    assert len(values) > 40
+    bases = base_queries(Festival(fixture_data[SMALL]))
+    client = app.test_client()
+    learned = []
+    for path, parameters in operations.items():
+        for name, text in parameters:
+            if not text:
+                continue
+            for value in values:
+                wrong = twin(value)
+                assert wrong not in values
+                query = {**bases.get(path, {})}
+                right_answer = answer(client, keys[SMALL], path, {**query, name: value}, value)
+                wrong_answer = answer(client, keys[SMALL], path, {**query, name: wrong}, wrong)
+                if right_answer != wrong_answer:
+                    learned.append((path, name, value))
+    assert learned == []
+
+
 def test_adm_no_pattern_is_off_by_default_and_says_so(api, sub_fest_slug):
     response = api.get("/candidates", subFestSlug=sub_fest_slug, admNoPattern="ADM-2026-0001")
     assert response.status_code == 400
