@@ -23,7 +23,9 @@ One run, on this machine, with wrk (Debian's ``wrk``) on loopback:
   then at 64 connections with one process and one per core.
 
 It prints a table of req/s, p50, p99 and errors, then the ratios the targets are stated
-in (docs/performance.md). ``--quick`` is a one-second smoke run (scale 1, a few endpoints).
+in (docs/performance.md). ``--quick`` is a one-second smoke run (scale 1, a few endpoints);
+``--only "/toppers,/toppers?asOf=,/topper-race"`` runs only the rows named (each with bare
+rows beside it, then the scales side by side), e.g. a board of the past against the board.
 """
 import argparse
 import contextlib
