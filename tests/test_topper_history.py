@@ -12,6 +12,7 @@ import pytest
 
 from conftest import BIG, ApiClient, writable
 from db.source import models as m
+from db.source.keys import create_key
 from fixture_rules import parse_time
 from result_rules import participants, visible_candidate_ids, visible_registrations, public_team_ids
 from seed.importer import import_fixture
@@ -333,3 +334,50 @@ def api_race_steps(festival_id):
     return {str(p): (digest, steps) for p, digest, steps in PublicTopperHistory
             .select(PublicTopperHistory.placeholder, PublicTopperHistory.digest, PublicTopperHistory.steps)
             .where(PublicTopperHistory.festival == festival_id).tuples()}
+
+
+def test_a_result_withdrawn_later_is_gone_from_the_past_as_well(fresh_app, fixture_data):
+    """Withdrawing a result (and its entry) recomputes history from today's public results:
+    no board of the past counts it, and its publication moment is a step no more when
+    nothing else of the board was published then."""
+    app, url = fresh_app
+    data = fixture_data[BIG]
+    api = ApiClient(app.test_client(), {})
+    registrations = visible_registrations(data)
+    programmes = {p["id"]: p for p in data["subFestProgrammes"]}
+    moments_of = defaultdict(set)  # moment -> the board's counted results then
+    for r in data["results"]:
+        if r["is_published"] and r["registration"] in registrations \
+                and programmes[r["sub_fest_programme"]]["sub_fest"] == GENERAL \
+                and registrations[r["registration"]]["type"] == "individual":
+            moments_of[r["published_at"]].add(r["id"])
+
+    def without(data, result):
+        gone = copy.deepcopy(data)
+        gone["registrations"] = [r for r in gone["registrations"] if r["id"] != result["registration"]]
+        gone["results"] = [r for r in gone["results"] if r["id"] != result["id"]]
+        return gone
+
+    # the first result whose withdrawal moves the board as it stood when it was published
+    counted = sorted((r for ids in moments_of.values() for r in data["results"] if r["id"] in ids and r["points"]),
+                     key=lambda r: (r["published_at"], r["id"]))
+    result = next(r for r in counted if expected_board(without(data, r), CANDIDATES, parse_time(r["published_at"]))
+                  != expected_board(data, CANDIDATES, parse_time(r["published_at"])))
+    chosen = moments_of[result["published_at"]]
+    registration = registrations[result["registration"]]
+    moment = parse_time(result["published_at"])
+    with writable(url):
+        key = create_key(m.Festival.get(m.Festival.slug == BIG), label="history")[1]
+        api.keys = {BIG: key}
+        before = api.ok("/toppers", topperPlaceholderId=CANDIDATES, asOf=iso(moment), limit=100)
+        assert served_board(before["data"]) == expected_board(data, CANDIDATES, moment)
+        update_fixture({"formatVersion": 1, "festival": {"slug": BIG},
+                        "registrations": [{"id": registration["id"], "withdrawn": True}],
+                        "results": [{"id": result["id"], "withdrawn": True}]}, allow_withdrawals=True)
+    gone = without(data, result)
+    for at in (moment, moment + datetime.timedelta(days=30)):
+        after = api.ok("/toppers", topperPlaceholderId=CANDIDATES, asOf=iso(at), limit=100)
+        assert served_board(after["data"]) == expected_board(gone, CANDIDATES, at)
+    race = api.ok("/topper-race", topperPlaceholderId=CANDIDATES, top=50, limit=500)
+    steps = [s["at"] for s in race["data"]]
+    assert (iso(moment) in steps) == (len(chosen) > 1)
