@@ -93,7 +93,9 @@ class _HeldLines:
 
     def __init__(self):
         self._lines = []
-        self._lock = threading.Lock()  # never held across a system call
+        # Never held across a system call; reentrant: SIGTERM's handler writes the held lines
+        # from the main thread, which the signal may have caught inside hold() or write().
+        self._lock = threading.RLock()
 
     def hold(self, data):
         """Keep ``data``; return how many lines are held now."""

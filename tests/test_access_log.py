@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -145,3 +146,22 @@ def test_held_access_lines_go_out_in_order_when_the_server_idles_when_many_wait_
     held = [f"/{number}" for number in range(3, 3 + MAX_HELD)]
     assert out == ["after two held", "/1", "/2", "after write_held", *held, "after MAX_HELD",
                    "/100", "/101", "after one not held", "/102"]
+
+
+def test_the_held_lines_can_be_written_from_a_signal_caught_while_they_are_held():
+    # SIGTERM's handler runs in the main thread between two bytecodes: maybe while the main
+    # thread holds the lines' lock. A plain lock would hang the process there.
+    from app import access_log
+
+    held = access_log._HeldLines()
+    done = threading.Event()
+
+    def handler():
+        with held._lock:  # the signal arrived inside hold() or write()
+            held.hold(b"")
+            done.set()
+
+    thread = threading.Thread(target=handler, daemon=True)
+    thread.start()
+    thread.join(timeout=2)
+    assert done.is_set()
