@@ -4,6 +4,7 @@ the bundled festival; the document itself validates (openapi-spec-validator).
 
 CI installs both tools (the ``test`` extra); the tests skip only where one is not installed.
 """
+import datetime
 import importlib
 import importlib.resources
 import inspect
@@ -22,7 +23,8 @@ OPERATIONS = {
     "listSubFests", "listProgrammes", "getProgrammeDetail", "listCandidates", "getCandidateDetail",
     "listTeams", "listCategories", "getFilterOptions",
     "listSchedules", "listProgrammeResults", "getProgrammeResult", "getCandidateResult",
-    "listCandidateRegistrations", "listTopperPlaceholders", "listToppers", "getPageToppers", "listChanges",
+    "listCandidateRegistrations", "listTopperPlaceholders", "listToppers", "getPageToppers", "getTopperRace",
+    "listChanges",
 }
 GROUPS = {"public_content", "festival_structure", "schedules_and_results"}
 PACKAGE = "festival_data_service_client"
@@ -161,6 +163,10 @@ def test_every_operation_answers_the_bundled_festival(client_package, client):
     placeholder = call("listTopperPlaceholders", sub_fest_slug="general").data[0]
     assert call("listToppers", topper_placeholder_id=placeholder.id).placeholder.id == placeholder.id
     assert call("getPageToppers", page_slug="results").toppers
+    past = call("listToppers", topper_placeholder_id=placeholder.id, as_of=datetime.date(2026, 1, 15))
+    assert past.context.as_of.requested and past.data
+    race = call("getTopperRace", topper_placeholder_id=placeholder.id, top=3)
+    assert len(race.entries) == 3 and race.data[-1].standings[0].entity_id == race.entries[0].entity_id
     changes = call("listChanges", since_revision=0)
     assert changes.data and changes.context.data.revision >= changes.data[0].revision
 
