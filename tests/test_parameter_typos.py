@@ -64,7 +64,7 @@ def typos(name):
 ENDPOINTS = ["/subfests", "/news", "/gallery", "/downloads", "/programmes", "/programme-detail", "/candidates",
              "/candidate-detail", "/teams", "/categories", "/filters", "/schedules", "/programme-results",
              "/programme-result", "/candidate-result", "/candidate-registrations", "/topper-placeholders",
-             "/toppers", "/page-toppers", "/changes"]
+             "/toppers", "/topper-race", "/page-toppers", "/changes"]
 
 
 def test_every_endpoint_is_covered(operations):
