@@ -7,9 +7,11 @@ much faster than importing again), dropped when the test ends.
 import contextlib
 import itertools
 import os
+import time
 from urllib.parse import urlparse, urlunparse
 
 import psycopg2
+import psycopg2.errors
 from psycopg2 import sql
 
 from db.database import POSTGRES_SCHEMES
@@ -18,6 +20,8 @@ from db.database import POSTGRES_SCHEMES
 ADMIN_DATABASE = "postgres"
 
 _copies = itertools.count(1)
+# Tries at copying a template that something keeps connecting to.
+TEMPLATE_ATTEMPTS = 20
 
 
 def is_postgres_url(url):
@@ -111,10 +115,20 @@ def _scratch_database(url, kind, template=None):
     with admin_connection(url) as cur:
         create = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
         if template:
-            cur.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                        " WHERE datname = %s AND pid <> pg_backend_pid()", (template,))
             create = sql.SQL("{} TEMPLATE {}").format(create, sql.Identifier(template))
-        cur.execute(create)
+        for attempt in range(TEMPLATE_ATTEMPTS):
+            if template:
+                cur.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                            " WHERE datname = %s AND pid <> pg_backend_pid()", (template,))
+            try:
+                cur.execute(create)
+                break
+            except psycopg2.errors.ObjectInUse:
+                # A thread of an earlier test (a revision watch, a pool) connected again
+                # between the two statements: end it once more.
+                if attempt == TEMPLATE_ATTEMPTS - 1:
+                    raise
+                time.sleep(0.1)
     try:
         yield with_database(url, name)
     finally:
