@@ -23,6 +23,11 @@ SPECIAL = [
     "a:b", "'", "' OR '1'='1", ";", "a b", "  ", ".", "-", "1", "10", "100", "1001", "A", "AN", "ANU",
     "É", "é", "ÉCOLE", "ß", "İ", "ı", "\u00e9\u0301", "\U0001F600", "ന", "ക", "കു", "മാർ", "ലക്ഷ്മി",
     "\u200d", "\u0d4d", "x" * 40, SEARCH_SEPARATOR, "a" + SEARCH_SEPARATOR + "b",
+    # 3 characters or more, decided by the index alone: folding the rule does not do (FTS5's
+    # own folding would), wildcards and FTS5 syntax inside a phrase, spaces, trigram edges.
+    "ÉCO", "éco", "École", "STRASSE", "straße", "İSTANBUL", "ıst", "ΣΑΣ", "σας", "ＡＢＣ", "ÀNU",
+    "%%%", "___", "\\\\\\", '"""', "a*n", "an*", "NEAR/2", "^an", "a:n", "a n", "   ", "a.n",
+    "ലക്ഷ്മി".upper(), "ക്ഷ്", "\u0d4d\u0d37\u0d4d",
 ]
 
 
@@ -81,7 +86,8 @@ def test_the_database_has_the_text_index(seeded):
 
 def test_the_index_finds_what_the_rule_finds(seeded, rows):
     festival, found = rows
-    cases = samples(found) + [[term] for term in SPECIAL] + [["an", "ANU"], ["10", "a"], ['"', "%"]]
+    cases = samples(found) + [[term] for term in SPECIAL] + [["an", "ANU"], ["10", "a"], ['"', "%"],
+                                                             ["ANU", "%%%"], ["ÉCO", "an"], ["nu", "é", "anu"]]
     checked = matched = 0
     with writable(seeded[0]):
         for sub_fest, texts in found.items():
@@ -132,3 +138,22 @@ def test_without_pg_trgm_the_index_is_left_out_and_said_so(caplog):
     assert [r.getMessage() for r in caplog.records] == [
         'no trigram index for candidate search (pg_trgm: permission denied to create extension "pg_trgm"); '
         "search reads the sub-fest's candidates instead"]
+
+
+@pytest.mark.skipif(ON_POSTGRES, reason="SQLite's FTS5 table")
+@pytest.mark.parametrize("terms, decided_by_like", [
+    (["anu"], []), (["ANU", "nai"], []), (['"nai', "%%%"], []),
+    (["anu", "1"], ["1"]), (["an", "ANU", "é"], ["an", "é"]), (["an"], ["an"]), (["a", "%"], ["a", "%"]),
+])
+def test_terms_of_3_characters_or_more_are_decided_by_the_index_alone(seeded, terms, decided_by_like):
+    """The index's phrase is the rule for a term it can find (the comparison above proves it
+    on the data): such a term has no ``LIKE`` re-check, so a common word does not read and
+    re-check every row it finds; a shorter term is still matched by ``LIKE``."""
+    from db.read.sql import indexed_contains_all
+
+    with writable(seeded[0]):
+        sql, params = indexed_contains_all(C.search, terms, INDEX)
+    indexed = any(len(t) >= 3 for t in terms)
+    assert (INDEX in sql) == indexed
+    assert params[indexed:] == contains_all(C.search, decided_by_like)[1]
+    assert sql.count("LIKE") == len(decided_by_like)

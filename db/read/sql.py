@@ -88,15 +88,19 @@ def uses_text_index(terms):
 
 def indexed_contains_all(model_field, terms, index):
     """:func:`contains_all`, with the trigram ``index`` of the column (an FTS5 table of the
-    same rows, ``db.compiled.text_index``) finding the rows first on SQLite: every term of
+    same rows, ``db.compiled.text_index``) deciding on SQLite: every term of
     ``MIN_INDEXED`` characters or more, as an FTS5 phrase (``"`` doubled), must be in the
-    row. The ``LIKE`` of each term still decides, so the answer is the same with or without
-    the index. PostgreSQL's trigram index serves the ``LIKE`` itself."""
-    sql, params = contains_all(model_field, terms)
+    row. Such a phrase is exactly the rule's match: the tokenizer is ``case_sensitive 1`` and
+    the term is A-Z folded as the column is, so a phrase of a term's trigrams at consecutive
+    places is the term as a substring, and FTS5 takes no character of a quoted phrase as
+    syntax. Only shorter terms (no trigram) keep their ``LIKE``; so a search of such terms
+    reads no row to decide, and the count needs the row only for the sub-fest.
+    PostgreSQL's trigram index serves the ``LIKE`` itself."""
     if not uses_text_index(terms):
-        return sql, params
+        return contains_all(model_field, terms)
     query = " AND ".join('"' + term.replace('"', '""') + '"' for term in indexed_terms(terms))
-    return (f'"rowid" IN (SELECT "rowid" FROM "{index}" WHERE "{index}" MATCH ?) AND {sql}',
+    short, params = contains_all(model_field, [term for term in terms if len(term) < MIN_INDEXED])
+    return (f'"rowid" IN (SELECT "rowid" FROM "{index}" WHERE "{index}" MATCH ?) AND {short}',
             [query, *params])
 
 
@@ -196,6 +200,15 @@ class Select:
         columns = [column(f) for f in model_fields]
         sql = self._sql([expression, *columns] if expression else columns)
         params = [*leading_params, *self.params]
+        if self.not_indexed and self.order and limit is not None:
+            # The page's rowids first, sorted on the sort keys alone, then only their rows:
+            # the sort does not carry every found row's wide columns (a common word finds
+            # hundreds).
+            table = self.model._meta.table_name
+            page = self._sql(['"rowid"']) + f" ORDER BY {self.order} LIMIT ? OFFSET ?"
+            sql = (f'SELECT {", ".join([expression, *columns] if expression else columns)} FROM "{table}" '
+                   f'NOT INDEXED WHERE "rowid" IN ({page}) ORDER BY {self.order}')
+            return run(sql, [*leading_params, *self.params, limit, offset]).fetchall()
         if self.order:
             sql += f" ORDER BY {self.order}"
         if limit is not None:
