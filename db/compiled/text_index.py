@@ -19,8 +19,10 @@ index the engine finds the few rows that hold the term's trigrams instead.
   Creating the extension needs a role allowed to; without it the index is left out and
   the search scans as before (:func:`create_text_index` says so).
 
-Either way the index only finds candidates: the rule that decides a match stays the
-``LIKE`` of :func:`db.read.sql.contains_all`, so the answers are the same with or without it.
+The answers are the same with or without it: on SQLite the FTS5 phrase of a term of
+``MIN_INDEXED`` characters or more is the rule's substring match and decides alone, shorter
+terms keep the ``LIKE`` of :func:`db.read.sql.contains_all` (:func:`db.read.sql.indexed_contains_all`);
+on PostgreSQL the ``LIKE`` decides and the index serves it.
 """
 import logging
 
