@@ -197,6 +197,25 @@ def test_sorting_and_paging_apply_to_a_board_of_the_past(stepped):
     assert [e["points"] for e in by_points] == sorted((e["points"] for e in whole), reverse=True)
 
 
+@pytest.mark.parametrize("sort_by", ["rank", "points", "name", "programmeCount", "lastResultAt"])
+@pytest.mark.parametrize("sort_order", ["asc", "desc"])
+def test_the_last_board_of_the_past_sorts_and_pages_as_the_current_board(stepped, sort_by, sort_order):
+    # the current board is sorted by the database (ties by name where the sort says, then
+    # by entity id); a board of the past by the history's reader: the same order, tied
+    # entries included, on every page
+    api, _ = stepped
+    tied = 0
+    for placeholder_id in (CANDIDATES, TEAMS):
+        for page, limit in ((1, 100), (1, 3), (2, 3), (3, 3)):
+            args = dict(topperPlaceholderId=placeholder_id, sortBy=sort_by, sortOrder=sort_order, page=page,
+                        limit=limit)
+            now = api.ok("/toppers", **args)
+            then = api.ok("/toppers", asOf="2030-01-01T00:00:00Z", **args)
+            assert then["data"] == now["data"] and then["meta"] == now["meta"], (placeholder_id, page)
+            tied += sum(e["tied"] for e in now["data"])
+    assert tied  # ties are there to be ordered
+
+
 def test_page_toppers_shows_every_board_as_it_stood(stepped):
     api, data = stepped
     body = api.ok("/page-toppers", pageSlug="results", asOf=SECOND)

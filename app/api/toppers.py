@@ -1,4 +1,6 @@
 """GET /topper-placeholders, /toppers, /page-toppers and /topper-race."""
+import re
+
 import orjson
 
 from db.read.schedules import festival_zone, utc_moment
@@ -88,6 +90,13 @@ def _moment_json(value):
     return f'"{value.isoformat(timespec="seconds")}Z"'
 
 
+# A step's stored race (``db.compiled.tables.PublicTopperStep``) is compact JSON of integer
+# ranks and floats as orjson writes them, the way an answer writes them: each standing's
+# text is taken as stored, not decoded and written again. ("", "") is a null: no result yet.
+_STANDING = re.compile(r'\[(\d+),([^\]]+)\]|null')
+_NOT_YET = f'null,"points":{orjson.dumps(0.0).decode()}}}'
+
+
 def _final_entry(body, final):
     """A race entry's JSON: its final numbers before its stored members."""
     rank, tied, points, programmes, last = final
@@ -117,12 +126,11 @@ def topper_race(topper_placeholder_id=None, placeholder_label=None, sub_fest_id=
                                                   sub_fest_slug)
     sub_fest_id, placeholder = get_or_404(get_placeholder(festival_id(), topper_placeholder_id), NOT_FOUND)
     entries, steps = race_of(festival_id(), topper_placeholder_id, top, page, limit)
-    ids = [orjson.loads(body)["entityId"] for body, _ in entries]
+    heads = [f'{{"entityId":"{orjson.loads(body)["entityId"]}","rank":' for body, _ in entries]
     data = []
     for step, at, race in steps.items:
-        standings = ",".join(
-            f'{{"entityId":"{entity_id}","rank":{s[0] if s else "null"},"points":{orjson.dumps(s[1] if s else 0.0).decode()}}}'
-            for entity_id, s in zip(ids, orjson.loads(race)))
+        standings = ",".join(head + (f'{rank},"points":{points}}}' if rank else _NOT_YET)
+                             for head, (rank, points) in zip(heads, _STANDING.findall(race)))
         data.append(f'{{"step":{step},"at":{_moment_json(at)},"standings":[{standings}]}}')
     entries_json = ",".join(_final_entry(body, final) for body, final in entries)
     return object_json(context=context_json(festival_view().sub_fests[sub_fest_id]), placeholder=placeholder,

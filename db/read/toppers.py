@@ -1,6 +1,8 @@
 """Leaderboards from the compiled tables: ``/topper-placeholders``, ``/toppers`` and
 ``/page-toppers``. Only published placeholders of public sub-fests are compiled, with the
 entries :mod:`db.source.toppers` computed for them and the pages that show them."""
+from collections import Counter
+
 import orjson
 
 from ..compiled import kinds
@@ -131,34 +133,54 @@ def _entities(festival_id, placeholder_id, numbers=None, below=None):
     return dict(select.rows(H_ENTITY.number, H_ENTITY.body))
 
 
-# The entry sorts of /toppers on a board of the past: (rank, tied, points, programmes,
-# last result at) are a moment's numbers; the name is the entity's.
+# The entry sorts of /toppers on a board of the past: the place in a step's board entry
+# (``[entity number, rank, tied, points, programmes, last result at]``) of the number each
+# sorts by first (None: the name, which is the entity's), and whether equal ones go by name.
 _PAST_SORTS = {
-    "rank": lambda numbers, name: (numbers[0], name),
-    "points": lambda numbers, name: numbers[2],
-    "name": lambda numbers, name: name,
-    "programmeCount": lambda numbers, name: numbers[3],
-    "lastResultAt": lambda numbers, name: numbers[4],
+    "rank": (1, True),
+    "points": (3, False),
+    "name": (None, True),
+    "programmeCount": (4, False),
+    "lastResultAt": (5, False),
 }
 
 
 def list_entries_as_of(festival_id, placeholder_id, moment, page, limit, sort_by, sort_order):
     """``(at, page)``: one page of the board as it stood at ``moment`` (naive UTC), sorted
-    as :func:`list_entries` sorts (NULLs last, ties by entity id), and the publication
-    moment it is of (None before the first: an empty board)."""
-    at, board, bodies = _board_as_of(festival_id, placeholder_id, moment)
-    rows = []
-    for number, *numbers in board:
-        body = bodies[number]
+    as :func:`list_entries` sorts (NULLs last, ties by name where the sort says, then by
+    entity id), and the publication moment it is of (None before the first: an empty board).
+
+    Only the entities whose first sort value another entry shares are read to sort (by name
+    and id); the rest of the page's entities are read after, so a board without ties reads
+    only the page's entities and decodes none of them."""
+    at, board = _step_as_of(festival_id, placeholder_id, moment)
+    place, by_name = _PAST_SORTS[sort_by]
+    if place is None:
+        present, absent = board, []
+        clashing = board
+    else:
+        present = [entry for entry in board if entry[place] is not None]
+        absent = [entry for entry in board if entry[place] is None]
+        counts = Counter(entry[place] for entry in present)
+        clashing = [entry for entry in present if counts[entry[place]] > 1]
+    bodies = _entities(festival_id, placeholder_id, {entry[0] for entry in clashing})
+    tie_keys = {}
+    for number, body in bodies.items():
         member = orjson.loads(body)
-        rows.append((numbers, text_sort_key(member["name"]), member["entityId"], body))
-    sort = _PAST_SORTS[sort_by]
-    present = [r for r in rows if sort(r[0], r[1]) is not None]
-    present.sort(key=lambda r: (sort(r[0], r[1]), r[2]), reverse=sort_order == "desc")
-    ordered = present + [r for r in rows if sort(r[0], r[1]) is None]
+        tie_keys[number] = ((text_sort_key(member["name"]),) if by_name else ()) + (member["entityId"],)
+
+    def key(entry):
+        first = () if place is None else (entry[place],)
+        return first + tie_keys.get(entry[0], ())
+
+    present = sorted(present, key=key, reverse=sort_order == "desc")
     start = (page - 1) * limit
-    items = [(entry_json(body, *numbers),) for numbers, _, _, body in ordered[start:start + limit]]
-    return at, Page(items=items, page=page, limit=limit, total=len(rows))
+    shown = (present + absent)[start:start + limit]
+    missing = {entry[0] for entry in shown} - set(bodies)
+    if missing:
+        bodies.update(_entities(festival_id, placeholder_id, missing))
+    items = [(entry_json(bodies[number], *numbers),) for number, *numbers in shown]
+    return at, Page(items=items, page=page, limit=limit, total=len(board))
 
 
 def placeholders_as_of(festival_id, placeholder_ids, moment):
@@ -176,15 +198,16 @@ def placeholders_as_of(festival_id, placeholder_ids, moment):
     for placeholder_id in (str(i) for i in placeholder_ids):
         if placeholder_id not in by_id:
             continue
-        at, board, bodies = _board_as_of(festival_id, placeholder_id, moment)
+        at, board = _step_as_of(festival_id, placeholder_id, moment)
+        bodies = _entities(festival_id, placeholder_id, {entry[0] for entry in board})
         entries = ",".join(entry_json(bodies[number], *numbers) for number, *numbers in board)
         boards.append((f'{by_id[placeholder_id][:-1]},"entries":[{entries}]}}', at))
     return boards
 
 
-def _board_as_of(festival_id, placeholder_id, moment):
-    """``(at, board, entity bodies)`` of the last step at or before ``moment``: two reads
-    by index, the step and the entities it shows."""
+def _step_as_of(festival_id, placeholder_id, moment):
+    """``(at, board)`` of the last step at or before ``moment``, one read by index (``(None,
+    [])`` before the first)."""
     row = (Select(H_STEP)
            .where(*equals(H_STEP.festival, festival_id))
            .where(*equals(H_STEP.placeholder, placeholder_id))
@@ -192,9 +215,8 @@ def _board_as_of(festival_id, placeholder_id, moment):
            .sort({"at": H_STEP.at}, "at", "desc", H_STEP.step)
            .first(H_STEP.at, H_STEP.board))
     if row is None:
-        return None, [], {}
-    at, board = row[0], orjson.loads(row[1])
-    return at, board, _entities(festival_id, placeholder_id, {entry[0] for entry in board})
+        return None, []
+    return row[0], orjson.loads(row[1])
 
 
 def race_of(festival_id, placeholder_id, top, page, limit):
