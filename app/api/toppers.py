@@ -1,6 +1,4 @@
 """GET /topper-placeholders, /toppers, /page-toppers and /topper-race."""
-import re
-
 import orjson
 
 from db.read.schedules import festival_zone, utc_moment
@@ -90,11 +88,26 @@ def _moment_json(value):
     return f'"{value.isoformat(timespec="seconds")}Z"'
 
 
-# A step's stored race (``db.compiled.tables.PublicTopperStep``) is compact JSON of integer
-# ranks and floats as orjson writes them, the way an answer writes them: each standing's
-# text is taken as stored, not decoded and written again. ("", "") is a null: no result yet.
-_STANDING = re.compile(r'\[(\d+),([^\]]+)\]|null')
+# A step's stored race (``db.compiled.tables.PublicTopperStep``) is compact JSON,
+# ``[[rank,points],null,...]``, of integer ranks and floats as orjson writes them, the way an
+# answer writes them: each standing's text is taken as stored, not decoded and written again.
 _NOT_YET = f'null,"points":{orjson.dumps(0.0).decode()}}}'
+
+
+def _standings(race, count):
+    """The first ``count`` standings of a step's stored race, each as the JSON after its
+    ``"rank":``. Only the text of those is split (a race holds up to 50)."""
+    tokens = race[1:-1].split(",", 2 * count)
+    standings, at = [], 0
+    while len(standings) < count and at < len(tokens):
+        token = tokens[at]
+        if token == "null":
+            standings.append(_NOT_YET)
+            at += 1
+        else:  # "[rank" and "points]"
+            standings.append(f'{token[1:]},"points":{tokens[at + 1].rstrip("]")}}}')
+            at += 2
+    return standings
 
 
 def _final_entry(body, final):
@@ -129,8 +142,7 @@ def topper_race(topper_placeholder_id=None, placeholder_label=None, sub_fest_id=
     heads = [f'{{"entityId":"{orjson.loads(body)["entityId"]}","rank":' for body, _ in entries]
     data = []
     for step, at, race in steps.items:
-        standings = ",".join(head + (f'{rank},"points":{points}}}' if rank else _NOT_YET)
-                             for head, (rank, points) in zip(heads, _STANDING.findall(race)))
+        standings = ",".join(head + standing for head, standing in zip(heads, _standings(race, len(heads))))
         data.append(f'{{"step":{step},"at":{_moment_json(at)},"standings":[{standings}]}}')
     entries_json = ",".join(_final_entry(body, final) for body, final in entries)
     return object_json(context=context_json(festival_view().sub_fests[sub_fest_id]), placeholder=placeholder,
