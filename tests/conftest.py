@@ -248,3 +248,31 @@ class count_statements(count_queries):
 def query_count():
     """``with query_count() as counter: ...; counter.count`` counts SQL statements."""
     return count_statements
+
+
+# What a skipped test needs, found by a word of its skip reason; the run's closing lines
+# name it. The first word that matches wins.
+NEEDS = [
+    ("SQLite", "the SQLite run (it is about SQLite alone)"),
+    ("benchmark", "the SQLite run (a benchmark makes its own SQLite databases)"),
+    ("soak", "the SQLite run (a benchmark makes its own SQLite databases)"),
+    ("PostgreSQL", "a PostgreSQL scratch database: TEST_DATABASE_URL=postgresql://USER@HOST/EMPTY_DB"),
+    ("chromium", "Chromium: apt-get install chromium"),
+    ("npm", "Node.js and npm: apt-get install nodejs npm"),
+    ("nginx", "nginx and openssl: apt-get install nginx-light openssl"),
+    ("socat", "socat: apt-get install socat"),
+    ("wrk", "wrk: apt-get install wrk"),
+    ("Redis", "Redis on 127.0.0.1:6379: apt-get install redis-server"),
+]
+
+
+def pytest_terminal_summary(terminalreporter):
+    """One line: how many tests were skipped for want of what, and how to get it."""
+    counts = {}
+    for report in terminalreporter.stats.get("skipped", []):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        need = next((hint for word, hint in NEEDS if word.lower() in reason.lower()), reason)
+        counts[need] = counts.get(need, 0) + 1
+    if counts:
+        terminalreporter.write_line("skipped, and what runs them: " + "; ".join(
+            f"{count} need {need}" for need, count in sorted(counts.items(), key=lambda item: -item[1])))
