@@ -335,25 +335,25 @@ def counted_contributions(data, placeholder):
 def totals_for(data, placeholder):
     """Points per entity of one placeholder, plus ``(programmes counted, programmes in scope)``."""
     scope, counted, contributions = counted_contributions(data, placeholder)
+    return list(summed(contributions).values()), len(counted), len(scope)
+
+
+def summed(contributions):
+    """``{entity id: Total}`` of ``contributions`` (``counted_contributions``' third part)."""
     totals = {}
     for result, entity_id, name, details in contributions:
         total = totals.get(entity_id)
         if total is None:
             total = totals[entity_id] = Total(entity_id, name, {**EMPTY_DETAILS, **details})
         total.add(result)
-    return list(totals.values()), len(counted), len(scope)
+    return totals
 
 
 def history_of(data, placeholder):
     """How the placeholder's board moved (``db.source.topper_history``): from the results
     that count now, with this module's totals and ranking."""
     _, _, contributions = counted_contributions(data, placeholder)
-    final = {}
-    for result, entity_id, name, details in contributions:
-        total = final.get(entity_id)
-        if total is None:
-            total = final[entity_id] = Total(entity_id, name, {**EMPTY_DETAILS, **details})
-        total.add(result)
+    final = summed(contributions)
     leaders = rank(list(final.values()))[:RACE_SIZE]
     return history_for(contributions, final, leaders, placeholder.display_top_n, Total)
 
