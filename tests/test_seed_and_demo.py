@@ -74,7 +74,7 @@ def test_demo_run_again_replaces_its_own_keys_and_touches_no_other_festival(tmp_
 
     runs = []
     for _ in range(2):
-        result = runner.invoke(cli_module.main, ["demo"])
+        result = runner.invoke(cli_module.main, ["demo", "--port", str(free_port())])
         assert result.exit_code == 0, result.output
         runs.append(dict(re.findall(r"^\s+([a-z0-9-]+)\s+(fds_\S+)$", result.output, re.M)))
     assert set(runs[0]) == set(runs[1]) == {BIG, SMALL}
@@ -173,7 +173,7 @@ def test_demo_dates_each_festival_so_that_it_runs_around_today(tmp_path, monkeyp
     url = f"sqlite:///{tmp_path}/demo.db"
     monkeypatch.setenv("DATABASE_URL", url)
     monkeypatch.setattr(cli_module, "_serve", lambda *args, **kwargs: None)
-    result = CliRunner().invoke(cli_module.main, ["demo"])
+    result = CliRunner().invoke(cli_module.main, ["demo", "--port", str(free_port())])
     assert result.exit_code == 0, result.output
     now = datetime.datetime.now(datetime.timezone.utc)
     with writable(url):
