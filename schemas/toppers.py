@@ -82,7 +82,7 @@ class PageTopperQueryArgsSchema(NarrowingSubFestArgs):
                               "placeholderLabel": "placeholder_label"})
 
 
-# The most entries a race follows (``db.source.topper_history.RACE_SIZE``).
+# The most entries a race follows (``db.compiler.topper_history.RACE_SIZE``).
 MAX_RACE_TOP = 50
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from peewee import Expression, Field, Function, Join, ModelSelect, Negated, NodeList
 
+from db.peewee_compat import join_condition, query_conditions
 from db.source import models as m
 from db.source import scopes
 
@@ -108,9 +109,9 @@ def _fields(node, seen):
     elif isinstance(node, Join):
         yield from _fields(node.lhs, seen)
         yield from _fields(node.rest if hasattr(node, "rest") else node.rhs, seen)
-        yield from _fields(node._on, seen)
+        yield from _fields(join_condition(node), seen)
     elif isinstance(node, ModelSelect):  # what it selects is not a condition: left out
-        for part in (node._from_list, node._where):
+        for part in query_conditions(node):
             yield from _fields(part, seen)
     elif isinstance(node, (list, tuple)):
         for item in node:

@@ -8,7 +8,7 @@ from conftest import writable
 from db.compiled.tables import READ_MODELS
 from db.compiler import Scope, compile_festival
 from db.source import models as m
-from db.source.toppers import recompute_toppers
+from db.compiler.leaderboards import recompute_toppers
 from natural_festival import SLUG, natural_festival
 from seed.importer import import_fixture
 from seed.update import update_fixture

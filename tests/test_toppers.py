@@ -1,4 +1,4 @@
-"""Leaderboard computation (db/source/toppers.py) against hand-computed tables, and its CLI command."""
+"""Leaderboard computation (db/compiler/leaderboards.py) against hand-computed tables, and its CLI command."""
 import copy
 import datetime
 import uuid
@@ -10,7 +10,7 @@ from app.cli import main as cli
 from conftest import BIG, SMALL, writable
 from db.source import models as m
 from db.source.revisions import current_revision
-from db.source.toppers import Total, rank, recompute_toppers
+from db.compiler.leaderboards import Total, rank, recompute_toppers
 from seed.importer import import_fixture
 from tiny_festival import day, tiny_copy, tiny_festival
 

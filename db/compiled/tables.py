@@ -333,7 +333,7 @@ class PublicTopperEntry(Compiled):
 
 
 class PublicTopperHistory(Compiled):
-    """A leaderboard's history as a whole (``db.source.topper_history``): ``digest`` says
+    """A leaderboard's history as a whole (``db.compiler.topper_history``): ``digest`` says
     which history its steps are of, so a compile writes again only the histories that moved;
     ``race`` how many entries the race follows, ``steps`` how many moments it has."""
 

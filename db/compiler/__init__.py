@@ -15,9 +15,9 @@ from ..database import database
 from ..source import models as m
 from ..source.registrations import registrations_of
 from ..source.revisions import bump_revision
-from ..source.toppers import recompute_toppers
 from . import content, filters, people, programmes, structure, toppers
 from .changes import differences, leaderboard_entries, leaderboard_moves, record, snapshot
+from .leaderboards import recompute_toppers
 from .totals import store_totals
 from .writer import Writer
 

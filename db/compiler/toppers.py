@@ -1,5 +1,5 @@
 """Compile the published leaderboards: placeholders, their entries, and the website pages
-that show them. The entries themselves are computed by :mod:`db.source.toppers`; here they are
+that show them. The entries themselves are computed by :mod:`db.compiler.leaderboards`; here they are
 only stored, with the placeholders the rules of :mod:`db.source.topper_lists` let the public see
 (scope keys of hidden sections and collections masked)."""
 import datetime

@@ -1,6 +1,6 @@
 """Leaderboards from the compiled tables: ``/topper-placeholders``, ``/toppers`` and
 ``/page-toppers``. Only published placeholders of public sub-fests are compiled, with the
-entries :mod:`db.source.toppers` computed for them and the pages that show them."""
+entries :mod:`db.compiler.leaderboards` computed for them and the pages that show them."""
 from collections import Counter
 
 import orjson

@@ -345,7 +345,7 @@ class TopperEntry(BaseModel):
 
 class TopperHistory(BaseModel):
     """How a placeholder's board moved: the board after each publication moment, computed
-    with its entries (``db.source.toppers.history_for``). ``body`` is its JSON text;
+    with its entries (``db.compiler.topper_history.history_for``). ``body`` is its JSON text;
     ``digest`` a hash of it, so the compile step rewrites only the histories that moved."""
 
     placeholder = ForeignKeyField(TopperPlaceholder, backref="history", on_delete="CASCADE", unique=True)

@@ -1,6 +1,6 @@
 """Reading the stored leaderboards: placeholders, their entries, and the ones a page shows.
 
-The entries are computed by :mod:`db.source.toppers`; here they are only listed. A placeholder is
+The entries are computed by :mod:`db.compiler.leaderboards`; here they are only listed. A placeholder is
 visible when it is published and its sub-fest is visible (``public_topper_placeholders``).
 """
 from peewee import fn

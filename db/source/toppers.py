@@ -1,26 +1,20 @@
-"""Leaderboards ("toppers"): computed from published public results, stored with lastComputedAt.
+"""What leaderboards count, loaded: a festival's visible candidates, teams, categories,
+sections, programmes and counted results (:class:`FestivalData`), with the public views of
+the entities a board shows. The boards are computed from it by :mod:`db.compiler.leaderboards`.
 
-Which results count for which entity is written down in ``docs/rankings.md``; in short:
-only results from :func:`db.source.scopes.public_entry_results` (published, public, of a visible
-programme, with a visible participant or, for a team's own entry, a public team), and only
-visible teams, sections and candidates ever receive points. Every placeholder is computed,
-published or not, so publishing one later needs no recomputation.
+Only results from :func:`db.source.scopes.public_entry_results` (published, public, of a
+visible programme, with a visible participant or, for a team's own entry, a public team)
+are loaded, and only visible teams, sections and candidates (``docs/rankings.md``).
 """
 import uuid
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field
 
-from peewee import Alias, ForeignKeyField, UUIDField
+from peewee import ForeignKeyField, UUIDField
 
+from ..peewee_compat import selected_columns
 from . import models as m
 from .scopes import public_candidates, public_entry_results, public_programmes, visible_category, visible_team
-from .topper_history import RACE_SIZE, history_for, history_row
-
-DEFAULT_TEAM_LEVEL = 1
-
-# Every entry names every kind of object, null when it does not apply: one shape for all.
-EMPTY_DETAILS = {"candidate": None, "team": None, "parent_team": None, "category": None,
-                 "section": None, "group": None}
 
 
 # --- loading: one query per kind of row, whatever the number of placeholders -------------------
@@ -44,7 +38,8 @@ class CountedResult:
     team_entry: bool = False
 
 
-def _str(value):
+def id_text(value):
+    """An id as the public JSON writes it (None stays None)."""
     return None if value is None else str(value)
 
 
@@ -74,9 +69,8 @@ def _dicts(query, ids):
     """The rows of ``query`` as dicts named like Peewee's ``.dicts()`` (its columns are
     fields or aliased fields)."""
     names, convert = [], []
-    for node in query._returning:
-        f = node.node if isinstance(node, Alias) else node
-        names.append(node._alias if isinstance(node, Alias) else f.name)
+    for name, f in selected_columns(query):
+        names.append(name)
         convert.append(ids if isinstance(f, (UUIDField, ForeignKeyField)) else f.python_value)
     cursor = query.model._meta.database.execute(query)
     return [dict(zip(names, [c(v) for c, v in zip(convert, row)])) for row in cursor]
@@ -185,9 +179,9 @@ class FestivalData:
                 group_name=row["group_name"], points=row["points"] or 0, published_at=row["published_at"],
                 participants=participants, team_entry=team_entry,
                 programme={
-                    "id": _str(row["sub_fest_programme"]), "code": row["code"], "status": row["status"],
+                    "id": id_text(row["sub_fest_programme"]), "code": row["code"], "status": row["status"],
                     "category_ref": self.category_ref(row["category"]), "programme": {
-                        "id": _str(row["master_id"]), "code": row["master_code"], "name": row["programme_name"],
+                        "id": id_text(row["master_id"]), "code": row["master_code"], "name": row["programme_name"],
                         "name_local": row["programme_name_local"], "program_type": row["program_type"],
                         "duration_minutes": row["duration_minutes"]}}))
         return results
@@ -208,20 +202,20 @@ class FestivalData:
 
     def _candidate_identity(self, candidate_id):
         row = self.candidates[candidate_id]
-        return {"id": _str(row["id"]), "chest_no": row["chest_no"], "name": row["name"],
+        return {"id": id_text(row["id"]), "chest_no": row["chest_no"], "name": row["name"],
                 "name_local": row["name_local"], "gender": row["gender"], "avatar_url": row["avatar_url"]}
 
     def _team_ref(self, team_id):
         team = self.teams.get(team_id)
-        return {**_team_ref(team), "id": _str(team_id)} if team else None
+        return {**_team_ref(team), "id": id_text(team_id)} if team else None
 
     def section_ref(self, section_id):
         row = self.sections[section_id]
-        return {"id": _str(row["id"]), "key": row["key"], "name": row["name"], "name_local": row["name_local"]}
+        return {"id": id_text(row["id"]), "key": row["key"], "name": row["name"], "name_local": row["name_local"]}
 
     def category_ref(self, category_id):
         row = self.categories.get(category_id)
-        return {"id": _str(row["id"]), "name": row["name"], "name_local": row["name_local"]} if row else None
+        return {"id": id_text(row["id"]), "name": row["name"], "name_local": row["name_local"]} if row else None
 
     def team_at_level(self, team_id, level):
         """The visible team at ``level`` that ``team_id`` is (or belongs to), else None."""
@@ -229,199 +223,3 @@ class FestivalData:
         while team is not None and team["level"] > level:
             team = self.teams.get(team["parent"])
         return team["id"] if team is not None and team["level"] == level else None
-
-
-# --- one placeholder ----------------------------------------------------------------------------------
-
-
-@dataclass
-class Total:
-    entity_id: object
-    name: str
-    details: dict
-    points: float = 0
-    programmes: set = field(default_factory=set)
-    last_result_at: object = None
-
-    def add(self, result):
-        self.points += result.points
-        self.programmes.add(result.programme_id)
-        if result.published_at and (self.last_result_at is None or result.published_at > self.last_result_at):
-            self.last_result_at = result.published_at
-
-
-def programmes_in_scope(data, placeholder):
-    """Ids of the visible programmes a placeholder's scope covers."""
-    programmes = [p for p in data.programmes if p["sub_fest"] == placeholder.sub_fest_id]
-    if placeholder.scope_type == "category":
-        if placeholder.category_id not in data.categories:
-            return set()
-        programmes = [p for p in programmes if p["category"] == placeholder.category_id]
-    elif placeholder.scope_type == "collection":
-        programmes = [p for p in programmes if placeholder.collection_key in data.collection_keys[p["id"]]]
-    return {p["id"] for p in programmes}
-
-
-def _scope_section(data, placeholder):
-    """The visible section a section-scoped placeholder restricts participants to (or None)."""
-    for section in data.sections.values():
-        if section["sub_fest"] == placeholder.sub_fest_id and section["key"] == placeholder.section_key:
-            return section["id"]
-    return None
-
-
-def _entities(data, placeholder, result, participants):
-    """``(entity id, name, details)`` of every entity ``result`` counts for."""
-    kind = placeholder.entity_type
-    if result.team_entry and kind != "team":
-        return []  # a team's own result counts for its team (and the teams above it) only
-    if kind == "candidate":
-        if result.registration_type == "group":
-            return []
-        candidate = data.candidates[participants[0]]
-        return [(candidate["id"], candidate["name"], {
-            "candidate": data.candidate_identity(candidate["id"]),
-            "team": data.team_ref(candidate["team"]),
-            "category": data.category_ref(candidate["category"]),
-        })]
-    if kind == "team":
-        team_id = data.team_at_level(result.team_id, placeholder.team_level or DEFAULT_TEAM_LEVEL)
-        if team_id is None:
-            return []
-        team = data.teams[team_id]
-        return [(team_id, team["display_name"] or team["name"], {
-            "team": data.team_ref(team_id), "parent_team": data.team_ref(team["parent"])})]
-    if kind == "section":
-        section_ids = set().union(*(data.sections_of[c] for c in participants))
-        return [(s, data.sections[s]["name"], {"section": data.section_ref(s)}) for s in section_ids]
-    if kind == "group":
-        if result.registration_type != "group":
-            return []
-        team = data.team_ref(result.team_id)
-        name = result.group_name or (team["name"] if team else data.candidates[participants[0]]["name"])
-        return [(result.registration_id, name, {"group": {
-            "id": _str(result.registration_id), "name": name, "programme": result.programme, "team": team,
-            "members": [data.candidate_identity(c) for c in result.participants]}})]
-    return []
-
-
-def counted_contributions(data, placeholder):
-    """``(scope, counted programme ids, [(result, entity id, name, details)])``: every
-    result the board counts and each entity it counts for, in the order of ``data.results``
-    (so that fractional points add up the same way every time)."""
-    scope = programmes_in_scope(data, placeholder)
-    section_id = _scope_section(data, placeholder) if placeholder.scope_type == "section" else None
-    counted = set()
-    contributions = []
-    in_scope = [result for programme_id in scope for result in data.results_of.get(programme_id, ())]
-    in_scope.sort(key=lambda result: data.order[id(result)])
-    for result in in_scope:
-        counted.add(result.programme_id)
-        participants = result.participants
-        if placeholder.scope_type == "section":
-            participants = [c for c in participants if section_id in data.sections_of[c]]
-        # A team's own entry has no participants: it counts for its team, except in a
-        # section scope, which counts the results of the section's candidates only.
-        if not participants and (not result.team_entry or placeholder.scope_type == "section"):
-            continue
-        for entity_id, name, details in _entities(data, placeholder, result, participants):
-            if placeholder.scope_type == "section" and placeholder.entity_type == "section":
-                if entity_id != section_id:
-                    continue
-            contributions.append((result, entity_id, name, details))
-    return scope, counted, contributions
-
-
-def totals_for(data, placeholder):
-    """Points per entity of one placeholder, plus ``(programmes counted, programmes in scope)``."""
-    scope, counted, contributions = counted_contributions(data, placeholder)
-    return list(summed(contributions).values()), len(counted), len(scope)
-
-
-def summed(contributions):
-    """``{entity id: Total}`` of ``contributions`` (``counted_contributions``' third part)."""
-    totals = {}
-    for result, entity_id, name, details in contributions:
-        total = totals.get(entity_id)
-        if total is None:
-            total = totals[entity_id] = Total(entity_id, name, {**EMPTY_DETAILS, **details})
-        total.add(result)
-    return totals
-
-
-def history_of(data, placeholder):
-    """How the placeholder's board moved (``db.source.topper_history``): from the results
-    that count now, with this module's totals and ranking."""
-    _, _, contributions = counted_contributions(data, placeholder)
-    final = summed(contributions)
-    leaders = rank(list(final.values()))[:RACE_SIZE]
-    return history_for(contributions, final, leaders, placeholder.display_top_n, Total)
-
-
-def rank(totals, top_n=None):
-    """Standard competition ranking (1, 2, 2, 4): ``[(rank, tied, total)]``, best first.
-
-    Equal points share a rank and are ordered by name, then id. With ``top_n`` the list
-    stops after rank ``top_n`` but keeps everyone tied at the cut-off.
-    """
-    for total in totals:
-        total.points = round(total.points, 6)  # sums of fractional points compare exactly
-    ordered = sorted(totals, key=lambda t: (-t.points, t.name.casefold(), str(t.entity_id)))
-    sharing = Counter(t.points for t in ordered)
-    ranked = []
-    current = 0
-    for index, total in enumerate(ordered):
-        if index == 0 or total.points != ordered[index - 1].points:
-            current = index + 1
-        if top_n and current > top_n:
-            break
-        ranked.append((current, sharing[total.points] > 1, total))
-    return ranked
-
-
-# --- storing ----------------------------------------------------------------------------------------
-
-
-def recompute_toppers(festival, now=None, sub_fest_ids=None):
-    """Recompute and store every topper placeholder of ``festival`` (of the sub-fests
-    ``sub_fest_ids`` only, when given: a change elsewhere cannot move them); return how many.
-
-    Run it inside the transaction that changed the results, so readers never see a
-    leaderboard that disagrees with the results next to it.
-    """
-    now = now or m.utcnow()
-    query = (m.TopperPlaceholder
-             .select()
-             .join(m.SubFest)
-             .where(m.SubFest.festival == festival.id)
-             .order_by(m.TopperPlaceholder.id))
-    if sub_fest_ids is not None:
-        query = query.where(m.TopperPlaceholder.sub_fest.in_(list(sub_fest_ids)))
-    placeholders = list(query)
-    if not placeholders:
-        return 0
-    data = FestivalData(festival.id, sub_fest_ids)
-    if placeholders:
-        m.TopperEntry.delete().where(m.TopperEntry.placeholder.in_([p.id for p in placeholders])).execute()
-    rows, histories = [], []
-    for placeholder in placeholders:
-        digest, body = history_row(history_of(data, placeholder))
-        histories.append({"placeholder": placeholder.id, "digest": digest, "body": body})
-        totals, counted, in_scope = totals_for(data, placeholder)
-        for position, tied, total in rank(totals, placeholder.display_top_n):
-            rows.append({
-                "placeholder": placeholder.id, "rank": position, "tied": tied, "points": total.points,
-                "programme_count": len(total.programmes), "entity_type": placeholder.entity_type,
-                "entity_id": total.entity_id, "name": total.name, "details": total.details,
-                "last_result_at": total.last_result_at,
-            })
-        (m.TopperPlaceholder
-         .update(last_computed_at=now, programmes_counted=counted, programmes_in_scope=in_scope)
-         .where(m.TopperPlaceholder.id == placeholder.id)
-         .execute())
-    for start in range(0, len(rows), 200):
-        m.TopperEntry.insert_many(rows[start:start + 200]).execute()
-    m.TopperHistory.delete().where(m.TopperHistory.placeholder.in_([p.id for p in placeholders])).execute()
-    for start in range(0, len(histories), 50):
-        m.TopperHistory.insert_many(histories[start:start + 50]).execute()
-    return len(placeholders)

@@ -1,11 +1,11 @@
 """How a leaderboard moved: its board after each publication moment, and the points race.
 
 A result counts from its ``published_at``. The history is worked out from the results that
-count now (``db.source.toppers.counted_contributions``, under the privacy rules of the board),
-which :func:`db.source.toppers.history_of` hands over with the final totals: a result
+count now (``db.compiler.leaderboards.counted_contributions``, under the privacy rules of the board),
+which :func:`db.compiler.leaderboards.history_of` hands over with the final totals: a result
 withdrawn, hidden or unpublished since is gone from the past as well, and only the
 publication moments of results that count now are steps. Each step is the board as
-:func:`db.source.toppers.rank` would rank the results published by then (same points,
+:func:`db.compiler.leaderboards.rank` would rank the results published by then (same points,
 ties and top-N cut), so the last step is the current board.
 
 Stored compactly, per placeholder (``TopperHistory.body``):
@@ -46,7 +46,7 @@ def history_for(contributions, final, leaders, top_n, new_total):
     ``contributions``: ``(result, entity id, name, details)`` of every counted result, in the
     board's order of addition; ``final``: the current totals by entity id; ``leaders``: the
     first ``RACE_SIZE`` of the ranked current board; ``new_total(entity id, name, details)``
-    makes an empty total (``db.source.toppers.Total``)."""
+    makes an empty total (``db.compiler.leaderboards.Total``)."""
     race_ids = [total.entity_id for _, _, total in leaders]
     # the race entries' numbers on the final (current) board, ranked on the whole board
     standings = [[place, tied, total.points, len(total.programmes), _iso(total.last_result_at)]

@@ -1,0 +1,217 @@
+"""Leaderboards ("toppers"): computed from published public results, stored with lastComputedAt.
+
+Which results count for which entity is written down in ``docs/rankings.md``; in short:
+only the results :class:`db.source.toppers.FestivalData` loads (published, public, of a
+visible programme, with a visible participant or, for a team's own entry, a public team)
+count, and only visible teams, sections and candidates ever receive points. Every
+placeholder is computed, published or not, so publishing one later needs no recomputation.
+Each board's history is computed with it (:mod:`db.compiler.topper_history`).
+"""
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..source import models as m
+from ..source.toppers import FestivalData, id_text
+from .topper_history import RACE_SIZE, history_for, history_row
+
+DEFAULT_TEAM_LEVEL = 1
+
+# Every entry names every kind of object, null when it does not apply: one shape for all.
+EMPTY_DETAILS = {"candidate": None, "team": None, "parent_team": None, "category": None,
+                 "section": None, "group": None}
+
+
+# --- one placeholder ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Total:
+    entity_id: object
+    name: str
+    details: dict
+    points: float = 0
+    programmes: set = field(default_factory=set)
+    last_result_at: object = None
+
+    def add(self, result):
+        self.points += result.points
+        self.programmes.add(result.programme_id)
+        if result.published_at and (self.last_result_at is None or result.published_at > self.last_result_at):
+            self.last_result_at = result.published_at
+
+
+def programmes_in_scope(data, placeholder):
+    """Ids of the visible programmes a placeholder's scope covers."""
+    programmes = [p for p in data.programmes if p["sub_fest"] == placeholder.sub_fest_id]
+    if placeholder.scope_type == "category":
+        if placeholder.category_id not in data.categories:
+            return set()
+        programmes = [p for p in programmes if p["category"] == placeholder.category_id]
+    elif placeholder.scope_type == "collection":
+        programmes = [p for p in programmes if placeholder.collection_key in data.collection_keys[p["id"]]]
+    return {p["id"] for p in programmes}
+
+
+def _scope_section(data, placeholder):
+    """The visible section a section-scoped placeholder restricts participants to (or None)."""
+    for section in data.sections.values():
+        if section["sub_fest"] == placeholder.sub_fest_id and section["key"] == placeholder.section_key:
+            return section["id"]
+    return None
+
+
+def _entities(data, placeholder, result, participants):
+    """``(entity id, name, details)`` of every entity ``result`` counts for."""
+    kind = placeholder.entity_type
+    if result.team_entry and kind != "team":
+        return []  # a team's own result counts for its team (and the teams above it) only
+    if kind == "candidate":
+        if result.registration_type == "group":
+            return []
+        candidate = data.candidates[participants[0]]
+        return [(candidate["id"], candidate["name"], {
+            "candidate": data.candidate_identity(candidate["id"]),
+            "team": data.team_ref(candidate["team"]),
+            "category": data.category_ref(candidate["category"]),
+        })]
+    if kind == "team":
+        team_id = data.team_at_level(result.team_id, placeholder.team_level or DEFAULT_TEAM_LEVEL)
+        if team_id is None:
+            return []
+        team = data.teams[team_id]
+        return [(team_id, team["display_name"] or team["name"], {
+            "team": data.team_ref(team_id), "parent_team": data.team_ref(team["parent"])})]
+    if kind == "section":
+        section_ids = set().union(*(data.sections_of[c] for c in participants))
+        return [(s, data.sections[s]["name"], {"section": data.section_ref(s)}) for s in section_ids]
+    if kind == "group":
+        if result.registration_type != "group":
+            return []
+        team = data.team_ref(result.team_id)
+        name = result.group_name or (team["name"] if team else data.candidates[participants[0]]["name"])
+        return [(result.registration_id, name, {"group": {
+            "id": id_text(result.registration_id), "name": name, "programme": result.programme, "team": team,
+            "members": [data.candidate_identity(c) for c in result.participants]}})]
+    return []
+
+
+def counted_contributions(data, placeholder):
+    """``(scope, counted programme ids, [(result, entity id, name, details)])``: every
+    result the board counts and each entity it counts for, in the order of ``data.results``
+    (so that fractional points add up the same way every time)."""
+    scope = programmes_in_scope(data, placeholder)
+    section_id = _scope_section(data, placeholder) if placeholder.scope_type == "section" else None
+    counted = set()
+    contributions = []
+    in_scope = [result for programme_id in scope for result in data.results_of.get(programme_id, ())]
+    in_scope.sort(key=lambda result: data.order[id(result)])
+    for result in in_scope:
+        counted.add(result.programme_id)
+        participants = result.participants
+        if placeholder.scope_type == "section":
+            participants = [c for c in participants if section_id in data.sections_of[c]]
+        # A team's own entry has no participants: it counts for its team, except in a
+        # section scope, which counts the results of the section's candidates only.
+        if not participants and (not result.team_entry or placeholder.scope_type == "section"):
+            continue
+        for entity_id, name, details in _entities(data, placeholder, result, participants):
+            if placeholder.scope_type == "section" and placeholder.entity_type == "section":
+                if entity_id != section_id:
+                    continue
+            contributions.append((result, entity_id, name, details))
+    return scope, counted, contributions
+
+
+def totals_for(data, placeholder):
+    """Points per entity of one placeholder, plus ``(programmes counted, programmes in scope)``."""
+    scope, counted, contributions = counted_contributions(data, placeholder)
+    return list(summed(contributions).values()), len(counted), len(scope)
+
+
+def summed(contributions):
+    """``{entity id: Total}`` of ``contributions`` (``counted_contributions``' third part)."""
+    totals = {}
+    for result, entity_id, name, details in contributions:
+        total = totals.get(entity_id)
+        if total is None:
+            total = totals[entity_id] = Total(entity_id, name, {**EMPTY_DETAILS, **details})
+        total.add(result)
+    return totals
+
+
+def history_of(data, placeholder):
+    """How the placeholder's board moved (``db.compiler.topper_history``): from the results
+    that count now, with this module's totals and ranking."""
+    _, _, contributions = counted_contributions(data, placeholder)
+    final = summed(contributions)
+    leaders = rank(list(final.values()))[:RACE_SIZE]
+    return history_for(contributions, final, leaders, placeholder.display_top_n, Total)
+
+
+def rank(totals, top_n=None):
+    """Standard competition ranking (1, 2, 2, 4): ``[(rank, tied, total)]``, best first.
+
+    Equal points share a rank and are ordered by name, then id. With ``top_n`` the list
+    stops after rank ``top_n`` but keeps everyone tied at the cut-off.
+    """
+    for total in totals:
+        total.points = round(total.points, 6)  # sums of fractional points compare exactly
+    ordered = sorted(totals, key=lambda t: (-t.points, t.name.casefold(), str(t.entity_id)))
+    sharing = Counter(t.points for t in ordered)
+    ranked = []
+    current = 0
+    for index, total in enumerate(ordered):
+        if index == 0 or total.points != ordered[index - 1].points:
+            current = index + 1
+        if top_n and current > top_n:
+            break
+        ranked.append((current, sharing[total.points] > 1, total))
+    return ranked
+
+
+# --- storing ----------------------------------------------------------------------------------------
+
+
+def recompute_toppers(festival, now=None, sub_fest_ids=None):
+    """Recompute and store every topper placeholder of ``festival`` (of the sub-fests
+    ``sub_fest_ids`` only, when given: a change elsewhere cannot move them); return how many.
+
+    Run it inside the transaction that changed the results, so readers never see a
+    leaderboard that disagrees with the results next to it.
+    """
+    now = now or m.utcnow()
+    query = (m.TopperPlaceholder
+             .select()
+             .join(m.SubFest)
+             .where(m.SubFest.festival == festival.id)
+             .order_by(m.TopperPlaceholder.id))
+    if sub_fest_ids is not None:
+        query = query.where(m.TopperPlaceholder.sub_fest.in_(list(sub_fest_ids)))
+    placeholders = list(query)
+    if not placeholders:
+        return 0
+    data = FestivalData(festival.id, sub_fest_ids)
+    if placeholders:
+        m.TopperEntry.delete().where(m.TopperEntry.placeholder.in_([p.id for p in placeholders])).execute()
+    rows, histories = [], []
+    for placeholder in placeholders:
+        digest, body = history_row(history_of(data, placeholder))
+        histories.append({"placeholder": placeholder.id, "digest": digest, "body": body})
+        totals, counted, in_scope = totals_for(data, placeholder)
+        for position, tied, total in rank(totals, placeholder.display_top_n):
+            rows.append({
+                "placeholder": placeholder.id, "rank": position, "tied": tied, "points": total.points,
+                "programme_count": len(total.programmes), "entity_type": placeholder.entity_type,
+                "entity_id": total.entity_id, "name": total.name, "details": total.details,
+                "last_result_at": total.last_result_at,
+            })
+        (m.TopperPlaceholder
+         .update(last_computed_at=now, programmes_counted=counted, programmes_in_scope=in_scope)
+         .where(m.TopperPlaceholder.id == placeholder.id)
+         .execute())
+    for start in range(0, len(rows), 200):
+        m.TopperEntry.insert_many(rows[start:start + 200]).execute()
+    m.TopperHistory.delete().where(m.TopperHistory.placeholder.in_([p.id for p in placeholders])).execute()
+    for start in range(0, len(histories), 50):
+        m.TopperHistory.insert_many(histories[start:start + 50]).execute()
+    return len(placeholders)
