@@ -72,6 +72,7 @@ class ApiHeaders:
             "expose_headers": list(EXPOSED_HEADERS),
             "max_age": PREFLIGHT_MAX_AGE,
         })
+        self._any_origin = any_origin
         self._vary_names = (KEY_HEADER, "Accept-Encoding") + (() if any_origin else ("Origin",))
         self._vary = ", ".join(self._vary_names)
         max_age = config["CACHE_MAX_AGE"]
@@ -94,6 +95,16 @@ class ApiHeaders:
                 if len(self._by_origin) < MAX_ORIGINS:
                     self._by_origin[origin] = found
         return found
+
+    def cors_of(self, origin):
+        """The CORS headers an answer (not a preflight) carries for a request whose ``Origin``
+        is ``origin``, for waitress's own errors, answered before the front door sees the
+        request (app/waitress_compat.py). ``origin`` None: it was not read (or not sent), so
+        only the headers that hold for every origin: with any origin allowed ``*``, with an
+        allow-list none."""
+        if origin is None:
+            return list(self.cors({"REQUEST_METHOD": "GET"})) if self._any_origin else []
+        return list(self.cors({"REQUEST_METHOD": "GET", "HTTP_ORIGIN": origin}))
 
     def _cors_headers(self, environ, method):
         # flask-cors's Vary: Origin is one of our own Vary names (finish).

@@ -189,7 +189,11 @@ def write_held_lines_on_sigterm(before_exit=None):
 
 
 def create_server(app, **settings):
-    """The service's waitress server for ``app`` (app/waitress_compat.py), with ``DEFAULTS``."""
+    """The service's waitress server for ``app`` (app/waitress_compat.py), with ``DEFAULTS``;
+    waitress's own errors carry the CORS headers of the app's answers (its front door's)."""
+    door = getattr(app, "extensions", {}).get("front_door")
+    if door is not None:
+        settings.setdefault("cors", door.headers.cors_of)
     return _guarded_server(app, **{**DEFAULTS, **settings})
 
 

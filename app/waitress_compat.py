@@ -18,8 +18,9 @@ What it changes:
 
 - waitress's own errors (a request line or headers over its limits, 431; a request it
   cannot parse, 400; a transfer coding it does not know, 501) are answered in the
-  service's one JSON error shape (:class:`JsonErrorTask`); nothing from the request is
-  echoed;
+  service's one JSON error shape (:class:`JsonErrorTask`), with the CORS headers the app's
+  answers carry for the request's ``Origin`` (echoed only when it is on the allow-list);
+  nothing else from the request is echoed;
 - a request that declares a body (``Content-Length`` above 0, ``Transfer-Encoding``) is
   answered ``413`` and one that sends ``Expect`` ``417`` as soon as its headers are in,
   and the connection is closed: the API is read-only and takes no body, and waitress would
@@ -49,7 +50,7 @@ from waitress.parser import HTTPRequestParser
 from waitress.server import BaseWSGIServer
 from waitress.server import create_server as waitress_create_server
 from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
-from waitress.utilities import Error, RequestEntityTooLarge
+from waitress.utilities import Error, RequestEntityTooLarge, RequestHeaderFieldsTooLarge
 
 from .access_log import write_held
 from .last_in_first_out import LastInFirstOut
@@ -78,16 +79,23 @@ class TooManyRequests(Error):
 
 
 class JsonErrorTask(ErrorTask):
-    """waitress's error answer, as ``{"code", "status", "message"}``; the connection is closed."""
+    """waitress's error answer, as ``{"code", "status", "message"}``, with the CORS headers an
+    answer of the app carries for the request's ``Origin`` (the listener's ``cors``), so a
+    page on another origin can read it; the connection is closed."""
 
     def execute(self):
-        error = self.request.error
+        request = self.request
+        error = request.error
         body = json.dumps({"code": error.code, "status": error.reason,
                            "message": MESSAGES.get(error.code, error.reason + ".")}).encode()
         self.status = f"{error.code} {error.reason}"
         self.response_headers.extend([("Content-Type", "application/json"), ("Cache-Control", "no-store")])
         if error.code == 429:
             self.response_headers.append(("Retry-After", str(RETRY_AFTER)))
+        cors = getattr(self.channel.server, "cors", None)
+        if cors is not None:
+            origin = request.headers.get("ORIGIN")
+            self.response_headers.extend(cors(origin if origin is not None else getattr(request, "origin", None)))
         self.set_close_on_finish()
         self.content_length = len(body)
         self.write(body)
@@ -217,6 +225,7 @@ class BodilessRequestParser(HTTPRequestParser):
 
     gate = None
     counted = None  # the forwarded address this request is counted under
+    origin = None  # the Origin of a head cut short at the header limit, from its whole lines
 
     def __init__(self, adj, gate=None):
         super().__init__(adj)
@@ -227,6 +236,10 @@ class BodilessRequestParser(HTTPRequestParser):
     def received(self, data):
         finished = self.headers_finished
         consumed = super().received(data)
+        if isinstance(self.error, RequestHeaderFieldsTooLarge) and not finished:
+            # waitress parsed none of the head (it stops at the limit, keeping what came before
+            # this data): its Origin is read from the head's whole lines, for the answer's CORS.
+            self.origin = origin_in(self.header_plus + data)
         if not finished and self.headers_finished and self.error is None and not self.empty:
             self.error = self._refusal()
             if self.error is not None:
@@ -255,6 +268,15 @@ class BodilessRequestParser(HTTPRequestParser):
         if counted is not None:
             self.gate.give_back(counted)
         super().close()
+
+
+def origin_in(head):
+    """The ``Origin`` header's value among the whole lines of a request ``head`` (bytes, maybe
+    cut short, maybe followed by its body); None when there is no such line, or more than one."""
+    end = head.find(b"\r\n\r\n")
+    lines = (head[:end + 2] if end >= 0 else head).split(b"\r\n")[1:-1]  # the last may be cut short
+    found = [line[7:].strip() for line in lines if line[:7].lower() == b"origin:"]
+    return found[0].decode("latin-1") if len(found) == 1 else None
 
 
 _SENDMSG = hasattr(socket.socket, "sendmsg")  # not on Windows
@@ -365,21 +387,30 @@ ACCEPT_AT_ONCE = 64
 _REFUSAL_BODY = json.dumps({"code": 429, "status": "Too Many Requests",
                             "message": "Too many connections from this address; close some and "
                                        "try again."}).encode()
-REFUSAL = (b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\n"
-           b"Cache-Control: no-store\r\nRetry-After: %d\r\nConnection: close\r\nContent-Length: %d\r\n\r\n"
-           % (RETRY_AFTER, len(_REFUSAL_BODY))) + _REFUSAL_BODY
+
+
+def refusal(headers=()):
+    """The whole answer to a connection over its address's cap, with ``headers`` (its CORS
+    headers) too."""
+    extra = b"".join(f"{name}: {value}\r\n".encode("latin-1") for name, value in headers)
+    return (b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\n"
+            b"Cache-Control: no-store\r\nRetry-After: %d\r\n%sConnection: close\r\nContent-Length: %d\r\n\r\n"
+            % (RETRY_AFTER, extra, len(_REFUSAL_BODY))) + _REFUSAL_BODY
+
+
+REFUSAL = refusal()
 
 # A child of the service's logger: written as its JSON lines (app/access_log.py).
 _log = logging.getLogger("festival_api.connections")
 
 
-def _refuse(conn):
-    """Answer a connection over its address's cap ``429`` and close it, without waiting:
-    what the client already sent is read first, so closing sends no reset that could
-    overtake the answer."""
+def _refuse(conn, answer=REFUSAL):
+    """Answer a connection over its address's cap ``429`` (``answer``) and close it, without
+    waiting: what the client already sent is read first, so closing sends no reset that
+    could overtake the answer."""
     try:
         conn.setblocking(False)
-        conn.send(REFUSAL)
+        conn.send(answer)
         conn.recv(65536)
     except OSError:
         pass
@@ -410,7 +441,7 @@ def _accept_waiting(listener):
         conn, addr = accepted
         address = addr[0] if gate.counts_connections and isinstance(addr, tuple) and addr else None
         if address is not None and not gate.take(address):
-            _refuse(conn)
+            _refuse(conn, listener.refusal)
             continue
         try:
             listener.set_socket_options(conn)
@@ -442,13 +473,17 @@ def _maintenance(listener, idle_maintenance, header_timeout, now):
 SWEEP_SECONDS = 1
 
 
-def create_server(app, connections_per_address=0, trusted_proxies=0, header_timeout=0, **settings):
+def create_server(app, connections_per_address=0, trusted_proxies=0, header_timeout=0, cors=None, **settings):
     """``waitress.server.create_server`` whose listeners answer waitress's errors in JSON,
     refuse bodies and ``Expect``, cap each address's connections (``connections_per_address``,
     0: none; behind ``trusted_proxies`` its requests in progress), close connections that
     do not send their headers within ``header_timeout`` seconds (0: never), keep connections
     open after a ``304``, run the app's work after the answer (``AFTER_ANSWER``) and accept
-    the connections waiting at once. ``settings`` are waitress's."""
+    the connections waiting at once. ``cors``: ``origin -> [(name, value)]``, the CORS
+    headers of the app's answers for a request's ``Origin`` (None when it has none, or it
+    was not read), which waitress's own errors carry too; the ``429`` sent as a connection
+    is accepted, before any of its bytes are read, carries those of no ``Origin``: with any
+    origin allowed, ``*``. ``settings`` are waitress's."""
     dispatcher = HealthFirstDispatcher()
     dispatcher.set_thread_count(settings.get("threads", 4))
     if header_timeout:
@@ -458,6 +493,8 @@ def create_server(app, connections_per_address=0, trusted_proxies=0, header_time
     for listener in list(sockets.values()):
         if isinstance(listener, BaseWSGIServer):
             listener.gate = AddressGate(connections_per_address, trusted_proxies)
+            listener.cors = cors
+            listener.refusal = refusal(cors(None)) if cors is not None else REFUSAL
             listener.channel_class = JsonErrorChannel
             listener.handle_accept = functools.partial(_accept_waiting, listener)
             if header_timeout:

@@ -50,18 +50,24 @@ ANSWERS = {
     "503": ("broken", "GET", "/news", {"X-API-Key": "KEY"}, 503),
 }
 
-# waitress answers these before the app sees them (app/waitress_compat.py): no CORS, one of each.
+# waitress answers these before the app sees them (app/waitress_compat.py): one of each, and
+# the CORS headers of the request's Origin where it was read (the 400's request line is bad).
 WAITRESS = {
     "waitress 400": b"GET /public-api/v1/news\xff HTTP/1.1\r\nHost: x\r\nOrigin: %s\r\n\r\n",
     "waitress 431": b"GET /public-api/v1/news HTTP/1.1\r\nHost: x\r\nOrigin: %s\r\nX-Big: " + b"b" * 3000 + b"\r\n\r\n",
+    "waitress 431, cut short": b"GET /public-api/v1/news HTTP/1.1\r\nHost: x\r\nOrigin: %s\r\nX-Big: " + b"b" * 3000,
     "waitress 413": b"GET /public-api/v1/news HTTP/1.1\r\nHost: x\r\nOrigin: %s\r\nContent-Length: 5000\r\n\r\n",
+    "waitress 413, small body": b"GET /public-api/v1/news HTTP/1.1\r\nHost: x\r\nOrigin: %s\r\nContent-Length: 5\r\n\r\nhello",
+    "waitress 413, chunked": (b"GET /public-api/v1/news HTTP/1.1\r\nHost: x\r\nOrigin: %s\r\n"
+                              b"Transfer-Encoding: chunked\r\n\r\n"),
+    "waitress 417": b"GET /public-api/v1/news HTTP/1.1\r\nHost: x\r\nOrigin: %s\r\nExpect: 100-continue\r\n\r\n",
 }
 
 
 @contextlib.contextmanager
-def serving(app):
+def serving(app, **settings):
     server = create_server(app, host="127.0.0.1", port=0, threads=2,
-                           max_request_header_size=2048, max_request_body_size=1024)
+                           max_request_header_size=2048, max_request_body_size=1024, **settings)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:
@@ -154,15 +160,80 @@ def test_every_answer_carries_each_header_once(app_with, keys, tmp_path, monkeyp
         assert values(headers, "Content-Encoding") == ["br"]
 
 
-@pytest.mark.parametrize("setting", SETTINGS[:2], ids=[s[0] for s in SETTINGS[:2]])
+def assert_cors_of(headers, allowed):
+    """``headers`` carry the CORS headers of an app's answer that allows ``allowed`` (None: none)."""
+    assert values(headers, "Access-Control-Allow-Origin") == ([allowed] if allowed else [])
+    if allowed:
+        [exposed] = values(headers, "Access-Control-Expose-Headers")
+        assert {v.strip().lower() for v in exposed.split(",")} >= EXPOSED
+    else:
+        assert [name for name, _ in headers if name.lower().startswith("access-control-")] == []
+
+
+@pytest.mark.parametrize("setting", SETTINGS, ids=[s[0] for s in SETTINGS])
 @pytest.mark.parametrize("answer", WAITRESS)
-def test_waitress_errors_carry_each_header_once(app_with, tmp_path, monkeypatch, setting, answer):
-    _, cors_origins, origin, _ = setting
+def test_waitress_errors_carry_each_header_once_and_the_cors_of_their_origin(app_with, tmp_path, monkeypatch,
+                                                                           setting, answer):
+    _, cors_origins, origin, allowed = setting
     with serving(make_app(app_with, "plain", cors_origins, tmp_path, monkeypatch)) as port:
         code, headers, body = exchange(port, WAITRESS[answer] % origin.encode())
-    assert code == int(answer.split()[-1])
+    assert code == int(answer.split(",")[0].split()[-1])
     assert_one_of_each(headers)
     assert values(headers, "Content-Type") == ["application/json"]
+    assert values(headers, "Cache-Control") == ["no-store"]
+    assert_cors_of(headers, allowed)
+
+
+@pytest.mark.parametrize("setting", SETTINGS, ids=[s[0] for s in SETTINGS])
+def test_a_request_over_its_address_cap_behind_proxies_carries_the_cors_of_its_origin(app_with, keys, tmp_path,
+                                                                                    monkeypatch, setting):
+    """Behind a trusted proxy the cap counts each forwarded address's requests in progress: the
+    429 comes once the headers are in, so its Origin is known."""
+    _, cors_origins, origin, allowed = setting
+    app = make_app(app_with, "plain", cors_origins, tmp_path, monkeypatch)
+    entered, gate = threading.Event(), threading.Event()
+    import app.api.news as news_view
+
+    listed = news_view.list_news
+
+    def held(*args, **kwargs):
+        entered.set()
+        gate.wait(10)
+        return listed(*args, **kwargs)
+
+    monkeypatch.setattr(news_view, "list_news", held)
+    raw = (f"GET {API}/news HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 203.0.113.9\r\nOrigin: {origin}\r\n"
+           "Connection: close\r\n\r\n").encode()
+    with serving(app, connections_per_address=1, trusted_proxies=1) as port:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as first:
+            first.sendall(raw.replace(b"Connection: close\r\n", f"X-API-Key: {keys[BIG]}\r\nConnection: close\r\n".encode()))
+            try:
+                assert entered.wait(10)
+                code, headers, _ = exchange(port, raw)
+            finally:
+                gate.set()
+    assert code == 429
+    assert_one_of_each(headers)
+    assert values(headers, "Retry-After") == ["1"]
+    assert_cors_of(headers, allowed)
+
+
+@pytest.mark.parametrize("setting", SETTINGS, ids=[s[0] for s in SETTINGS])
+def test_a_connection_over_its_address_cap_is_refused_with_the_cors_of_no_origin(app_with, tmp_path, monkeypatch,
+                                                                                setting):
+    """The 429 of a connection over CONNECTIONS_PER_ADDRESS is sent as it is accepted, before
+    any of its bytes are read: it carries what an answer to no Origin carries, with any
+    origin allowed "*" (a page can read it), with an allow-list none."""
+    _, cors_origins, origin, _ = setting
+    with serving(make_app(app_with, "plain", cors_origins, tmp_path, monkeypatch), connections_per_address=1) as port:
+        with socket.create_connection(("127.0.0.1", port), timeout=10):
+            code, headers, body = exchange(port, f"GET {API}/news HTTP/1.1\r\nHost: x\r\nOrigin: {origin}\r\n\r\n"
+                                           .encode())
+    assert code == 429
+    assert_one_of_each(headers)
+    assert values(headers, "Retry-After") == ["1"] and values(headers, "Connection") == ["close"]
+    assert_cors_of(headers, "*" if cors_origins == ["*"] else None)
+    assert int(values(headers, "Content-Length")[0]) == len(body)
 
 
 @pytest.mark.parametrize("setting", SETTINGS, ids=[s[0] for s in SETTINGS])
