@@ -3,14 +3,14 @@ from importlib import resources
 
 from flask import Flask, send_from_directory
 
-from .access_log import init_access_log
 from .config import load_config
-from .demo import init_demo
-from .frontdoor import FrontDoor
-from .health import init_health
-from .limits import trust_proxies
-from .openapi import HEADERS, SERVERS
-from .smorest import ENDPOINT_GROUPS, SECURITY, SECURITY_SCHEMES, Api, operation
+from .door import FrontDoor
+from .door.access_log import init_access_log
+from .door.limits import trust_proxies
+from .server.healthz import init_health
+from .views.demo import init_demo
+from .views.openapi import HEADERS, SERVERS
+from .views.operations import ENDPOINT_GROUPS, SECURITY, SECURITY_SCHEMES, Api, operation
 
 API_PREFIX = "/public-api/v1"
 DOCS_ASSETS = f"{API_PREFIX}/docs/assets"
@@ -66,7 +66,7 @@ def _openapi_settings():
 def create_app(config=None):
     """Create the WSGI app; ``config`` overrides settings read from the environment.
 
-    The app is the front door (``app/frontdoor.py``), which every request passes first and
+    The app is the front door (``app/door/__init__.py``), which every request passes first and
     which answers the API's data endpoints by calling their views, in front of Flask, whose
     routes describe the API (the OpenAPI document) and serve everything else.
     """
@@ -78,7 +78,7 @@ def create_app(config=None):
     app.json.sort_keys = False
     app.json.ensure_ascii = False
 
-    from .api import BLUEPRINTS
+    from .views import BLUEPRINTS
 
     api = Api(app)
     for blp in BLUEPRINTS:

@@ -1,6 +1,6 @@
 """The service's database, as an object the app owns: one read snapshot per API request.
 
-The front door (``app/frontdoor.py``) begins a request's reads before it reads anything
+The front door (``app/door/__init__.py``) begins a request's reads before it reads anything
 (:meth:`ServiceDatabase.begin`), begins its read snapshot before a view reads pages
 (:meth:`ServiceDatabase.snapshot`) and ends both when the answer is made. Beginning:
 

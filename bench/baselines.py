@@ -67,7 +67,7 @@ def rows_app(path):
 
 if __name__ == "__main__":
     # waitress warns on every request while its workers are busy; the service limits that
-    # line (app/server.py), so the baselines must not pay for it either.
+    # line (app/server/__init__.py), so the baselines must not pay for it either.
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
     if parse_setting("PIN_CPU", os.environ.get("PIN_CPU", SETTINGS["PIN_CPU"][0])):
         pin_to_cpu()  # as `festival-api serve` does, so that the two compare alike

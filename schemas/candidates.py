@@ -21,7 +21,7 @@ CANDIDATE_SORT_NAMES = ("chestNo", "name")
 
 # The query parameters that test a private value (docs/api-conventions.md, "Private values"):
 # off unless the festival turns them on, one value a request, a budget of their own, and
-# answers no cache keeps (app/frontdoor.py).
+# answers no cache keeps (app/door/__init__.py).
 PRIVATE_PARAMETERS = ("admNoPattern",)
 ADM_NO_OFF_MESSAGE = ("This festival has not enabled the admNoPattern filter "
                       "(admission_number_filter in its festival file).")

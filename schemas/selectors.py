@@ -20,7 +20,7 @@ def require_one_of(data, selectors):
 
 
 class SubFestSelectorArgs(QueryArgs):
-    """The sub-fest a list comes from, by id or by slug (``app.lookups.sub_fest_ref_or_404``)."""
+    """The sub-fest a list comes from, by id or by slug (``app.views.lookups.sub_fest_ref_or_404``)."""
 
     sub_fest_id = CanonicalUUID(metadata={"example": examples.SUB_FEST_ID,
         "description": "Sub-fest to list from; required unless `subFestSlug` is sent. "
@@ -41,7 +41,7 @@ NARROWING_RULE = "When both `subFestId` and `subFestSlug` are sent they must nam
 def optional_sub_fest_fields(what):
     """``(sub_fest_id, sub_fest_slug)``: the optional sub-fest of a list or document that
     may be of the whole festival (``/schedules``, ``/filters``), by id or by slug
-    (``app.lookups.narrowing_sub_fest_or_404``)."""
+    (``app.views.lookups.narrowing_sub_fest_or_404``)."""
     return (CanonicalUUID(metadata={"example": examples.SUB_FEST_ID,
                                     "description": f"Only {what} of this public sub-fest. {NARROWING_RULE}"}),
             Text(max_length=80, metadata={"example": examples.SUB_FEST_SLUG,

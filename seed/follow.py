@@ -7,7 +7,7 @@ checks, the same refusal of a withdrawal of published records, one transaction. 
 that cannot be applied leaves the last good state served and says why once; it says so
 again only when the reason changes, and says when it is over.
 
-No Flask here: the command (``app/cli.py``) gives it a way to print and a stop event.
+No Flask here: the command (``app/cli/__init__.py``) gives it a way to print and a stop event.
 """
 import hashlib
 import io

@@ -11,7 +11,7 @@ import threading
 
 import pytest
 
-from app.access_log import ACCESS_LOGGER, MAX_HELD, JsonFormatter
+from app.door.access_log import ACCESS_LOGGER, MAX_HELD, JsonFormatter
 from conftest import API, BIG
 from db.source.keys import find_active_key
 
@@ -61,7 +61,7 @@ def test_a_refused_key_is_logged_without_the_key(api, capture_log):
 
 
 def test_an_unexpected_error_is_logged_with_traceback_but_answered_generically(app, api, monkeypatch, capture_log):
-    import app.api.news as news_view
+    import app.views.news as news_view
 
     def explode(*args, **kwargs):
         raise RuntimeError("boom in list_news")
@@ -96,7 +96,7 @@ def test_as_configured_the_access_line_is_written_to_stderr_with_the_fields_of_t
 def test_the_access_lines_clock_writes_the_time_datetime_writes():
     import random
 
-    from app.access_log import _CLOCK, _iso
+    from app.door.access_log import _CLOCK, _iso
 
     edges = [1700000000.0, 1700000000.123, 1700000000.9995, 1700000000.9999996, 1700000001.5]
     rng = random.Random(14)
@@ -107,7 +107,7 @@ def test_the_access_lines_clock_writes_the_time_datetime_writes():
 HELD_LINES_SCRIPT = r"""
 import os, signal, sys, time
 from flask import Flask
-from app.access_log import MAX_HELD, init_access_log, log_request, write_held
+from app.door.access_log import MAX_HELD, init_access_log, log_request, write_held
 from app.server import write_held_lines_on_sigterm
 
 app = Flask("held")
@@ -151,7 +151,7 @@ def test_held_access_lines_go_out_in_order_when_the_server_idles_when_many_wait_
 def test_the_held_lines_can_be_written_from_a_signal_caught_while_they_are_held():
     # SIGTERM's handler runs in the main thread between two bytecodes: maybe while the main
     # thread holds the lines' lock. A plain lock would hang the process there.
-    from app import access_log
+    from app.door import access_log
 
     held = access_log._HeldLines()
     done = threading.Event()

@@ -128,7 +128,7 @@ def test_a_405_names_the_allowed_methods(client, keys, method, path):
 
 
 def test_unexpected_error_is_a_generic_500(app, api, monkeypatch):
-    import app.api.news as news_view
+    import app.views.news as news_view
 
     def explode(*args, **kwargs):
         raise RuntimeError("secret internals /etc/passwd SELECT * FROM candidate")

@@ -108,7 +108,7 @@ def test_an_import_is_seen_on_the_next_request(fresh_app, fixture_data, keys, fl
 
 
 def test_keys_preflights_and_other_methods_never_reach_a_view(cached, keys, flask_requests, monkeypatch):
-    import app.api.news as news_view
+    import app.views.news as news_view
 
     def refuse(*args, **kwargs):
         raise AssertionError("the view ran")
@@ -137,8 +137,8 @@ def test_options_without_origin_says_which_methods_and_has_no_body(cached):
 @pytest.mark.parametrize("cache_seconds", [0, 60], ids=["cache-off", "cache-on"])
 def test_the_key_is_hashed_the_revision_read_and_the_cache_key_built_once_per_request(
         app_with, keys, monkeypatch, cache_seconds):
-    import app.auth as auth
-    import app.frontdoor as frontdoor
+    import app.door.auth as auth
+    import app.door as frontdoor
 
     client = app_with(RESPONSE_CACHE_SECONDS=cache_seconds, API_KEY_CACHE_SECONDS=60).test_client()
     door = client.application.extensions["front_door"]

@@ -50,7 +50,7 @@ ANSWERS = {
     "503": ("broken", "GET", "/news", {"X-API-Key": "KEY"}, 503),
 }
 
-# waitress answers these before the app sees them (app/waitress_compat.py): one of each, and
+# waitress answers these before the app sees them (app/server/waitress_compat.py): one of each, and
 # the CORS headers of the request's Origin where it was read (the 400's request line is bad).
 WAITRESS = {
     "waitress 400": b"GET /public-api/v1/news\xff HTTP/1.1\r\nHost: x\r\nOrigin: %s\r\n\r\n",
@@ -115,7 +115,7 @@ def crash(*args, **kwargs):
 def make_app(app_with, kind, cors_origins, tmp_path, monkeypatch):
     settings = {"CORS_ORIGINS": cors_origins}
     if kind == "crashing":
-        import app.api.news as news_view
+        import app.views.news as news_view
 
         monkeypatch.setattr(news_view, "list_news", crash)
     if kind == "limited":
@@ -192,7 +192,7 @@ def test_a_request_over_its_address_cap_behind_proxies_carries_the_cors_of_its_o
     _, cors_origins, origin, allowed = setting
     app = make_app(app_with, "plain", cors_origins, tmp_path, monkeypatch)
     entered, gate = threading.Event(), threading.Event()
-    import app.api.news as news_view
+    import app.views.news as news_view
 
     listed = news_view.list_news
 
@@ -240,7 +240,7 @@ def test_a_connection_over_its_address_cap_is_refused_with_the_cors_of_no_origin
 def test_headers_an_answer_already_has_are_made_once(app_with, setting):
     """An answer made elsewhere (Flask's, a view's) that brings its own Vary, Cache-Control or
     CORS header still leaves with one of each: its Vary names join the service's."""
-    from app.http import ApiHeaders
+    from app.door.headers import ApiHeaders
 
     _, cors_origins, origin, allowed = setting
     config = app_with(CORS_ORIGINS=cors_origins).config

@@ -25,7 +25,7 @@ def api_routes(app):
 
 
 def _blueprints():
-    from app.api import BLUEPRINTS
+    from app.views import BLUEPRINTS
 
     return BLUEPRINTS
 
@@ -60,7 +60,7 @@ def explode(*args, **kwargs):
     ("ok", 200), ("no key", 401), ("bad limit", 400), ("unknown path", 404), ("crash", 500),
 ])
 def test_cors_and_cache_headers_on_normal_and_error_responses(api, monkeypatch, case, status):
-    import app.api.news as news_view
+    import app.views.news as news_view
 
     if case == "crash":
         monkeypatch.setattr(news_view, "list_news", explode)

@@ -1,7 +1,7 @@
-"""The key cache (app/auth.py): a lookup is reused for its seconds, then asked again; a full
+"""The key cache (app/door/auth.py): a lookup is reused for its seconds, then asked again; a full
 cache makes room."""
-import app.auth
-from app.auth import KeyCache
+import app.door.auth
+from app.door.auth import KeyCache
 
 
 class Clock:
@@ -19,7 +19,7 @@ def counting_lookups(monkeypatch):
         asked.append(digest)
         return None if digest.startswith("0") else ("key-id", "festival")
 
-    monkeypatch.setattr(app.auth, "find_active_key_by_hash", find)
+    monkeypatch.setattr(app.door.auth, "find_active_key_by_hash", find)
     return asked
 
 
@@ -51,10 +51,10 @@ def test_a_full_cache_drops_what_expired_first_and_else_everything(monkeypatch):
     clock.now += 6  # a and b expired
     cache.lookup("fds_c")
     cache.lookup("fds_d")  # full: a and b go, c stays
-    assert set(cache._found) == {app.auth.hash_key(k) for k in ("fds_c", "fds_d")}
+    assert set(cache._found) == {app.door.auth.hash_key(k) for k in ("fds_c", "fds_d")}
     cache.lookup("fds_e")
     cache.lookup("fds_f")  # full of live entries: all go, f is kept
-    assert set(cache._found) == {app.auth.hash_key("fds_f")}
+    assert set(cache._found) == {app.door.auth.hash_key("fds_f")}
     before = len(asked)
     cache.lookup("fds_f")
     assert len(asked) == before

@@ -3,7 +3,10 @@
 Top-level packages import each other one way only; ``db/`` imports no Flask; inside ``db/``
 no room imports a room above it (infrastructure < source < compiled < compiler), the
 request readers use only the compiled tables and the infrastructure, and the compile step
-never reaches into the readers; every module is imported by something; no two modules
+never reaches into the readers; inside ``app/`` the rooms are its stages (the server, the
+door's steps, the views, the command line): nothing imports the command line, the views
+import neither the server nor the door itself (only its parts, e.g. what a request is),
+and neither the server nor the door imports the views; every module is imported by something; no two modules
 import each other, even through others or from inside a function; no module imports another's
 underscore name (a name shared between modules is public where it is defined). The code map
 (docs/architecture.md) names every module, and every file it names exists.
@@ -21,6 +24,9 @@ PACKAGES = ("app", "db", "schemas", "seed")
 ROOMS = ("db", "db.source", "db.compiled", "db.compiler")
 # The request readers are beside the compile step, not above it: these only.
 READ_MAY_IMPORT = {"db", "db.compiled", "db.read"}
+# Rooms of app/, one per stage; "app" is the factory (create_app), the settings and what
+# every stage shares.
+APP_ROOMS = ("app", "app.server", "app.door", "app.views", "app.cli")
 
 
 def _module_name(path):
@@ -81,17 +87,19 @@ def _top(name):
 
 
 def room_of(module):
-    """The room of a ``db`` module: its sub-package, or ``db`` for the infrastructure."""
+    """The room of a ``db`` or ``app`` module: its sub-package, or the top-level package
+    (``db`` for the infrastructure, ``app`` for the factory and the settings)."""
     parts = module.split(".")
     if len(parts) > 2 or (len(parts) == 2 and EVERYTHING[module].endswith("__init__.py")):
         return ".".join(parts[:2])
-    return "db"
+    return parts[0]
 
 
 def test_every_package_and_room_is_known():
     assert {_top(m) for m in CODE} == set(PACKAGES)
     rooms = {room_of(m) for m in CODE if _top(m) == "db"}
     assert rooms == {*ROOMS, "db.read"}
+    assert {room_of(m) for m in CODE if _top(m) == "app"} == set(APP_ROOMS)
 
 
 def test_no_two_top_level_packages_import_each_other():
@@ -141,6 +149,33 @@ def test_the_request_readers_use_the_compiled_tables_and_the_infrastructure_only
 def test_the_compile_step_does_not_reach_into_the_request_readers():
     found = sorted(f"{m} imports {i}" for m in CODE if m.startswith("db.compiler")
                    for i in IMPORTS[m] if i.startswith("db.read"))
+    assert found == []
+
+
+def _app_imports():
+    for module in CODE:
+        if _top(module) == "app":
+            for imported in IMPORTS[module]:
+                if _top(imported) == "app" and imported in CODE:
+                    yield module, room_of(module), imported, room_of(imported)
+
+
+def test_nothing_in_app_imports_the_command_line():
+    found = sorted(f"{m} imports {i}" for m, room, i, other in _app_imports() if other == "app.cli" and room != "app.cli")
+    assert found == []
+
+
+@pytest.mark.parametrize("room, forbidden_rooms, forbidden_modules", [
+    # a view reads what a request is (app.door.request), never the steps around it
+    ("app.views", {"app.server", "app.cli"}, {"app", "app.door"}),
+    ("app.door", {"app.views", "app.cli"}, {"app"}),
+    # the server is given the app: of the door it uses parts (the access log), not the front door
+    ("app.server", {"app.views", "app.cli"}, {"app", "app.door"}),
+])
+def test_a_stage_of_app_does_not_import(room, forbidden_rooms, forbidden_modules):
+    """``app`` as a module is the factory (``create_app``); ``app.door`` the front door itself."""
+    found = sorted(f"{m} imports {i}" for m, r, i, other in _app_imports()
+                   if r == room and other != room and (other in forbidden_rooms or i in forbidden_modules))
     assert found == []
 
 
@@ -273,8 +308,8 @@ ARCHITECTURE = os.path.join(ROOT, "docs", "architecture.md")
 
 
 def _named_in_the_map(module, text):
-    """A module is named by its path (``app/auth.py``), or in the line of its family
-    (``app/api/*.py`` (`candidates`, ...)) by its name in backticks."""
+    """A module is named by its path (``app/door/auth.py``), or in the line of its family
+    (``app/views/*.py`` (`candidates`, ...)) by its name in backticks."""
     path = os.path.relpath(EVERYTHING[module], ROOT).replace(os.sep, "/")
     if f"`{path}`" in text:
         return True

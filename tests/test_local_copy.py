@@ -494,7 +494,7 @@ def test_a_copy_past_the_statement_deadline_leaves_requests_to_the_server(app_wi
 
 
 def test_warm_makes_every_festivals_copy_before_the_first_request(app_with, keys):
-    """What `serve` does as it starts (`app/cli.py`): the first requests find the copy made."""
+    """What `serve` does as it starts (`app/cli/__init__.py`): the first requests find the copy made."""
     client = app_with(LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0).test_client()
     database = client.application.extensions["front_door"].database
     database.warm()

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from openapi_schema_validator import OAS31Validator, oas31_format_checker
 
-from app.api import BLUEPRINTS
+from app.views import BLUEPRINTS
 from conftest import API, BIG
 from schemas import enums
 from schemas import examples as ex
@@ -177,7 +177,7 @@ def test_docs_page_has_an_icon_and_a_description(client):
 
 # --- What every generator needs: examples, descriptions, the 304, the headers, enums, nulls --------
 
-EXAMPLES_FILE = Path(__file__).resolve().parent.parent / "app" / "openapi_examples.json"
+EXAMPLES_FILE = Path(__file__).resolve().parent.parent / "app" / "views" / "openapi_examples.json"
 
 # The request whose answer is each operation's example ("blueprint.view": path, parameters):
 # the bundled Kalolsavam (schemas/examples.py), short pages, nested lists cut to two items.

@@ -6,8 +6,8 @@ The endpoints and their parameters come from the OpenAPI document."""
 import marshmallow as ma
 import pytest
 
-import app.smorest
-from app.typos import meant
+import app.views.operations
+from app.views.typos import meant
 from conftest import API, BIG
 from fixture_rules import visible_programme_ids, visible_sub_fests
 
@@ -159,8 +159,8 @@ def test_an_unknown_name_is_looked_at_once_per_endpoint(monkeypatch):
     from schemas.downloads import DownloadQueryArgsSchema
 
     asked = []
-    monkeypatch.setattr(app.smorest, "meant", lambda name, parameters: asked.append(name) or meant(name, parameters))
-    plan = app.smorest.ArgumentPlan(DownloadQueryArgsSchema())
+    monkeypatch.setattr(app.views.operations, "meant", lambda name, parameters: asked.append(name) or meant(name, parameters))
+    plan = app.views.operations.ArgumentPlan(DownloadQueryArgsSchema())
     for turn in range(5):
         assert plan.load([("_", str(turn)), ("limit", "5")])["limit"] == 5
         with pytest.raises(ma.ValidationError) as error:

@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from app.access_log import ACCESS_LOGGER
+from app.door.access_log import ACCESS_LOGGER
 from conftest import API, BIG, SMALL, ApiClient, writable
 from custom_apps import app_with  # noqa: F401  (fixture)
 from schemas.candidates import ADM_NO_OFF_MESSAGE
@@ -242,7 +242,7 @@ def test_its_budget_is_shared_by_processes_through_redis(turned_on, app_with, ke
 
 
 def test_the_service_logs_no_admission_number(turned_on, app_with, keys, fixture_data, capture_log):
-    """The access line names the query's parameters, never their values (app/access_log.py)."""
+    """The access line names the query's parameters, never their values (app/door/access_log.py)."""
     access_lines, other_lines = capture_log(ACCESS_LOGGER), capture_log("")
     api = ApiClient(app_with(database_url=turned_on).test_client(), keys)
     slug, candidate_id, number = the_one_found(fixture_data)

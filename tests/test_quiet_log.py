@@ -1,9 +1,9 @@
-"""app/quiet_log.py: one line per cause per interval, and the count of what was held back."""
+"""app/door/quiet_log.py: one line per cause per interval, and the count of what was held back."""
 import logging
 
 import pytest
 
-from app.quiet_log import MAX_CAUSES, QuietLog
+from app.door.quiet_log import MAX_CAUSES, QuietLog
 
 
 class Clock:

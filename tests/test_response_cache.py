@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from app.caching import ResponseCache
+from app.door.response_cache import ResponseCache
 from conftest import API, BIG, SMALL, writable
 from custom_apps import app_with  # noqa: F401  (fixture)
 from db.source import models as m
@@ -17,7 +17,7 @@ from seed.importer import import_fixture
 @pytest.fixture
 def news_queries(monkeypatch):
     """Counts how often the /news view asks the database for its page."""
-    import app.api.news as news_view
+    import app.views.news as news_view
 
     calls = []
     real = news_view.list_news
@@ -136,7 +136,7 @@ def test_cached_answers_are_compressed_and_revalidated_like_fresh_ones(cached_cl
 
 
 def test_a_cached_answer_has_the_headers_of_the_answer_it_keeps(cached_client, keys, monkeypatch):
-    import app.api.news as news_view
+    import app.views.news as news_view
 
     real, calls = news_view.list_news, []
 
@@ -174,7 +174,7 @@ class GatedView:
 
 @pytest.mark.parametrize("fail_first", [False, True], ids=["maker-succeeds", "maker-fails"])
 def test_identical_misses_wait_for_the_one_making_the_answer(cached_client, keys, monkeypatch, fail_first):
-    import app.api.news as news_view
+    import app.views.news as news_view
 
     app, _ = cached_client
     view = GatedView(news_view.list_news, fail_first)
@@ -246,7 +246,7 @@ def test_a_key_not_kept_is_made_with_a_maker_again_after_the_cache_seconds():
 
 
 def test_the_cache_keeps_within_its_byte_budget_and_skips_what_cannot_fit():
-    from app.caching import CachedResponse
+    from app.door.response_cache import CachedResponse
 
     cache = ResponseCache(60, 100, max_bytes=14_000)
     for n in range(4):
@@ -259,7 +259,7 @@ def test_the_cache_keeps_within_its_byte_budget_and_skips_what_cannot_fit():
 
 
 def test_the_cache_keeps_at_most_its_entries():
-    from app.caching import CachedResponse
+    from app.door.response_cache import CachedResponse
 
     cache = ResponseCache(60, 3)
     for n in range(5):
@@ -283,7 +283,7 @@ def test_what_the_cache_holds_measured_in_bytes_stays_within_its_budget(sizes):
     import random
     import tracemalloc
 
-    from app.caching import CachedResponse
+    from app.door.response_cache import CachedResponse
 
     budget = 2**20
     cache = ResponseCache(60, 100_000, max_bytes=budget)

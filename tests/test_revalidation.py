@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from app.cli import main as cli
-from app.http import weak_etag
+from app.door.headers import weak_etag
 from conftest import API, BIG
 from custom_apps import app_with  # noqa: F401  (fixture)
 from fixture_rules import flag, visible_programme_ids

@@ -90,7 +90,7 @@ def test_a_304_keeps_the_connection_open(app, keys):
 
 
 def test_idle_workers_are_woken_last_in_first_out():
-    from app.last_in_first_out import LastInFirstOut
+    from app.server.wake_order import LastInFirstOut
 
     condition, woken = LastInFirstOut(), []
 
@@ -134,7 +134,7 @@ def connect(server, clients, count):
 
 
 def test_the_servers_workers_wait_on_the_last_in_first_out_condition(app):
-    from app.last_in_first_out import LastInFirstOut
+    from app.server.wake_order import LastInFirstOut
 
     with not_running(app, threads=2) as (server, _):
         dispatcher = server.task_dispatcher
@@ -142,7 +142,7 @@ def test_the_servers_workers_wait_on_the_last_in_first_out_condition(app):
 
 
 def test_the_connections_waiting_are_accepted_in_one_turn_of_the_loop(app):
-    from app.waitress_compat import ACCEPT_AT_ONCE
+    from app.server.waitress_compat import ACCEPT_AT_ONCE
 
     with not_running(app, threads=1, connection_limit=100) as (server, clients):
         opened = len(server._map)
@@ -239,7 +239,7 @@ class LoopStandIn:
 def channel_on_a_socket_pair(send_buffer=None):
     from waitress.adjustments import Adjustments
 
-    from app.waitress_compat import JsonErrorChannel
+    from app.server.waitress_compat import JsonErrorChannel
 
     ours, theirs = socket.socketpair()
     if send_buffer:

@@ -66,7 +66,7 @@ def test_every_request_on_a_keep_alive_connection_gets_one_line_after_its_answer
     assert ask("GET", "/healthz", {})[0].status == 200
     connection.close()
 
-    # Lines are written in batches (app/access_log.py): /healthz's own thread may write its
+    # Lines are written in batches (app/door/access_log.py): /healthz's own thread may write its
     # line before a held batch. Each line carries the moment its request started.
     lines = sorted(lines_after(server, earlier, len(sent)), key=lambda line: line["time"])
     assert [(line["method"], line["path"], line["status"], line["bytes"]) for line in lines] == sent

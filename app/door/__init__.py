@@ -1,0 +1,406 @@
+"""The front door: one WSGI layer that every request passes, in front of Flask.
+
+It owns everything requests share, each step written once, in this order:
+
+1. the festival's data revision (``app/database.py``; on SQLite it is read again only
+   after a commit; on PostgreSQL with the local copy it is known from the server's
+   notifications); the request's read snapshot begins only on a miss (5.), on the copy
+   when it holds that revision;
+2. the API key (``app/door/auth.py``): hashed once, looked up in the key cache or the database,
+   401 when missing, unknown or revoked; a wrong key counts against its address's budget
+   for wrong keys (``app/door/limits.py``), and an address past it is answered 429 without a
+   lookup;
+3. the rate limit (``app/door/limits.py``), counted once per request that is not answered
+   ``304``: 429 when over budget. A conditional request (``If-None-Match``) is only looked
+   at here, and counted once its answer is known to be something else. A request with a
+   filter on a private value (``schemas.candidates.PRIVATE_PARAMETERS``) is counted against
+   a small budget of its own as well, is never answered from or kept in the response
+   cache, gets no ETag and is marked ``Cache-Control: private, no-store``;
+4. the response cache (``app/door/response_cache.py``): an identical request at the same revision is
+   answered from memory;
+5. on a miss, the endpoint's :class:`~app.views.operations.Operation`: its parameters loaded by the
+   plan made from its flask-smorest argument schema, then its view, which stitches the
+   answer; a ``200`` is given its weak ETag (its data without the revision: ``app/door/headers.py``)
+   and kept in the cache. Flask is not entered: its routes are the API's description (the
+   OpenAPI document) and serve everything else; then ``304`` for a matching ``If-None-Match``,
+   from the cache or not;
+6. every answer under the API prefix, whoever made it: compression, CORS, ``Vary`` and
+   ``Cache-Control`` (``app/door/headers.py``), the festival's current revision
+   (``X-Data-Revision``), the rate-limit headers; and one access-log line for every request
+   (``app/door/access_log.py``; under ``festival-api serve`` written after the answer, and held
+   while requests wait).
+
+Views read what the front door resolved (festival, revision) from ``app/door/request.py``.
+Requests outside the API's data endpoints (``/healthz``, the documentation, the demo page,
+unknown paths, other methods) go to Flask with no key and no snapshot; the front door
+still finishes and logs them. Errors have one shape whoever finds them: the door renders a
+view's ``abort`` and bad parameters with the same handler Flask uses for its own. A request
+that met a connection the database server had closed (a restart, a failover) is answered
+once more on new connections: it has changed nothing.
+"""
+
+import time
+
+import marshmallow as ma
+import orjson
+from werkzeug.exceptions import BadRequest, HTTPException, InternalServerError
+from werkzeug.http import HTTP_STATUS_CODES, remove_entity_headers
+
+from db.deadlines import is_deadline_error
+from schemas.candidates import PRIVATE_PARAMETERS
+
+from ..database import DATABASE_ERRORS, ServiceDatabase, Unavailable
+from ..server.healthz import HealthCheck
+from ..server.waitress_compat import AFTER_ANSWER
+from .access_log import log_request
+from .auth import CHALLENGE, ENVIRON_HEADER, MISSING_MESSAGE, UNKNOWN_MESSAGE, KeyCache
+from .errors import error_json
+from .headers import ALLOW, REVISION_HEADER, ApiHeaders, compress, not_modified, weak_etag
+from .limits import make_private_filter_limits, make_rate_limits
+from .quiet_log import QuietLog
+from .request import RequestState, begin_request, end_request
+from .response_cache import CachedResponse, ResponseCache
+
+# Headers of a view's answer that the front door makes again for every answer it sends.
+_MADE_AGAIN = {"content-length", "content-encoding", "etag", "date"}
+
+_REASONS = {200: "200 OK", 304: "304 NOT MODIFIED"}
+
+WRONG_KEYS_MESSAGE = ("Too many requests with a wrong API key from this address; "
+                      "try again after Retry-After seconds.")
+
+
+class Answer:
+    """An answer on its way out: status, headers, body and, for a ``200``, its weak ETag."""
+
+    __slots__ = ("status", "headers", "body", "etag", "entry")
+
+    def __init__(self, status, headers, body, etag=None, entry=None):
+        self.status, self.headers, self.body, self.etag, self.entry = status, headers, body, etag, entry
+
+
+class FrontDoor:
+    """WSGI middleware around the Flask app (see the module doc)."""
+
+    def __init__(self, app, prefix):
+        config = app.config
+        self.flask = app.wsgi_app
+        self.logger = app.logger
+        self.prefix = prefix
+        self.database = ServiceDatabase(config["DATABASE_URL"], readonly=config["DATABASE_READONLY"],
+                                        connect_timeout=config["DATABASE_CONNECT_TIMEOUT"],
+                                        statement_timeout_ms=config["DATABASE_STATEMENT_TIMEOUT_MS"],
+                                        request_deadline_ms=config["DATABASE_REQUEST_DEADLINE_MS"],
+                                        local_copy=config["LOCAL_COPY"], local_copy_dir=config["LOCAL_COPY_DIR"],
+                                        logger=app.logger)
+        self.health = HealthCheck(config["DATABASE_URL"], self.database, app.logger)
+        self.outages = QuietLog(app.logger)  # a failing database: one line per cause per 10 s
+        self.keys = KeyCache(config["API_KEY_CACHE_SECONDS"])
+        self.limits = make_rate_limits(config, logger=app.logger)
+        self.private_limits = make_private_filter_limits(config, logger=app.logger)
+        self.cache = ResponseCache(config["RESPONSE_CACHE_SECONDS"], config["RESPONSE_CACHE_ENTRIES"],
+                                   max_bytes=config["RESPONSE_CACHE_MB"] * 2**20)
+        self.headers = ApiHeaders(config)
+        self.trusts_proxies = config["TRUSTED_PROXIES"] > 0
+        self._warned_about_proxy = False
+        self.operations = {}  # path -> Operation: GET needs a key and reads the database
+        self.data_paths = frozenset()
+        self.open_paths = frozenset()  # under the prefix, but no key: the API's documentation
+        self.http_error = None  # HTTPException -> (payload, status, headers), as Flask answers it
+
+    def serve(self, operations, open_paths, http_error):
+        """Serve the API's data endpoints (``{path: Operation}``), let its documentation's paths
+        through without a key, and render errors with ``http_error`` (taken from the app)."""
+        self.operations = dict(operations)
+        self.data_paths, self.open_paths = frozenset(self.operations), frozenset(open_paths)
+        self.http_error = http_error
+
+    # -- the door ----------------------------------------------------------------------
+
+    def __call__(self, environ, start_response):
+        state = RequestState(environ.get("QUERY_STRING"))
+        path = environ.get("PATH_INFO", "")
+        method = environ.get("REQUEST_METHOD", "GET")
+        if path in self.data_paths and method in ("GET", "HEAD"):
+            state.private = is_private(state.query)
+            answer = self._data(environ, state)
+        elif method == "OPTIONS" and (path in self.data_paths or path in self.open_paths):
+            # Its CORS headers, like every answer's, are added once on the way out (_send).
+            answer = Answer(200, [ALLOW], b"")
+        elif path.startswith("//"):
+            # "//public-api/..." would match a route once the router drops the leading slash.
+            answer = self._error(404)
+        else:
+            answer = self._through_flask(environ)
+        return self._send(environ, start_response, answer, state)
+
+    def _data(self, environ, state):
+        """The answer to a ``GET`` of a data endpoint."""
+        self._notice_forwarding(environ)
+        try:
+            with self.database.deadline():
+                return self._attempts(environ, state)
+        finally:
+            self.outages.flush()
+
+    def _attempts(self, environ, state):
+        """The answer, once more on new connections when the first met a killed one."""
+        for attempt in (1, 2):
+            try:
+                return self._answer(environ, state)
+            except Unavailable as error:
+                self.outages.error(f"unavailable: {error}", "database unavailable: %s", error)
+                return self._error(503)
+            except DATABASE_ERRORS as error:
+                if attempt == 1 and self.database.killed(error):
+                    # The server closed a connection (restart, failover): the request has
+                    # changed nothing, so it is answered once more on new connections.
+                    self.database.failed(error)
+                    continue
+                return self._database_failed(error)
+            finally:
+                self.database.end()
+
+    def _answer(self, environ, state):
+        revision_of = self.database.begin()
+        plain = environ.get(ENVIRON_HEADER, "").strip()
+        limits = self.limits
+        if plain and limits is not None and limits.wrong_keys:
+            state.limit_headers = limits.barred(environ.get("REMOTE_ADDR"))
+            if state.limit_headers is not None:  # over its wrong-key budget: no lookup
+                return self._error(429, WRONG_KEYS_MESSAGE, [])
+        digest, found = self.keys.lookup(plain) if plain else (None, None)
+        if found is None:
+            return self._unauthorized(environ, state, plain)
+        state.key_id, state.festival = found
+        state.revision, state.changed_at = revision_of(state.festival.id)
+        if_none_match = environ.get("HTTP_IF_NONE_MATCH")
+        counts = limits is not None and limits.counts_requests
+        first_look = state.limit_headers is None
+        if counts and first_look:
+            # A conditional request may be answered 304, which spends nothing: it is counted
+            # once its answer is known (below), and here only looked at. A private one is
+            # never a 304 (it has no ETag).
+            state.limit_spent = not if_none_match or state.private
+            allowed, state.limit_headers = limits.count(state.key_id, environ.get("REMOTE_ADDR"),
+                                                        spend=state.limit_spent)
+            if not allowed:
+                return self._error(429, None, [])
+        if state.private:
+            if first_look:
+                allowed, state.limit_headers = self.private_limits.count(state.key_id, environ.get("REMOTE_ADDR"))
+                if not allowed:
+                    return self._error(429, None, [])
+            # What a private value confirms is for this visitor alone: nothing keeps it, and
+            # no validator lets a shared cache key a copy on it.
+            answer = self._made(environ, state)
+            answer.etag = None
+            return answer
+        answer = self._cached_or_made(environ, state, digest)
+        if if_none_match and answer.etag is not None and not_modified(if_none_match, answer.etag):
+            answer.status, answer.body = 304, b""
+            remove_entity_headers(answer.headers)
+        elif counts and not state.limit_spent:
+            state.limit_spent = True
+            _, state.limit_headers = limits.count(state.key_id, environ.get("REMOTE_ADDR"))
+        return answer
+
+    def _unauthorized(self, environ, state, plain):
+        """A 401 for a missing or wrong key; a ``429`` once the client's address has sent more
+        wrong keys than its budget (``RATELIMIT_WRONG_KEYS``)."""
+        if plain and self.limits is not None and self.limits.wrong_keys:
+            allowed, headers = self.limits.wrong_key(environ.get("REMOTE_ADDR"))
+            if not allowed:
+                state.limit_headers = headers
+                return self._error(429, WRONG_KEYS_MESSAGE, [])
+        return self._error(401, MISSING_MESSAGE if not plain else UNKNOWN_MESSAGE, [("WWW-Authenticate", CHALLENGE)])
+
+    def _cached_or_made(self, environ, state, digest):
+        """The answer from the response cache, or made (and kept when it is a ``200``)."""
+        if not self.cache.enabled:
+            return self._made(environ, state)
+        # The key's digest names the key, and so its festival: two keys never share answers.
+        cache_key = (digest, state.revision, environ["PATH_INFO"], _query_key(state.query))
+        entry = self.cache.get(cache_key)
+        maker = None
+        try:
+            if entry is None:
+                maker = self.cache.make_or_wait(cache_key)
+                entry = self.cache.get(cache_key)  # made while this request waited?
+            if entry is not None:
+                state.cache = "hit"
+                return Answer(200, list(entry.headers), entry.body, entry.etag, entry)
+            state.cache = "miss"
+            answer = self._made(environ, state)
+            # Kept unless an import moved the revision between the key and the snapshot.
+            if answer.status == 200 and answer.etag is not None and state.revision == cache_key[1]:
+                answer.entry = CachedResponse(answer.body, list(answer.headers), answer.etag)
+                self.cache.put(cache_key, answer.entry)
+            elif 400 <= answer.status < 500 and maker is not None:
+                # The same request gets the same error: the next ones need not wait for it.
+                self.cache.made(cache_key, maker, kept=False)
+                maker = None
+            return answer
+        finally:
+            if maker is not None:
+                self.cache.made(cache_key, maker)
+
+    def _made(self, environ, state):
+        """The endpoint's answer, by its operation, in the request's read snapshot; a ``200``
+        gets its weak ETag."""
+        operation = self.operations[environ["PATH_INFO"]]
+        state.revision, state.changed_at = self.database.snapshot(state.festival.id,
+                                                                  (state.revision, state.changed_at))
+        begin_request(state)
+        try:
+            body = operation(state.query)
+        except ma.ValidationError as error:
+            return self._http_failure(BadRequest(), messages={"query": error.messages})
+        except HTTPException as error:  # the view's abort(): 404, or a 400 of its own
+            return self._http_failure(error)
+        except DATABASE_ERRORS:
+            raise
+        except Exception:
+            self.logger.exception("Exception on %s [%s]", environ["PATH_INFO"], environ["REQUEST_METHOD"])
+            return self._http_failure(InternalServerError())
+        finally:
+            end_request()
+        view = state.view
+        return Answer(200, [("Content-Type", "application/json")], body,
+                      weak_etag(body, view.revision_block if view is not None else None))
+
+    def _through_flask(self, environ):
+        started = []
+
+        def start_response(status, headers, exc_info=None):
+            started[:] = [status, headers]
+            return _no_write
+
+        iterable = self.flask(environ, start_response)
+        try:
+            body = b"".join(iterable)
+        finally:
+            if hasattr(iterable, "close"):
+                iterable.close()
+        status, headers = started
+        return Answer(int(status[:3]), [(name, value) for name, value in headers
+                                        if name.lower() not in _MADE_AGAIN], body)
+
+    # -- failures ----------------------------------------------------------------------
+
+    def _database_failed(self, error):
+        """503 when the database is the problem (gone, locked, damaged, unreachable); 500 when
+        it answers and the statement itself was wrong."""
+        self.database.failed(error)
+        said = _first_line(error)
+        if is_deadline_error(error):  # it did not answer in time: no need to ask it again
+            self.outages.error(f"deadline: {said}", "database did not answer within its deadline: %s", said)
+            return self._error(503)
+        problem = self.database.damaged or self.health.problem()
+        if problem is None:  # a statement the server refused: a bug, with its traceback
+            self.outages.error(f"error: {type(error).__name__}: {said}", "database error: %s", said, exc_info=error)
+            return self._error(500)
+        # An outage: the reason and the driver's first line say it; a traceback would not.
+        self.outages.error(f"unavailable: {problem.reason} {type(error).__name__}: {said}",
+                           "database unavailable: %s (%s: %s)", problem.reason, type(error).__name__, said)
+        return self._error(503)
+
+    def _http_failure(self, error, **data):
+        """``error`` answered as Flask answers its own HTTP errors (``app/views/operations.py``'s ``Api``)."""
+        if data:
+            error.data = data
+        payload, status, headers = self.http_error(error)
+        return Answer(status, [("Content-Type", "application/json"), *dict(headers).items()],
+                      orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS) + b"\n")
+
+    def _error(self, status, message=None, headers=()):
+        return Answer(status, [("Content-Type", "application/json"), *headers], error_json(status, message))
+
+    def _notice_forwarding(self, environ):
+        # Behind a proxy that is not trusted, every client has the proxy's address.
+        if not self.trusts_proxies and not self._warned_about_proxy and "HTTP_X_FORWARDED_FOR" in environ:
+            self._warned_about_proxy = True
+            self.logger.warning("requests carry X-Forwarded-For but TRUSTED_PROXIES is 0: rate limits count "
+                                "every client as the proxy's address; set TRUSTED_PROXIES to the number of "
+                                "proxies")
+
+    # -- out ---------------------------------------------------------------------------
+
+    def _send(self, environ, start_response, answer, state):
+        path = environ.get("PATH_INFO", "")
+        method = environ.get("REQUEST_METHOD", "GET")
+        headers, body, status = answer.headers, answer.body, answer.status
+        if answer.etag is not None:
+            headers.append(("ETag", answer.etag))
+        if path.startswith(self.prefix):
+            headers = self.headers.finish(environ, status, headers, cacheable=method in ("GET", "HEAD"),
+                                          private=state.private)
+            if state.festival is not None:
+                headers.append((REVISION_HEADER, str(state.revision)))
+            headers.extend(state.limit_headers or ())
+        if status == 200 and body:
+            body = self._compressed(environ, answer, headers)
+        if status != 304:
+            headers.append(("Content-Length", str(len(body))))
+        start_response(_REASONS.get(status) or f"{status} {HTTP_STATUS_CODES.get(status, 'Unknown').upper()}",
+                       headers)
+        line = (method, path, state, status, 0 if method == "HEAD" else len(body), time.perf_counter())
+        after = environ.get(AFTER_ANSWER)
+        if after is None:
+            _log(*line)
+        else:  # once the answer is on its way (the client does not wait for it), held
+            after.append(lambda: _log(*line, held=True))  # while requests wait (access_log)
+        # b"": waitress sends the headers of an answer without a body before the after work.
+        return [b""] if method == "HEAD" or not body else [body]
+
+    def _compressed(self, environ, answer, headers):
+        encoding = self.headers.encoding(environ)
+        content_type = _content_type(headers)
+        if encoding is None or not self.headers.compressible(content_type, answer.body):
+            return answer.body
+        entry = answer.entry
+        data = entry.encoded.get(encoding) if entry is not None else None
+        if data is None:
+            data = compress(answer.body, encoding)
+            if entry is not None:
+                entry.remember_encoding(encoding, data)
+        headers.append(("Content-Encoding", encoding))
+        return data
+
+
+def _log(method, path, state, status, size, ended, held=False):
+    log_request(method=method, path=path, query=state.query, status=status, started=state.started,
+                festival=state.festival, key_id=state.key_id, size=size, cache=state.cache,
+                started_at=state.started_at, ended=ended, held=held)
+
+
+def is_private(pairs):
+    """Whether a request's query names a parameter that tests a private value."""
+    return any(name in PRIVATE_PARAMETERS or name.endswith("[]") and name[:-2] in PRIVATE_PARAMETERS
+               for name, _ in pairs)
+
+
+def _first_line(error):
+    """The first line of what ``error`` says (a driver's later lines hold details and hints)."""
+    return (str(error).strip().splitlines() or [""])[0][:300]
+
+
+def _query_key(pairs):
+    """What makes two query strings the same request: parameters in any order (the order of
+    one parameter's values kept)."""
+    return tuple(sorted(pairs, key=_name)) if len(pairs) > 1 else tuple(pairs)
+
+
+def _name(pair):
+    return pair[0]
+
+
+def _content_type(headers):
+    for name, value in headers:
+        if name.lower() == "content-type":
+            return value
+    return ""
+
+
+def _no_write(data):
+    raise RuntimeError("the app must return its body, not write it")

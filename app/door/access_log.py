@@ -1,0 +1,211 @@
+"""One JSON line per request on stderr, and errors with their traceback (server side only).
+
+An access line holds the time, method, path, the *names* of the query parameters (values
+can be personal, e.g. a chest number), status, duration, festival slug, the API key's id
+(never the key), bytes sent and whether the response cache answered.
+
+Under ``festival-api serve`` a line may be *held* (:func:`log_request`'s ``held``): it
+waits in memory while other requests wait for a worker, and goes out with the others in one
+``write(2)`` once the server has no request waiting (``app/server/__init__.py`` calls
+:func:`write_held`), or at ``MAX_HELD`` lines. Under load one system call then writes many
+lines; an idle server writes each line as its request ends.
+"""
+import atexit
+import datetime
+import logging
+import os
+import sys
+import threading
+import time
+
+import orjson
+from flask.logging import default_handler
+
+ACCESS_LOGGER = "festival_api.access"
+
+
+class JsonFormatter(logging.Formatter):
+    """A log record as one line of JSON; a traceback becomes a string field."""
+
+    def format(self, record):
+        line = {
+            "time": _iso(record.created),
+            "level": record.levelname,
+            "logger": record.name,
+        }
+        fields = getattr(record, "fields", None)
+        if fields is not None:
+            line.update(fields)
+        else:
+            line["message"] = record.getMessage()
+        if record.exc_info:
+            line["traceback"] = self.formatException(record.exc_info)
+        return orjson.dumps(line, default=str).decode()
+
+
+class StderrHandler(logging.StreamHandler):
+    """Writes to the current ``sys.stderr`` (test runners swap it)."""
+
+    def __init__(self):
+        super().__init__()
+        self.setFormatter(JsonFormatter())
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value):
+        pass
+
+    def write_line(self, line, held=False):
+        """Write ``line`` (a dict) as a JSON line without a log record: for the access line
+        of every request, whose fields are already made, logging's record, caller lookup
+        and formatting would cost as much as a cached answer. ``held``: the line may wait
+        for :func:`write_held` (see the module doc).
+
+        To the process's own stderr lines go in one ``write(2)`` with no lock held: the
+        kernel keeps them whole (appended to a file, or up to 4 kB into a pipe), and
+        worker threads never queue behind each other's system call for a lock, which at
+        64 connections cost two thirds of the throughput."""
+        data = orjson.dumps(line, default=str) + b"\n"
+        stream = self.stream
+        if stream is sys.__stderr__ and _STDERR_FD is not None:
+            if not held:
+                _HELD.write(data)
+            elif _HELD.hold(data) >= MAX_HELD:
+                _HELD.write()
+            return
+        with self.lock:
+            stream.write(data.decode())
+            stream.flush()
+
+
+# Lines held at most, and so written in one system call at most.
+MAX_HELD = 64
+
+
+class _HeldLines:
+    """Access lines waiting to be written to the process's stderr, in the order they ended.
+
+    Two threads writing at once each write the lines they took, whole: a batch may then
+    follow lines that ended after it (each line holds its own time)."""
+
+    def __init__(self):
+        self._lines = []
+        # Never held across a system call; reentrant: SIGTERM's handler writes the held lines
+        # from the main thread, which the signal may have caught inside hold() or write().
+        self._lock = threading.RLock()
+
+    def hold(self, data):
+        """Keep ``data``; return how many lines are held now."""
+        with self._lock:
+            self._lines.append(data)
+            return len(self._lines)
+
+    def write(self, data=b""):
+        """Write the held lines, then ``data``, in one ``write(2)``."""
+        if self._lines:
+            with self._lock:
+                lines, self._lines = self._lines, []
+            data = b"".join(lines) + data
+        while data:  # only a signal or a full disk cuts a write short
+            data = data[os.write(_STDERR_FD, data):]
+
+
+def _stderr_fd():
+    try:
+        return sys.__stderr__.fileno()
+    except (AttributeError, OSError, ValueError):  # no stderr, or not a file (embedded)
+        return None
+
+
+_STDERR_FD = _stderr_fd()
+_HELD = _HeldLines()
+_HANDLER = StderrHandler()
+
+
+def write_held():
+    """Write the access lines held so far (the server calls this when no request waits)."""
+    _HELD.write()
+
+
+atexit.register(write_held)
+_SERVICE = logging.getLogger("festival_api")
+_ACCESS = logging.getLogger(ACCESS_LOGGER)
+
+
+def _iso(timestamp):
+    moment = datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class _Clock:
+    """``_iso`` of the access lines, the date and time text made once per second (kept as one
+    ``(second, text)`` pair, so threads never see a second with another second's text)."""
+
+    __slots__ = ("made",)
+
+    def __init__(self):
+        self.made = (None, "")
+
+    def iso(self, timestamp):
+        second = int(timestamp)
+        micro = round((timestamp - second) * 1_000_000)  # as datetime rounds a timestamp
+        if micro == 1_000_000:
+            second, micro = second + 1, 0
+        made_second, text = self.made
+        if second != made_second:
+            text = _iso(second)[:-5]  # "2026-11-24T19:40:41"
+            self.made = (second, text)
+        return f"{text}.{micro // 1000:03d}Z"
+
+
+_CLOCK = _Clock()
+
+
+def log_request(method, path, query, status, started, festival, key_id, size, cache, started_at=None, ended=None,
+                held=False):
+    """Write one access line (the front door, ``app/door/__init__.py``, writes one per request);
+    ``query`` is the request's ``(name, value)`` pairs, of which only the names are logged;
+    ``started`` and ``ended`` (default: now) are ``time.perf_counter()`` readings; ``held``:
+    the line may wait for :func:`write_held`, which the server calls."""
+    logger = _ACCESS
+    if not logger.isEnabledFor(logging.INFO):
+        return
+    line = {
+        "time": _CLOCK.iso(started_at or time.time()),
+        "level": "INFO",
+        "logger": ACCESS_LOGGER,
+        "method": method,
+        "path": path,
+        "query": sorted({name for name, _ in query}),
+        "status": status,
+        "duration_ms": round(((ended or time.perf_counter()) - started) * 1000, 2) if started else None,
+        "festival": festival.slug if festival is not None else None,
+        "key_id": key_id,  # text: the key cache keeps it so
+        "bytes": size,
+        "cache": cache,
+    }
+    if not logger.handlers and _SERVICE.handlers == [_HANDLER]:  # as configured: no other handler wants a record
+        _HANDLER.write_line(line, held)
+    else:
+        del line["level"], line["logger"]
+        logger.info("request", extra={"fields": line})
+
+
+def _use_json_lines(logger, level):
+    logger.setLevel(level)
+    if _HANDLER not in logger.handlers:
+        logger.addHandler(_HANDLER)
+    # waitress configures the root logger; our lines must not be printed twice.
+    logger.propagate = False
+
+
+def init_access_log(app):
+    """Write ``app``'s access lines and its errors (with tracebacks) as JSON lines on stderr."""
+    level = app.config["LOG_LEVEL"].upper()
+    _use_json_lines(logging.getLogger("festival_api"), level)
+    # Flask logs unhandled exceptions (with traceback) on app.logger.
+    app.logger.removeHandler(default_handler)
+    _use_json_lines(app.logger, level)

@@ -1,0 +1,503 @@
+"""Everything the service changes in waitress, in one module.
+
+Written against waitress 3.0.2 (setup.cfg bounds it to ``>=3.0,<3.1``). It subclasses
+waitress's task (``ErrorTask``, ``WSGITask``: ``build_response_header``, ``wrote_header``,
+``complete``, ``chunked_response``, ``content_length``, ``has_body``), channel
+(``HTTPChannel``: ``outbuf_lock``, ``total_outbufs_len``, ``write_soon``, ``received``,
+``requests``, ``request``, ``creation_time``, ``parser_class``, ``del_channel``), request
+parser (``HTTPRequestParser``: ``received``, ``headers``, ``headers_finished``,
+``chunked``, ``content_length``, ``expect_continue``, ``body_rcv``, ``completed``,
+``error``, ``empty``) and dispatcher (``ThreadedTaskDispatcher``: ``queue_cv``, ``lock``,
+``add_task``); it replaces two methods of each listener (``handle_accept``,
+``maintenance``) and uses its ``accept``, ``set_socket_options``, ``fix_addr``, ``_map``,
+``adj`` and ``active_channels``. The server and fault tests (tests/test_server.py,
+tests/faults/) hold each of these; CI runs them against the newest waitress the bound
+allows (``.ci/run``).
+
+What it changes:
+
+- waitress's own errors (a request line or headers over its limits, 431; a request it
+  cannot parse, 400; a transfer coding it does not know, 501) are answered in the
+  service's one JSON error shape (:class:`JsonErrorTask`), with the CORS headers the app's
+  answers carry for the request's ``Origin`` (echoed only when it is on the allow-list);
+  nothing else from the request is echoed;
+- a request that declares a body (``Content-Length`` above 0, ``Transfer-Encoding``) is
+  answered ``413`` and one that sends ``Expect`` ``417`` as soon as its headers are in,
+  and the connection is closed: the API is read-only and takes no body, and waitress would
+  otherwise wait for the body, or for a ``100-continue`` that never comes, holding the
+  connection (:class:`BodilessRequestParser`);
+- one client address keeps at most ``CONNECTIONS_PER_ADDRESS`` connections open; more are
+  answered ``429`` and closed as they are accepted (:class:`AddressGate`). Behind trusted
+  proxies every connection comes from a proxy, so the cap counts each forwarded address's
+  requests in progress instead, answering ``429`` to more;
+- a connection must send a request's whole headers within ``HEADER_TIMEOUT`` seconds of
+  opening (or of the request's first byte on a kept-alive connection), or it is closed:
+  idle or dripping connections (slowloris) cannot hold the connection slots;
+- a ``304`` keeps its keep-alive connection; a whole answer goes out with its head in one
+  system call; the app's ``AFTER_ANSWER`` work runs after the answer is sent; idle workers
+  are woken last-in first-out and ``/healthz`` has a worker thread of its own;
+- the connections waiting are accepted in one turn of the loop, not one per turn.
+"""
+import functools
+import json
+import logging
+import socket
+import threading
+import time
+
+from waitress.channel import HTTPChannel
+from waitress.parser import HTTPRequestParser
+from waitress.server import BaseWSGIServer
+from waitress.server import create_server as waitress_create_server
+from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
+from waitress.utilities import Error, RequestEntityTooLarge, RequestHeaderFieldsTooLarge
+
+from ..door.access_log import write_held
+from .wake_order import LastInFirstOut
+
+MESSAGES = {
+    400: "The request could not be parsed.",
+    413: "The API takes no request body: send the request without Content-Length or Transfer-Encoding.",
+    417: "The API takes no request body, so it does not answer Expect: send the request without it.",
+    429: "Too many requests in progress from this address; try again shortly.",
+    431: "The request line or headers are too large.",
+    501: "The request uses a transfer coding this server does not implement.",
+}
+
+# Seconds a client refused for its address's connections or requests is told to wait.
+RETRY_AFTER = 1
+
+
+class ExpectationFailed(Error):
+    code = 417
+    reason = "Expectation Failed"
+
+
+class TooManyRequests(Error):
+    code = 429
+    reason = "Too Many Requests"
+
+
+class JsonErrorTask(ErrorTask):
+    """waitress's error answer, as ``{"code", "status", "message"}``, with the CORS headers an
+    answer of the app carries for the request's ``Origin`` (the listener's ``cors``), so a
+    page on another origin can read it; the connection is closed."""
+
+    def execute(self):
+        request = self.request
+        error = request.error
+        body = json.dumps({"code": error.code, "status": error.reason,
+                           "message": MESSAGES.get(error.code, error.reason + ".")}).encode()
+        self.status = f"{error.code} {error.reason}"
+        self.response_headers.extend([("Content-Type", "application/json"), ("Cache-Control", "no-store")])
+        if error.code == 429:
+            self.response_headers.append(("Retry-After", str(RETRY_AFTER)))
+        cors = getattr(self.channel.server, "cors", None)
+        if cors is not None:
+            origin = request.headers.get("ORIGIN")
+            self.response_headers.extend(cors(origin if origin is not None else getattr(request, "origin", None)))
+        self.set_close_on_finish()
+        self.content_length = len(body)
+        self.write(body)
+
+
+# The WSGI environ key under which the server offers a list: callables the app appends to
+# it run after the answer was handed to the socket (the access line), not while the
+# client waits for it.
+AFTER_ANSWER = "festival_api.after_answer"
+
+
+class KeepAliveTask(WSGITask):
+    """waitress's task, keeping an HTTP/1.1 connection open after an answer that has no
+    body by definition (1xx, 204, 304), sending a whole answer with its head in one
+    system call (:meth:`write`), and running the app's ``AFTER_ANSWER`` work once the
+    answer is sent.
+
+    waitress closes the connection after a bodiless answer because it carries no
+    Content-Length, though it ends at its headers (RFC 9112 §6.3): every ``304`` cost the
+    client a new connection, more than the answer itself."""
+
+    def get_environment(self):
+        environ = super().get_environment()
+        environ.setdefault(AFTER_ANSWER, [])
+        return environ
+
+    def service(self):
+        try:
+            super().service()  # the answer is written to the socket as it is made
+        finally:
+            environ = self.environ
+            for work in environ.get(AFTER_ANSWER, ()) if environ is not None else ():
+                work()
+
+    def write(self, data):
+        """The first write of a whole answer (its Content-Length bytes at once, as the front
+        door gives every answer) goes out with the head in one system call
+        (:meth:`JsonErrorChannel.write_answer`); any other write as waitress writes it."""
+        if (not self.wrote_header and data and self.complete and not self.chunked_response
+                and self.content_length == len(data) and self.has_body):
+            head = self.build_response_header()
+            self.wrote_header = True
+            self.content_bytes_written += len(data)
+            self.channel.write_answer(head, data)
+            return
+        super().write(data)
+
+    def set_close_on_finish(self):
+        asked_to_close = (self.version != "1.1"
+                          or self.request.headers.get("CONNECTION", "").lower() == "close")
+        if self.has_body or asked_to_close:
+            super().set_close_on_finish()
+
+
+class AddressGate:
+    """What one client address may hold of a listener: at most ``cap`` connections open at
+    once (``cap`` 0: no cap).
+
+    Behind ``trusted_proxies`` reverse proxies every connection comes from a proxy, which
+    carries many visitors over each of its connections (nginx keeps a few open to the
+    upstream for everyone): a cap on the proxy's address would refuse everyone at once. The
+    proxy caps each visitor's connections (``limit_conn`` in docs/nginx.conf.example); here
+    ``cap`` counts each forwarded address's requests in progress (received and not yet
+    answered), taken from ``X-Forwarded-For`` as the rate limits take it (Werkzeug's
+    ``ProxyFix``: the ``trusted_proxies``-th address from the right).
+    """
+
+    def __init__(self, cap, trusted_proxies=0):
+        self.cap = cap
+        self.trusted_proxies = trusted_proxies
+        self._held = {}  # address -> connections open, or requests in progress behind proxies
+        self._lock = threading.Lock()
+        self.refused = 0  # since the last warning
+        self._warn_at = 0.0
+
+    @property
+    def counts_connections(self):
+        return self.cap > 0 and self.trusted_proxies == 0
+
+    @property
+    def counts_forwarded(self):
+        return self.cap > 0 and self.trusted_proxies > 0
+
+    def take(self, address):
+        """Count one more for ``address``; False (nothing counted) when it holds ``cap`` already."""
+        with self._lock:
+            held = self._held.get(address, 0)
+            if held >= self.cap:
+                self.refused += 1
+                return False
+            self._held[address] = held + 1
+            return True
+
+    def give_back(self, address):
+        with self._lock:
+            held = self._held.get(address, 0) - 1
+            if held > 0:
+                self._held[address] = held
+            else:
+                self._held.pop(address, None)
+
+    def forwarded_address(self, headers):
+        """The client address a trusted proxy forwarded in ``headers`` (waitress's parsed
+        headers), or None when there is none to trust."""
+        if not self.counts_forwarded:
+            return None
+        values = [value.strip() for value in headers.get("X_FORWARDED_FOR", "").split(",")]
+        return values[-self.trusted_proxies] or None if len(values) >= self.trusted_proxies else None
+
+    def warn_now(self, interval=10.0):
+        """Whether to log the refusals counted since the last warning (once per ``interval``)."""
+        now = time.monotonic()
+        if not self.refused or now < self._warn_at:
+            return 0
+        with self._lock:
+            refused, self.refused = self.refused, 0
+        self._warn_at = now + interval
+        return refused
+
+
+class BodilessRequestParser(HTTPRequestParser):
+    """waitress's request parser for an API that takes no request body: a request that
+    declares one, or sends ``Expect``, is complete (as an error) once its headers are in.
+
+    Behind trusted proxies it also counts the forwarded address's requests in progress
+    (:class:`AddressGate`); ``gate`` is the listener's."""
+
+    gate = None
+    counted = None  # the forwarded address this request is counted under
+    origin = None  # the Origin of a head cut short at the header limit, from its whole lines
+
+    def __init__(self, adj, gate=None):
+        super().__init__(adj)
+        self.started = time.time()  # the request's first byte: its headers' deadline counts from here
+        if gate is not None:
+            self.gate = gate
+
+    def received(self, data):
+        finished = self.headers_finished
+        consumed = super().received(data)
+        if isinstance(self.error, RequestHeaderFieldsTooLarge) and not finished:
+            # waitress parsed none of the head (it stops at the limit, keeping what came before
+            # this data): its Origin is read from the head's whole lines, for the answer's CORS.
+            self.origin = origin_in(self.header_plus + data)
+        if not finished and self.headers_finished and self.error is None and not self.empty:
+            self.error = self._refusal()
+            if self.error is not None:
+                # Complete now, without reading a body or sending "100 Continue"; what the
+                # client sends after its headers is never read (the connection closes).
+                self.completed, self.expect_continue, self.body_rcv = True, False, None
+                consumed = len(data)
+        return consumed
+
+    def _refusal(self):
+        if "EXPECT" in self.headers:
+            return ExpectationFailed("the API takes no request body")
+        if self.chunked or self.content_length > 0:
+            return RequestEntityTooLarge("the API takes no request body")
+        gate = self.gate
+        if gate is not None and gate.counts_forwarded:
+            address = gate.forwarded_address(self.headers)
+            if address is not None:
+                if not gate.take(address):
+                    return TooManyRequests("too many requests in progress from one address")
+                self.counted = address
+        return None
+
+    def close(self):
+        counted, self.counted = self.counted, None
+        if counted is not None:
+            self.gate.give_back(counted)
+        super().close()
+
+
+def origin_in(head):
+    """The ``Origin`` header's value among the whole lines of a request ``head`` (bytes, maybe
+    cut short, maybe followed by its body); None when there is no such line, or more than one."""
+    end = head.find(b"\r\n\r\n")
+    lines = (head[:end + 2] if end >= 0 else head).split(b"\r\n")[1:-1]  # the last may be cut short
+    found = [line[7:].strip() for line in lines if line[:7].lower() == b"origin:"]
+    return found[0].decode("latin-1") if len(found) == 1 else None
+
+
+_SENDMSG = hasattr(socket.socket, "sendmsg")  # not on Windows
+
+
+class JsonErrorChannel(HTTPChannel):
+    """waitress's connection, with the service's tasks and request parser; once a request
+    is served and no other waits for a worker, the access lines held meanwhile are written
+    (:func:`app.door.access_log.write_held`): under load in one system call for many requests."""
+
+    task_class = KeepAliveTask
+    error_task_class = JsonErrorTask
+    spoke = False  # whether a request has begun on this connection
+    counted = None  # the address under which the listener's gate counts this connection
+
+    def __init__(self, server, sock, addr, adj, map=None):
+        super().__init__(server, sock, addr, adj, map)
+        gate = getattr(server, "gate", None)
+        if gate is not None:
+            self.parser_class = functools.partial(BodilessRequestParser, gate=gate)
+        else:
+            self.parser_class = BodilessRequestParser
+
+    def received(self, data):
+        if data:
+            self.spoke = True
+        return super().received(data)
+
+    def header_started(self):
+        """When the headers this connection owes began: its opening, or the first byte of a
+        request whose headers are not all in; None when it owes none (it is being served,
+        or is idle between requests, which ``CHANNEL_TIMEOUT`` bounds)."""
+        if self.requests:
+            return None
+        request = self.request
+        if request is None:
+            return None if self.spoke else self.creation_time
+        return None if request.headers_finished else request.started
+
+    def write_answer(self, head, body):
+        """Send an answer's ``head`` and ``body`` in one ``sendmsg(2)`` from the bytes as
+        they are, when nothing waits to be sent before them; what the socket does not take
+        now goes to waitress's :meth:`write_soon`, which queues it for the server's loop.
+
+        waitress sends the head, then copies a body over 8 kB into a buffer and out of it
+        again before sending it: for a 72 kB page of results, two system calls and two
+        copies of the page per request (docs/performance.md)."""
+        with self.outbuf_lock:
+            if self.total_outbufs_len or not self.connected or not _SENDMSG:
+                self.write_soon(head)  # in order, after what waits (the lock is re-entrant)
+                self.write_soon(body)
+                return
+            try:
+                sent = self.socket.sendmsg((head, body))
+            except OSError:  # would block, or the client went: waitress's own write meets it
+                sent = 0
+            if sent:
+                self.last_activity = time.time()
+            if sent < len(head) + len(body):
+                self.write_soon((head + body)[sent:])  # queued, and sent by the server's loop
+
+    def service(self):
+        try:
+            super().service()
+        finally:
+            if not self.server.task_dispatcher.queue:
+                write_held()
+
+    def del_channel(self, map=None):
+        counted, self.counted = self.counted, None
+        if counted is not None:
+            self.server.gate.give_back(counted)
+        super().del_channel(map)
+
+
+class HealthFirstDispatcher(ThreadedTaskDispatcher):
+    """waitress's worker threads, woken last-in first-out (:class:`LastInFirstOut`), and one
+    more thread of its own for ``/healthz``.
+
+    A load balancer's health check must be answered within a second even while every
+    worker is held by API requests waiting on a database that hangs (each up to the
+    database deadline) or by a burst of traffic: it never queues behind them.
+    """
+
+    PATHS = frozenset({"/healthz"})
+
+    def __init__(self):
+        super().__init__()
+        self.queue_cv = LastInFirstOut(self.lock)  # before any worker thread waits on it
+        self.health = ThreadedTaskDispatcher()
+        self.health.set_thread_count(1)
+
+    def add_task(self, task):
+        requests = getattr(task, "requests", None)
+        if requests and getattr(requests[0], "path", None) in self.PATHS:
+            self.health.add_task(task)
+        else:
+            super().add_task(task)
+
+    def shutdown(self, cancel_pending=True, timeout=5):
+        self.health.shutdown(cancel_pending, timeout)
+        return super().shutdown(cancel_pending, timeout)
+
+
+# Connections accepted at most in one turn of waitress's loop.
+ACCEPT_AT_ONCE = 64
+
+_REFUSAL_BODY = json.dumps({"code": 429, "status": "Too Many Requests",
+                            "message": "Too many connections from this address; close some and "
+                                       "try again."}).encode()
+
+
+def refusal(headers=()):
+    """The whole answer to a connection over its address's cap, with ``headers`` (its CORS
+    headers) too."""
+    extra = b"".join(f"{name}: {value}\r\n".encode("latin-1") for name, value in headers)
+    return (b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\n"
+            b"Cache-Control: no-store\r\nRetry-After: %d\r\n%sConnection: close\r\nContent-Length: %d\r\n\r\n"
+            % (RETRY_AFTER, extra, len(_REFUSAL_BODY))) + _REFUSAL_BODY
+
+
+REFUSAL = refusal()
+
+# A child of the service's logger: written as its JSON lines (app/door/access_log.py).
+_log = logging.getLogger("festival_api.connections")
+
+
+def _refuse(conn, answer=REFUSAL):
+    """Answer a connection over its address's cap ``429`` (``answer``) and close it, without
+    waiting: what the client already sent is read first, so closing sends no reset that
+    could overtake the answer."""
+    try:
+        conn.setblocking(False)
+        conn.send(answer)
+        conn.recv(65536)
+    except OSError:
+        pass
+    finally:
+        conn.close()
+
+
+def _accept_waiting(listener):
+    """Accept the connections waiting on ``listener``, up to ``ACCEPT_AT_ONCE`` (or the
+    connection limit); one over its address's cap (the listener's :class:`AddressGate`)
+    is refused at once and never becomes a channel.
+
+    waitress accepts one connection per turn of its loop, and each turn polls every open
+    socket: a thousand clients connecting at once took it about a second to accept, and a
+    health check that came behind them waited as long."""
+    gate = listener.gate
+    for _ in range(ACCEPT_AT_ONCE):
+        if len(listener._map) >= listener.adj.connection_limit:
+            return  # no more may open
+        try:
+            accepted = listener.accept()
+        except OSError:  # a bogus socket from accept(): waitress logs it and goes on
+            if listener.adj.log_socket_errors:
+                listener.logger.warning("server accept() threw an exception", exc_info=True)
+            return
+        if accepted is None:
+            return  # none waits
+        conn, addr = accepted
+        address = addr[0] if gate.counts_connections and isinstance(addr, tuple) and addr else None
+        if address is not None and not gate.take(address):
+            _refuse(conn, listener.refusal)
+            continue
+        try:
+            listener.set_socket_options(conn)
+            channel = listener.channel_class(listener, conn, listener.fix_addr(addr), listener.adj, map=listener._map)
+        except OSError:  # the client went before its connection was set up
+            if address is not None:
+                gate.give_back(address)
+            conn.close()
+            continue
+        channel.counted = address
+
+
+def _maintenance(listener, idle_maintenance, header_timeout, now):
+    """waitress's sweep of idle connections (``CHANNEL_TIMEOUT``), and the close of every
+    connection that has not sent a request's whole headers within ``header_timeout``."""
+    idle_maintenance(now)
+    cutoff = now - header_timeout
+    for channel in listener.active_channels.values():
+        started = channel.header_started() if isinstance(channel, JsonErrorChannel) else None
+        if started is not None and started < cutoff:
+            channel.will_close = True  # closed by the loop's next turn
+    refused = listener.gate.warn_now()
+    if refused:
+        _log.warning("%d connection(s) or request(s) refused in the last seconds: their address already "
+                     "held CONNECTIONS_PER_ADDRESS=%d", refused, listener.gate.cap)
+
+
+# How often (seconds) the loop looks for connections past their header deadline.
+SWEEP_SECONDS = 1
+
+
+def create_server(app, connections_per_address=0, trusted_proxies=0, header_timeout=0, cors=None, **settings):
+    """``waitress.server.create_server`` whose listeners answer waitress's errors in JSON,
+    refuse bodies and ``Expect``, cap each address's connections (``connections_per_address``,
+    0: none; behind ``trusted_proxies`` its requests in progress), close connections that
+    do not send their headers within ``header_timeout`` seconds (0: never), keep connections
+    open after a ``304``, run the app's work after the answer (``AFTER_ANSWER``) and accept
+    the connections waiting at once. ``cors``: ``origin -> [(name, value)]``, the CORS
+    headers of the app's answers for a request's ``Origin`` (None when it has none, or it
+    was not read), which waitress's own errors carry too; the ``429`` sent as a connection
+    is accepted, before any of its bytes are read, carries those of no ``Origin``: with any
+    origin allowed, ``*``. ``settings`` are waitress's."""
+    dispatcher = HealthFirstDispatcher()
+    dispatcher.set_thread_count(settings.get("threads", 4))
+    if header_timeout:
+        settings.setdefault("cleanup_interval", SWEEP_SECONDS)
+    server = waitress_create_server(app, _dispatcher=dispatcher, **settings)
+    sockets = getattr(server, "map", None) or server._map
+    for listener in list(sockets.values()):
+        if isinstance(listener, BaseWSGIServer):
+            listener.gate = AddressGate(connections_per_address, trusted_proxies)
+            listener.cors = cors
+            listener.refusal = refusal(cors(None)) if cors is not None else REFUSAL
+            listener.channel_class = JsonErrorChannel
+            listener.handle_accept = functools.partial(_accept_waiting, listener)
+            if header_timeout:
+                listener.maintenance = functools.partial(_maintenance, listener, listener.maintenance,
+                                                         header_timeout)
+    return server

@@ -1,0 +1,25 @@
+"""GET /downloads."""
+
+from db.read.downloads import list_downloads
+from schemas.downloads import DownloadListSchema, DownloadQueryArgsSchema
+
+from ..door.request import festival_id
+from .responses import list_json
+from .operations import PUBLIC_CONTENT, Blueprint
+
+blp = Blueprint("downloads", __name__, group=PUBLIC_CONTENT,
+                description="Public downloads of the festival.")
+
+
+@blp.get("/downloads")
+@blp.doc(operationId="listDownloads")
+@blp.arguments(DownloadQueryArgsSchema, location="query", as_kwargs=True)
+@blp.response(200, DownloadListSchema)
+def downloads(**args):
+    """List public downloads
+
+    Circulars, manuals and schedules a festival publishes, newest first by default; `category`
+    and `search` narrow the list.
+    """
+    page = list_downloads(festival_id(), **args)
+    return list_json(page, [body for (body,) in page.items])

@@ -1,0 +1,65 @@
+"""Resolve the ids a request names to visible records of the resolved festival, or 404.
+
+Unknown, another festival's, inactive and non-public ids all get the same 404, so a
+response never tells whether a hidden record exists.
+"""
+from flask_smorest import abort
+
+from db.read.toppers import find_placeholders
+
+
+def get_or_404(record, what):
+    """``record``, or the one 404 of ``what`` when it is None."""
+    if record is None:
+        abort(404, message=f"{what} not found.")
+    return record
+
+
+def sub_fest_ref_or_404(sub_fest_id=None, sub_fest_slug=None):
+    """The public sub-fest named by id or slug (``schemas.selectors.SubFestSelectorArgs``),
+    from the festival's compiled sub-fests held in memory (no query); both sent and naming
+    different sub-fests is a 400 naming both."""
+    from ..door.request import festival_view
+
+    view = festival_view()
+    if sub_fest_id is None:
+        return sub_fest_ref_by_slug_or_404(sub_fest_slug)
+    sub_fest = get_or_404(view.sub_fests.get(sub_fest_id), "Sub-fest")
+    if sub_fest_slug and sub_fest.slug != sub_fest_slug:
+        message = "subFestId and subFestSlug name different sub-fests; send one of them."
+        abort(400, message=message, errors={"query": {"subFestId": [message], "subFestSlug": [message]}})
+    return sub_fest
+
+
+def sub_fest_ref_by_slug_or_404(slug):
+    from ..door.request import festival_view
+    return get_or_404(festival_view().slugs.get(slug), "Sub-fest")
+
+
+def narrowing_sub_fest_or_404(sub_fest_id=None, sub_fest_slug=None):
+    """The sub-fest a lookup by code or chest number is narrowed to, or None when neither is
+    sent; the same 404 and 400 as :func:`sub_fest_ref_or_404`."""
+    if sub_fest_id is None and not sub_fest_slug:
+        return None
+    return sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
+
+
+def placeholder_id_or_404(placeholder_id=None, label=None, sub_fest_id=None, sub_fest_slug=None):
+    """The id of the published leaderboard named by id or by label, narrowed to a sub-fest
+    when one is named (the rules of the other natural keys, :func:`the_one`); the id as
+    given when nothing but an id is sent."""
+    from ..door.request import festival_id
+
+    sub_fest = narrowing_sub_fest_or_404(sub_fest_id, sub_fest_slug)
+    if label is None and (sub_fest is None or placeholder_id is None):
+        return placeholder_id
+    matches = find_placeholders(festival_id(), placeholder_id, label, sub_fest and sub_fest.id)
+    return the_one(matches, "Topper placeholder", "placeholderLabel", sub_fest)[0]
+
+
+def the_one(matches, what, selector, sub_fest):
+    """The single match of a selector lookup: 404 for none, 400 when a code is ambiguous."""
+    if len(matches) > 1:
+        hint = "use its id" if sub_fest else "add subFestSlug"
+        abort(400, message=f"{selector} matches {what.lower()}s in more than one place; {hint}.")
+    return get_or_404(matches[0] if matches else None, what)

@@ -1,0 +1,26 @@
+"""GET /news."""
+
+from db.read.news import list_news
+from db.source import scopes
+from schemas.news import NewsListSchema, NewsQueryArgsSchema
+
+from ..door.request import festival_id
+from .responses import list_json
+from .operations import PUBLIC_CONTENT, Blueprint
+
+blp = Blueprint("news", __name__, group=PUBLIC_CONTENT,
+                description="Published public news of the festival.")
+
+
+@blp.get("/news")
+@blp.doc(operationId="listNews")
+@blp.arguments(NewsQueryArgsSchema, location="query", as_kwargs=True)
+@blp.response(200, NewsListSchema)
+def news(**args):
+    """List published public news
+
+    The festival's published news, newest first by default. `contentHtml` is sanitised and safe
+    to render.
+    """
+    page = list_news(festival_id(), now=scopes.utcnow(), **args)
+    return list_json(page, [body for (body,) in page.items])

@@ -1,0 +1,182 @@
+"""GET /topper-placeholders, /toppers, /page-toppers and /topper-race."""
+import orjson
+
+from db.read.schedules import festival_zone, utc_moment
+from db.read.toppers import (
+    entry_json,
+    find_page,
+    get_placeholder,
+    list_entries,
+    list_entries_as_of,
+    list_placeholders,
+    placeholders_as_of,
+    placeholders_with_entries,
+    race_of,
+)
+from schemas.toppers import (
+    PageTopperQueryArgsSchema,
+    PageToppersSchema,
+    TopperPlaceholderListSchema,
+    TopperPlaceholderQueryArgsSchema,
+    TopperQueryArgsSchema,
+    TopperRaceQueryArgsSchema,
+    TopperRaceSchema,
+    ToppersSchema,
+)
+
+from ..door.request import context_json, current, festival_id, festival_view
+from .lookups import get_or_404, placeholder_id_or_404, sub_fest_ref_or_404
+from .responses import list_json, meta_json, object_json
+from .operations import SCHEDULES_AND_RESULTS, Blueprint
+
+blp = Blueprint("toppers", __name__, group=SCHEDULES_AND_RESULTS,
+                description="Published leaderboards (toppers).")
+
+NOT_FOUND = "Topper placeholder"
+
+
+@blp.get("/topper-placeholders")
+@blp.doc(operationId="listTopperPlaceholders")
+@blp.arguments(TopperPlaceholderQueryArgsSchema, location="query", as_kwargs=True)
+@blp.response(200, TopperPlaceholderListSchema)
+def topper_placeholders(sub_fest_id=None, sub_fest_slug=None, **args):
+    """List the published topper placeholders of a sub-fest
+
+    The leaderboards of a sub-fest: who is ranked (`entityType`) over which programmes
+    (`scopeType`). Their entries come from `/toppers`.
+    """
+    sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
+    page = list_placeholders(festival_id(), sub_fest.id, **args)
+    return list_json(page, [body for (body,) in page.items], sub_fest)
+
+
+@blp.get("/toppers")
+@blp.doc(operationId="listToppers")
+@blp.arguments(TopperQueryArgsSchema, location="query", as_kwargs=True)
+@blp.response(200, ToppersSchema)
+def toppers(topper_placeholder_id=None, placeholder_label=None, sub_fest_id=None, sub_fest_slug=None, as_of=None,
+            **args):
+    """List the ranked entries of one published topper placeholder
+
+    One leaderboard's entries, best first: rank, name, team and points, by
+    `topperPlaceholderId` or by its label (`placeholderLabel`, with `subFestSlug`). With
+    `asOf`, the board as it stood then (`context.asOf` says which publication it is of).
+    """
+    topper_placeholder_id = placeholder_id_or_404(topper_placeholder_id, placeholder_label, sub_fest_id,
+                                                  sub_fest_slug)
+    sub_fest_id, placeholder = get_or_404(get_placeholder(festival_id(), topper_placeholder_id), NOT_FOUND)
+    context = context_json(festival_view().sub_fests[sub_fest_id])
+    if as_of is None:
+        page = list_entries(festival_id(), topper_placeholder_id, **args)
+        context = _with_as_of(context, None, None)
+    else:
+        moment = _utc(as_of)
+        at, page = list_entries_as_of(festival_id(), topper_placeholder_id, moment, **args)
+        context = _with_as_of(context, moment, at)
+    return object_json(context=context, placeholder=placeholder,
+                       data=f"[{','.join(body for (body,) in page.items)}]", meta=meta_json(page))
+
+
+def _utc(moment):
+    """``asOf`` as naive UTC: a moment on the festival's clock is placed in its zone."""
+    return utc_moment(moment, festival_zone(current().festival.timezone))
+
+
+def _moment_json(value):
+    if value is None:
+        return "null"
+    return f'"{value.isoformat(timespec="seconds")}Z"'
+
+
+# A step's stored race (``db.compiled.tables.PublicTopperStep``) is compact JSON,
+# ``[[rank,points],null,...]``, of integer ranks and floats as orjson writes them, the way an
+# answer writes them: each standing's text is taken as stored, not decoded and written again.
+_NOT_YET = f'null,"points":{orjson.dumps(0.0).decode()}}}'
+
+
+def _standings(race, count):
+    """The first ``count`` standings of a step's stored race, each as the JSON after its
+    ``"rank":``. Only the text of those is split (a race holds up to 50)."""
+    tokens = race[1:-1].split(",", 2 * count)
+    standings, at = [], 0
+    while len(standings) < count and at < len(tokens):
+        token = tokens[at]
+        if token == "null":
+            standings.append(_NOT_YET)
+            at += 1
+        else:  # "[rank" and "points]"
+            standings.append(f'{token[1:]},"points":{tokens[at + 1].rstrip("]")}}}')
+            at += 2
+    return standings
+
+
+def _final_entry(body, final):
+    """A race entry's JSON: its final numbers before its stored members."""
+    rank, tied, points, programmes, last = final
+    return entry_json(body, rank, tied, points, programmes, last)
+
+
+def _with_as_of(context, requested, at):
+    """The context with ``asOf``: null for the current board."""
+    as_of = "null" if requested is None else f'{{"requested":{_moment_json(requested)},"publishedAt":{_moment_json(at)}}}'
+    return f'{context[:-1]},"asOf":{as_of}}}'
+
+
+@blp.get("/topper-race")
+@blp.doc(operationId="getTopperRace")
+@blp.arguments(TopperRaceQueryArgsSchema, location="query", as_kwargs=True)
+@blp.response(200, TopperRaceSchema)
+def topper_race(topper_placeholder_id=None, placeholder_label=None, sub_fest_id=None, sub_fest_slug=None, top=10,
+                page=1, limit=20):
+    """Show the points race of one published leaderboard
+
+    How a leaderboard moved, for a chart: its best `top` entries by the final (current) board,
+    and after each publication that moved the board (a step, oldest first, paged with
+    `page` and `limit`) each one's cumulative points and rank. The last step is the current
+    board. The same selectors as `/toppers`.
+    """
+    topper_placeholder_id = placeholder_id_or_404(topper_placeholder_id, placeholder_label, sub_fest_id,
+                                                  sub_fest_slug)
+    sub_fest_id, placeholder = get_or_404(get_placeholder(festival_id(), topper_placeholder_id), NOT_FOUND)
+    entries, steps = race_of(festival_id(), topper_placeholder_id, top, page, limit)
+    heads = [f'{{"entityId":"{orjson.loads(body)["entityId"]}","rank":' for body, _ in entries]
+    data = []
+    for step, at, race in steps.items:
+        standings = ",".join(head + standing for head, standing in zip(heads, _standings(race, len(heads))))
+        data.append(f'{{"step":{step},"at":{_moment_json(at)},"standings":[{standings}]}}')
+    entries_json = ",".join(_final_entry(body, final) for body, final in entries)
+    return object_json(context=context_json(festival_view().sub_fests[sub_fest_id]), placeholder=placeholder,
+                       entries=f"[{entries_json}]", data=f"[{','.join(data)}]", meta=meta_json(steps))
+
+
+@blp.get("/page-toppers")
+@blp.doc(operationId="getPageToppers")
+@blp.arguments(PageTopperQueryArgsSchema, location="query", as_kwargs=True)
+@blp.response(200, PageToppersSchema)
+def page_toppers(page_slug=None, page_id=None, placeholder_id=None, placeholder_label=None, sub_fest_id=None,
+                 sub_fest_slug=None, as_of=None):
+    """Show the leaderboards configured for a website page
+
+    Every leaderboard of one website page with its entries, by `pageSlug` (`results`), `pageId`
+    or one leaderboard (`placeholderId`, or `placeholderLabel` with `subFestSlug`). With `asOf`,
+    every board as it stood then.
+    """
+    placeholder_id = placeholder_id_or_404(placeholder_id, placeholder_label, sub_fest_id, sub_fest_slug)
+    if page_slug is None and page_id is None:
+        page, shown = "null", [str(placeholder_id)]
+    else:
+        page, shown = get_or_404(find_page(festival_id(), page_id, page_slug), "Page")
+        if placeholder_id is not None:
+            shown = [i for i in shown if i == str(placeholder_id)]
+    if as_of is None:
+        toppers = placeholders_with_entries(festival_id(), shown)
+        context = _with_as_of(context_json(), None, None)
+    else:
+        moment = _utc(as_of)
+        boards = placeholders_as_of(festival_id(), shown, moment)
+        toppers = [board for board, _ in boards]
+        # the latest publication any of the boards counts
+        context = _with_as_of(context_json(), moment, max((at for _, at in boards if at is not None), default=None))
+    if placeholder_id is not None:
+        get_or_404(toppers or None, NOT_FOUND)
+    return object_json(context=context, page=page, toppers=f"[{','.join(toppers)}]")
