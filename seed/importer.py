@@ -7,6 +7,7 @@ from pathlib import Path
 import jsonschema
 from peewee import ForeignKeyField
 
+from db import clock
 from db.compiler import publish
 from db.source import models as m
 
@@ -170,7 +171,7 @@ def _write_festival(state, festival_row, stored, progress=None):
     total = 0
     if stored:
         _delete_festival_data(festival_id)
-        festival_row = {**festival_row, "updated_at": m.utcnow()}
+        festival_row = {**festival_row, "updated_at": clock.utcnow()}
         m.Festival.update(**festival_row).where(m.Festival.id == festival_id).execute()
     else:
         m.Festival.insert(**festival_row).execute()

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import jsonschema
 from peewee import ForeignKeyField
 
+from db import clock
 from db.source import models as m
 from db.source.revisions import current_revision
 
@@ -184,7 +185,7 @@ def _write(plan, changes):
     festival_changes = {k: v for k, v in plan.new.festival.items() if plan.old.festival.get(k) != v}
     if festival_changes:
         # The write is stamped now, whatever the file says its festival row was updated at.
-        festival_changes["updated_at"] = m.utcnow()
+        festival_changes["updated_at"] = clock.utcnow()
         m.Festival.update(**festival_changes).where(m.Festival.id == festival_id).execute()
     for section in SECTIONS:
         model, key = section.model, section.key

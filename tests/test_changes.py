@@ -89,11 +89,11 @@ def test_bad_parameters_are_400(tiny, params, field):
 
 
 def test_a_teams_own_result_lists_its_programme_and_its_teams_leaderboards_only(seeded, tmp_path, monkeypatch):
-    from db.source import models as m
+    from db import clock
     from test_toppers import add_team_entry
 
     # one computation time for both imports: a leaderboard is listed when its entries move
-    monkeypatch.setattr(m, "utcnow", lambda: datetime.datetime(2026, 1, 30, 12, 0))
+    monkeypatch.setattr(clock, "utcnow", lambda: datetime.datetime(2026, 1, 30, 12, 0))
     data, names = tiny_festival()
     with tiny_api(seeded[0], tmp_path, data) as (client, url):
         before = client.ok("/changes", sinceRevision=0)["context"]["data"]["revision"]

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 import pg_scratch
 from app.cli import main as cli
 from conftest import ON_POSTGRES, TEST_DATABASE_URL, writable
-from db.source import models as m
+from db import clock
 from db.compiled.tables import READ_MODELS, PublicSecret, create_tables
 from seed import bundled_fixtures
 from seed.export import export_festival
@@ -50,7 +50,7 @@ def public_rows(festival_id):
 @pytest.fixture
 def frozen_clock(monkeypatch):
     """Both imports compute their leaderboards at the same moment (lastComputedAt)."""
-    monkeypatch.setattr(m, "utcnow", lambda: NOW)
+    monkeypatch.setattr(clock, "utcnow", lambda: NOW)
 
 
 @pytest.mark.parametrize("source", SOURCES)

@@ -7,6 +7,7 @@ import pytest
 from conftest import writable
 from db.compiled.tables import READ_MODELS
 from db.compiler import Scope, compile_festival
+from db import clock
 from db.source import models as m
 from db.compiler.leaderboards import recompute_toppers
 from natural_festival import SLUG, natural_festival
@@ -92,7 +93,7 @@ def test_publishing_a_programme_of_the_bundled_festival_compiles_the_same_rows_a
     import json
 
     # The update and the full recomputation compute at the same moment (lastComputedAt).
-    monkeypatch.setattr(m, "utcnow", lambda: datetime.datetime(2026, 1, 18, 12, 0))
+    monkeypatch.setattr(clock, "utcnow", lambda: datetime.datetime(2026, 1, 18, 12, 0))
 
     from seed import bundled_fixtures
 

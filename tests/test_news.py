@@ -202,7 +202,7 @@ def test_filters_combine_with_and(api, news):
 
 
 def test_future_news_appears_once_its_time_comes(api, fixture_data, monkeypatch):
-    import db.source.scopes
+    import db.clock
 
     future = [n for n in fixture_data[BIG]["news"]
               if n.get("status") == "published" and n.get("is_public", True)
@@ -210,7 +210,7 @@ def test_future_news_appears_once_its_time_comes(api, fixture_data, monkeypatch)
               and parse_time(n["published_at"]).year >= 2090]
     assert future, "the fixture must hold future-dated news"
     later = parse_time(future[0]["published_at"])
-    monkeypatch.setattr(db.source.scopes, "utcnow", lambda: later)
+    monkeypatch.setattr(db.clock, "utcnow", lambda: later)
     assert future[0]["id"] in ids(api.all("/news"))
 
 

@@ -4,7 +4,7 @@ import fnmatch
 
 import pytest
 
-import db.source.scopes
+import db.clock
 from conftest import API, BIG, SMALL
 from schemas.enums import PROGRAM_TYPES, SUB_FEST_PROGRAMME_STATUSES
 from fixture_rules import PRIVATE_FIELD_NAMES, flag, parse_time, private_values
@@ -20,7 +20,7 @@ LATER = datetime.datetime(2031, 1, 15, 12, 0)  # inside the 2031 windows, after 
 def clock(monkeypatch):
     """``clock(moment)`` makes ``moment`` the service's now."""
     def set_now(moment):
-        monkeypatch.setattr(db.source.scopes, "utcnow", lambda: moment)
+        monkeypatch.setattr(db.clock, "utcnow", lambda: moment)
         return moment
     return set_now
 

@@ -5,7 +5,7 @@ import datetime
 import pytest
 
 from conftest import BIG, SMALL, writable
-from db.source import models as m
+from db import clock
 from fixture_rules import flag, visible_sub_fests
 from seed.importer import import_fixture
 from structure_tiny import shape  # noqa: F401 (fixture)
@@ -229,7 +229,7 @@ def test_reimport_changes_the_leaderboard_and_its_computed_time(seeded, tmp_path
         before = client.ok("/toppers", topperPlaceholderId=names["candidates"])
         computed = datetime.datetime.fromisoformat(before["placeholder"]["lastComputedAt"].rstrip("Z"))
         later = computed + datetime.timedelta(days=1)
-        monkeypatch.setattr(m, "utcnow", lambda: later)
+        monkeypatch.setattr(clock, "utcnow", lambda: later)
         changed = copy.deepcopy(data)
         next(r for r in changed["results"] if r["id"] == names["result-P5-Bala"]).update(
             is_published=True, published_at=day(16))

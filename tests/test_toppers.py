@@ -8,6 +8,7 @@ from click.testing import CliRunner
 
 from app.cli import main as cli
 from conftest import BIG, SMALL, writable
+from db import clock
 from db.source import models as m
 from db.source.revisions import current_revision
 from db.compiler.leaderboards import Total, rank, recompute_toppers
@@ -152,7 +153,7 @@ def test_publishing_a_result_and_reimporting_changes_the_leaderboard(tiny, monke
     data, ids, url = tiny
     before = placeholder(url, ids, "candidates").last_computed_at
     later = before + datetime.timedelta(hours=2)
-    monkeypatch.setattr(m, "utcnow", lambda: later)
+    monkeypatch.setattr(clock, "utcnow", lambda: later)
     changed = copy.deepcopy(data)
     next(r for r in changed["results"] if r["id"] == ids["result-P5-Bala"]).update(
         is_published=True, published_at=day(16))

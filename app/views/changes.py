@@ -2,9 +2,9 @@
 import orjson
 from flask_smorest import abort
 
+from db import clock
 from db.compiled.templates import dumps
 from db.read.changes import list_changes, unknown_revision
-from db.source import scopes
 from schemas.changes import ChangeListSchema, ChangeQueryArgsSchema, ChangeSchema
 
 from ..door.request import current, festival_id
@@ -36,7 +36,7 @@ def changes(since_revision, page, limit, kinds=None):
     unknown = unknown_revision(since_revision, current().revision)
     if unknown:
         abort(409, message=unknown)
-    found = list_changes(festival_id(), since_revision, page, limit, scopes.utcnow(), kinds)
+    found = list_changes(festival_id(), since_revision, page, limit, clock.utcnow(), kinds)
     items = [dumps(_change.dump({"revision": revision, "changed_at": visible_at, "kind": kind, "id": item,
                                  "action": action, "sub_fest_id": sub_fest, **NO_KEYS, **orjson.loads(keys or "{}")}))
              for revision, visible_at, kind, item, action, sub_fest, keys in found.items]

@@ -1,7 +1,7 @@
 """GET /news."""
 
+from db import clock
 from db.read.news import list_news
-from db.source import scopes
 from schemas.news import NewsListSchema, NewsQueryArgsSchema
 
 from ..door.request import festival_id
@@ -22,5 +22,5 @@ def news(**args):
     The festival's published news, newest first by default. `contentHtml` is sanitised and safe
     to render.
     """
-    page = list_news(festival_id(), now=scopes.utcnow(), **args)
+    page = list_news(festival_id(), now=clock.utcnow(), **args)
     return list_json(page, [body for (body,) in page.items])

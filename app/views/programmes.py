@@ -1,7 +1,7 @@
 """GET /programmes and /programme-detail."""
 
+from db import clock
 from db.read.programmes import DETAIL_COLUMNS, find_programmes, list_programmes, render_detail, render_item
-from db.source import scopes
 from schemas.programmes import (
     ProgrammeDetailQueryArgsSchema,
     ProgrammeDetailSchema,
@@ -30,7 +30,7 @@ def programmes(sub_fest_id=None, sub_fest_slug=None, **args):
     `hasResults=true` keeps the programmes with published results.
     """
     sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
-    now = scopes.utcnow()
+    now = clock.utcnow()
     page = list_programmes(festival_id(), sub_fest.id, now=now, **args)
     now_iso = now.isoformat()
     return list_json(page, [render_item(body, schedules, now_iso) for body, schedules in page.items], sub_fest)
@@ -51,4 +51,4 @@ def programme_detail(sub_fest_program_id=None, program_code=None, sub_fest_id=No
     matches = find_programmes(festival_id(), sub_fest_program_id, program_code, sub_fest and sub_fest.id,
                               columns=DETAIL_COLUMNS)
     row = the_one(matches, "Programme", "programCode", sub_fest)
-    return json_text(render_detail(row, context_json(festival_view().sub_fests[row[0]]), scopes.utcnow()))
+    return json_text(render_detail(row, context_json(festival_view().sub_fests[row[0]]), clock.utcnow()))

@@ -1,7 +1,7 @@
 """GET /programme-results, /programme-result and /candidate-result."""
+from db import clock
 from db.read.candidates import find_candidates
 from db.read.programmes import find_programmes, list_programme_results, render_item
-from db.source import scopes
 from schemas.results import (
     CandidateResultQueryArgsSchema,
     CandidateResultSchema,
@@ -32,7 +32,7 @@ def programme_results_list(sub_fest_id=None, sub_fest_slug=None, **args):
     first.
     """
     sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
-    now = scopes.utcnow()
+    now = clock.utcnow()
     page = list_programme_results(festival_id(), sub_fest.id, now=now, **args)
     now_iso = now.isoformat()
     items = [f'{{"programme":{render_item(body, schedules, now_iso)},"results":{results}}}'
@@ -55,7 +55,7 @@ def programme_result(sub_fest_program_id=None, program_code=None, sub_fest_id=No
     matches = find_programmes(festival_id(), sub_fest_program_id, program_code, sub_fest and sub_fest.id)
     sub_fest_id, body, schedules, results = the_one(matches, "Programme", "programCode", sub_fest)
     return object_json(context=context_json(festival_view().sub_fests[sub_fest_id]),
-                       programme=render_item(body, schedules, scopes.utcnow().isoformat()), results=results)
+                       programme=render_item(body, schedules, clock.utcnow().isoformat()), results=results)
 
 
 @blp.get("/candidate-result")

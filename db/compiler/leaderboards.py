@@ -10,6 +10,7 @@ Each board's history is computed with it (:mod:`db.compiler.topper_history`).
 from collections import Counter
 from dataclasses import dataclass, field
 
+from .. import clock
 from ..source import models as m
 from ..source.toppers import FestivalData, id_text
 from .topper_history import RACE_SIZE, history_for, history_row
@@ -179,7 +180,7 @@ def recompute_toppers(festival, now=None, sub_fest_ids=None):
     Run it inside the transaction that changed the results, so readers never see a
     leaderboard that disagrees with the results next to it.
     """
-    now = now or m.utcnow()
+    now = now or clock.utcnow()
     query = (m.TopperPlaceholder
              .select()
              .join(m.SubFest)

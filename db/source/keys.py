@@ -2,7 +2,8 @@
 import hashlib
 import secrets
 
-from .models import ApiKey, Festival, utcnow
+from .. import clock
+from .models import ApiKey, Festival
 
 KEY_PREFIX = "fds_"
 
@@ -44,7 +45,7 @@ def list_keys(festival=None):
 
 def revoke_key(key_id):
     """Revoke a key; return False when there is no such key."""
-    return bool(ApiKey.update(revoked_at=utcnow())
+    return bool(ApiKey.update(revoked_at=clock.utcnow())
                 .where((ApiKey.id == key_id) & ApiKey.revoked_at.is_null())
                 .execute()) or ApiKey.select().where(ApiKey.id == key_id).exists()
 
@@ -62,5 +63,5 @@ def renew_key(festival, label, keep=lambda key: False):
                      & ((ApiKey.label == base) | ApiKey.label.startswith(f"{base} ("))))
     stale = [key.id for key in active if not keep(key)]
     if stale:
-        ApiKey.update(revoked_at=utcnow()).where(ApiKey.id.in_(stale)).execute()
+        ApiKey.update(revoked_at=clock.utcnow()).where(ApiKey.id.in_(stale)).execute()
     return create_key(festival, label=label)

@@ -4,7 +4,6 @@ Every visibility flag the public rules need is a real column; ``db/source/scopes
 one place that reads them. Private candidate fields live on :class:`Candidate` and are
 never named by any output schema, search or sort.
 """
-import datetime
 import uuid
 
 from peewee import (
@@ -21,12 +20,13 @@ from peewee import (
     UUIDField,
 )
 
+from .. import clock
 from ..database import database
 
 
-def utcnow():
-    """Naive UTC now: every stored timestamp is naive UTC."""
-    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+def _now():
+    """A new row's time: :func:`db.clock.utcnow`, read when the row is made."""
+    return clock.utcnow()
 
 
 class BaseModel(Model):
@@ -56,8 +56,8 @@ class Festival(BaseModel):
     # The festival's own word that visitors may look a candidate up by admission number
     # (``admNoPattern``); off, the private number confirms nothing (docs/api-conventions.md).
     admission_number_filter = BooleanField(default=False)
-    created_at = DateTimeField(default=utcnow)
-    updated_at = DateTimeField(default=utcnow)
+    created_at = DateTimeField(default=_now)
+    updated_at = DateTimeField(default=_now)
 
 
 class FestivalRevision(Model):
@@ -65,7 +65,7 @@ class FestivalRevision(Model):
 
     festival = ForeignKeyField(Festival, primary_key=True, on_delete="CASCADE")
     revision = IntegerField(default=0)
-    changed_at = DateTimeField(default=utcnow)
+    changed_at = DateTimeField(default=_now)
 
     class Meta:
         database = database
@@ -77,7 +77,7 @@ class ApiKey(BaseModel):
     label = CharField(null=True)
     prefix = CharField(max_length=16)
     key_hash = CharField(max_length=64, unique=True)
-    created_at = DateTimeField(default=utcnow)
+    created_at = DateTimeField(default=_now)
     revoked_at = DateTimeField(null=True)
 
 
@@ -93,8 +93,8 @@ class SubFest(BaseModel):
     display_order = IntegerField(default=0)
     is_active = BooleanField(default=True)
     is_public = BooleanField(default=True)
-    created_at = DateTimeField(default=utcnow)
-    updated_at = DateTimeField(default=utcnow)
+    created_at = DateTimeField(default=_now)
+    updated_at = DateTimeField(default=_now)
 
     class Meta:
         indexes = ((("festival", "slug"), True),)
@@ -281,7 +281,7 @@ class Registration(BaseModel):
     topic = CharField(null=True)
     topic_status = CharField(max_length=16, null=True)
     checked_in = BooleanField(default=False)
-    registered_at = DateTimeField(default=utcnow)
+    registered_at = DateTimeField(default=_now)
     is_active = BooleanField(default=True)
 
 
@@ -384,8 +384,8 @@ class News(BaseModel):
     published_at = DateTimeField(null=True, index=True)
     thumbnail_url = CharField(null=True)
     feature_image_url = CharField(null=True)
-    created_at = DateTimeField(default=utcnow)
-    updated_at = DateTimeField(default=utcnow)
+    created_at = DateTimeField(default=_now)
+    updated_at = DateTimeField(default=_now)
 
 
 class NewsTag(BaseModel):
@@ -400,8 +400,8 @@ class Download(BaseModel):
     category = CharField(null=True, index=True)
     file_url = CharField()
     is_public = BooleanField(default=True)
-    created_at = DateTimeField(default=utcnow)
-    updated_at = DateTimeField(default=utcnow)
+    created_at = DateTimeField(default=_now)
+    updated_at = DateTimeField(default=_now)
 
 
 class GalleryAlbum(BaseModel):
@@ -411,8 +411,8 @@ class GalleryAlbum(BaseModel):
     cover_url = CharField(null=True)
     display_order = IntegerField(default=0)
     is_public = BooleanField(default=True)
-    created_at = DateTimeField(default=utcnow)
-    updated_at = DateTimeField(default=utcnow)
+    created_at = DateTimeField(default=_now)
+    updated_at = DateTimeField(default=_now)
 
 
 class GalleryImage(BaseModel):
@@ -425,8 +425,8 @@ class GalleryImage(BaseModel):
     category = ForeignKeyField(Category, null=True, on_delete="SET NULL", index=True)
     display_order = IntegerField(default=0)
     is_public = BooleanField(default=True)
-    created_at = DateTimeField(default=utcnow)
-    updated_at = DateTimeField(default=utcnow)
+    created_at = DateTimeField(default=_now)
+    updated_at = DateTimeField(default=_now)
 
 
 # Creation order: every model after the ones it points to. Fixture import follows it too.

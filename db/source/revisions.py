@@ -10,8 +10,9 @@ import select
 import threading
 import time
 
+from .. import clock
 from ..database import begin_read_snapshot, database, is_postgres, sqlite_data_version
-from .models import FestivalRevision, utcnow
+from .models import FestivalRevision
 
 # The channel on which PostgreSQL tells listeners that a festival's revision moved.
 REVISION_CHANNEL = "festival_revision"
@@ -31,7 +32,7 @@ def bump_revision(festival):
     """Increase the festival's revision by one and return the new ``(revision, changed_at)``."""
     global _bumped_here
     _bumped_here += 1
-    now = utcnow()
+    now = clock.utcnow()
     inserted = (FestivalRevision
                 .insert(festival=festival.id, revision=1, changed_at=now)
                 .on_conflict(conflict_target=[FestivalRevision.festival],

@@ -8,7 +8,6 @@ here and only here.
 from peewee import SQL, fn
 
 from . import models as m
-from .models import utcnow  # noqa: F401  the clock of the rules and of requests (tests set it here)
 
 
 def visible_sub_fest():
