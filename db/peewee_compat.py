@@ -14,7 +14,7 @@ def render_subqueries_once():
 
     Before writing ``x IN rhs``, Peewee renders ``rhs`` once more to see whether it is an
     empty list (PostgreSQL rejects ``IN ()``). A subquery never is, yet the extra render
-    doubles at every level of nesting, and the visibility scopes nest a few levels deep:
+    doubles at every level of nesting, and the privacy rules' queries nest a few levels deep:
     this halves the time the heaviest endpoints spend building SQL. Same SQL, less work.
     """
     original = peewee.Expression._is_rhs_empty

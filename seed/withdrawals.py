@@ -1,7 +1,7 @@
 """Published records an import would take away from the public, and the rule that guards them.
 
 A published result, a visible programme or a published news item goes when any row the
-visibility rules (``db/source/scopes.py``) read for it changes or goes: its own row, its
+visibility rules (``db/source/visibility.py``) read for it changes or goes: its own row, its
 entry, the candidate or person behind it, its group's members, its team, its programme and
 the programme's master row, its sub-fest. What would go is not worked out column by column
 here: :func:`guarded_write` asks the rules themselves which records are public before the
@@ -25,7 +25,7 @@ from peewee import Expression, Field, Function, Join, ModelSelect, Negated, Node
 
 from db.peewee_compat import join_condition, query_conditions
 from db.source import models as m
-from db.source import scopes
+from db.source import visibility
 
 ALLOW_FLAG = "--allow-withdrawals"
 RESULTS_ANNOUNCED = "result_published"
@@ -71,10 +71,10 @@ class PublicView:
 
 def public_view(festival_id):
     """:class:`PublicView` of the stored rows of ``festival_id`` (in the caller's transaction)."""
-    programmes = dict(scopes.public_programmes(festival_id, m.SubFestProgramme.id, m.SubFestProgramme.status)
+    programmes = dict(visibility.public_programmes(festival_id, m.SubFestProgramme.id, m.SubFestProgramme.status)
                       .tuples())
-    results = dict(scopes.public_entry_results(festival_id, m.Result.id, m.Result.sub_fest_programme).tuples())
-    news = {news_id for news_id, in scopes.published_news_of(festival_id).select(m.News.id).tuples()}
+    results = dict(visibility.public_entry_results(festival_id, m.Result.id, m.Result.sub_fest_programme).tuples())
+    news = {news_id for news_id, in visibility.published_news_of(festival_id).select(m.News.id).tuples()}
     return PublicView(programmes, results, news)
 
 
@@ -82,7 +82,7 @@ def visibility_columns():
     """``{model: {column names}}`` that the visibility rules of programmes, results and news
     read: the columns whose change can take a published record away."""
     found = {}
-    for query in (scopes.public_programmes(None), scopes.public_entry_results(None), scopes.published_news_of(None)):
+    for query in (visibility.public_programmes(None), visibility.public_entry_results(None), visibility.published_news_of(None)):
         for f in _fields(query, set()):
             found.setdefault(f.model, set()).add(f.name)
     return found

@@ -1,6 +1,6 @@
 """The visibility rules restated over the fixture JSON, to compute what the API must return.
 
-These are written independently of ``db/source/scopes.py`` on purpose: a test compares the
+These are written independently of ``db/source/visibility.py`` on purpose: a test compares the
 API's answer with what these say the fixture makes visible.
 """
 import datetime

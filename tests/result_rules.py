@@ -1,6 +1,6 @@
 """Which entries and results the public sees, restated over the fixture JSON.
 
-Written independently of ``db/source/scopes.py`` (like ``fixture_rules.py``): the tests compare
+Written independently of ``db/source/visibility.py`` (like ``fixture_rules.py``): the tests compare
 the API's answers with what these rules derive from the fixture.
 """
 from fixture_rules import flag, visible_programme_ids

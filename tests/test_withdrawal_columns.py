@@ -1,7 +1,7 @@
 """Every column the visibility rules read guards the published results it can hide.
 
 For each such column of each table (``seed.withdrawals.visibility_columns``, read from the
-rules of ``db/source/scopes.py`` themselves) a row of the natural festival is changed so
+rules of ``db/source/visibility.py`` themselves) a row of the natural festival is changed so
 that a published record would leave public view: ``import --update``, a full ``import``
 and their dry runs list it and the first two are refused, writing nothing; with
 ``--allow-withdrawals``, or when the results' own rows withdraw them too, it is accepted.
@@ -88,7 +88,7 @@ def test_the_cases_walk_every_column_the_visibility_rules_read():
             if name not in REFERENCES and model is not m.RegistrationMember}
     walked = {(MODELS[section], column) for section, _, column, *_ in CASES}
     assert read - NOT_A_FILE_COLUMN <= walked
-    assert (m.SubFestProgramme, "status") in walked  # the status rule, beside the scopes
+    assert (m.SubFestProgramme, "status") in walked  # the status rule, beside the privacy rules
 
 
 def with_team_entry(data):

@@ -2,7 +2,7 @@
 
 ``db/compiler`` fills these tables from the source tables (``db/source/models.py``) in the same
 transaction as an import, seed or toppers recompute; requests read only these (and API
-keys and revisions). Every row is public: a record the rules of ``db/source/scopes.py`` hide has
+keys and revisions). Every row is public: a record the rules of ``db/source/visibility.py`` hide has
 no row here, and nothing it hides is counted in a row that is here.
 
 Each row carries:

@@ -2,7 +2,7 @@
 
 ``compile_festival`` runs in the transaction of every import, seed and toppers recompute.
 It is the only code that reads the source tables (``db/source/models.py``) for the public, and it
-reads them through the rules of ``db/source/scopes.py``: a record those rules hide gets no
+reads them through the rules of ``db/source/visibility.py``: a record those rules hide gets no
 compiled row and is counted nowhere. It clears the festival's compiled rows
 (``db/compiled/tables.py``) and writes them anew, each entity's public JSON made by its output
 schema. Readers see the previous compiled view or the next one, never half: the whole step

@@ -8,7 +8,7 @@ from ..compiled import kinds
 from ..compiled.tables import PublicDocument, PublicDownload, PublicImage, PublicNews, PublicSchedule
 from ..compiled.templates import dumps
 from ..query import ascii_lower, search_text, text_sort_key
-from ..source import scopes
+from ..source import visibility
 from ..source.gallery import list_album_summaries, load_images
 from ..source.news import attach_tags
 from ..source.schedules import load_schedules
@@ -25,7 +25,7 @@ def compile_news(festival_id, writer):
     """News that is visible now or once its ``publishedAt`` passes; a request decides which
     (``published_at <= now``). Tags are stored A-Z folded for the ``tags`` filter."""
     schema = NewsSchema()
-    items = list(scopes.published_news_of(festival_id))
+    items = list(visibility.published_news_of(festival_id))
     attach_tags(items)
     for news in items:
         writer.add(
@@ -39,7 +39,7 @@ def compile_news(festival_id, writer):
 
 def compile_downloads(festival_id, writer):
     schema = DownloadSchema()
-    for download in scopes.public_downloads(festival_id):
+    for download in visibility.public_downloads(festival_id):
         category = download.category
         writer.add(
             PublicDownload, id=download.id,

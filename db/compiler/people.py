@@ -17,7 +17,7 @@ from ..compiled.tables import PublicCandidate, PublicRegistration, PublicSecret,
 from ..compiled.templates import dumps, make_template
 from ..query import ascii_lower, search_text, text_sort_key
 from ..source import models as m
-from ..source import scopes
+from ..source import visibility
 from ..source.candidates import attach_candidate_fields, public_candidate_rows
 from ..source.programmes import attach_categories
 from ..source.registrations import attach_results, registrations_of
@@ -65,7 +65,7 @@ def _adm_no_digests(festival_id, candidate_ids=None):
     hash_key = festival_hash_key(festival_id)
     if hash_key is None:
         return {}
-    rows = scopes.public_candidates(festival_id, m.SubFestCandidate.id, m.Candidate.admission_number)
+    rows = visibility.public_candidates(festival_id, m.SubFestCandidate.id, m.Candidate.admission_number)
     if candidate_ids is not None:
         rows = rows.where(m.SubFestCandidate.id.in_(list(candidate_ids)))
     return {candidate_id: adm_no_digest(hash_key, number) for candidate_id, number in rows.tuples()
@@ -92,7 +92,7 @@ def _entries_of(query, candidate_ids):
 def _results_by_candidate(festival_id, candidate_ids=None):
     """``{sub-fest candidate id: [result JSON, latest first]}`` as ``/candidate-result`` lists them."""
     schema = CandidateResultItemSchema()
-    results = list(_entries_of(scopes.public_entry_results(festival_id, m.Result, m.Registration,
+    results = list(_entries_of(visibility.public_entry_results(festival_id, m.Result, m.Registration,
                                                            m.SubFestProgramme, m.Programme), candidate_ids)
                    .order_by(*CANDIDATE_RESULT_ORDER))
     by_candidate = {}
@@ -112,7 +112,7 @@ def compile_candidates(festival_id, writer, candidate_ids=None):
     digests = _adm_no_digests(festival_id, candidate_ids)
     chains = _team_chains(festival_id)
     results = _results_by_candidate(festival_id, candidate_ids)
-    for sub_fest in scopes.public_sub_fests(festival_id):
+    for sub_fest in visibility.public_sub_fests(festival_id):
         query = public_candidate_rows(festival_id).where(m.SubFestCandidate.sub_fest == sub_fest.id)
         if candidate_ids is not None:
             query = query.where(m.SubFestCandidate.id.in_(list(candidate_ids)))
@@ -153,7 +153,7 @@ def _compile_one(writer, c, digest, team_chain, results, item_schema, detail_sch
 def compile_registrations(festival_id, writer, candidate_ids=None):
     """Each visible entry once for every visible candidate who took part in it."""
     schema = RegistrationSchema()
-    entries = list(_entries_of(scopes.public_registrations(festival_id, m.Registration, m.SubFestProgramme,
+    entries = list(_entries_of(visibility.public_registrations(festival_id, m.Registration, m.SubFestProgramme,
                                                            m.Programme), candidate_ids))
     for batch in _batches(entries):
         attach_entries(festival_id, batch)

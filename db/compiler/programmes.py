@@ -8,7 +8,7 @@ from ..compiled.tables import PublicProgramme
 from ..compiled.templates import dumps, make_template
 from ..query import ascii_lower, search_text, text_sort_key
 from ..source import models as m
-from ..source import scopes
+from ..source import visibility
 from ..source.programmes import attach_collections, attach_programme_fields, attach_schedules, public_programme_list
 from ..source.results import results_of_programmes
 
@@ -20,7 +20,7 @@ def _active_judges(programme_ids):
     rows = (m.SubFestProgrammeJudge
             .select(m.SubFestProgrammeJudge.sub_fest_programme, m.Judge.id)
             .join(m.Judge)
-            .where(m.SubFestProgrammeJudge.sub_fest_programme.in_(programme_ids) & scopes.visible_judge())
+            .where(m.SubFestProgrammeJudge.sub_fest_programme.in_(programme_ids) & visibility.visible_judge())
             .tuples())
     judges = {}
     for programme_id, judge_id in rows:
@@ -44,7 +44,7 @@ def compile_programmes(festival_id, writer, programme_ids=None):
     given: the caller has cleared their compiled rows)."""
     item_schema, detail_schema = ProgrammeSchema(), ProgrammeDetailSchema()
     schedule_schema, result_schema = ScheduleRefSchema(), EntryResultSchema(many=True)
-    for sub_fest_id in [s.id for s in scopes.public_sub_fests(festival_id)]:
+    for sub_fest_id in [s.id for s in visibility.public_sub_fests(festival_id)]:
         programmes = _visible_programmes(festival_id, sub_fest_id, programme_ids)
         for start in range(0, len(programmes), BATCH):
             batch = programmes[start:start + BATCH]

@@ -7,7 +7,7 @@ from schemas.teams import TeamSchema
 from ..compiled.tables import PublicCategory, PublicSubFest, PublicTeam, color_key
 from ..compiled.templates import dumps
 from ..query import search_text, text_sort_key
-from ..source import scopes
+from ..source import visibility
 from ..source.categories import attach_counts
 from ..source.teams import attach_candidate_counts, attach_parents
 
@@ -17,7 +17,7 @@ BATCH = 500
 
 def compile_sub_fests(festival_id, writer):
     body_schema, summary_schema = SubFestSchema(), SubFestSummarySchema()
-    for sub_fest in scopes.public_sub_fests(festival_id):
+    for sub_fest in visibility.public_sub_fests(festival_id):
         writer.add(
             PublicSubFest, id=sub_fest.id, slug=sub_fest.slug,
             search=search_text(sub_fest.name, sub_fest.name_local, sub_fest.slug),
@@ -29,15 +29,15 @@ def compile_sub_fests(festival_id, writer):
 def compile_structure(festival_id, writer):
     """Teams and categories of the public sub-fests, with their public counts."""
     team_schema, category_schema = TeamSchema(), CategorySchema()
-    for sub_fest in scopes.public_sub_fests(festival_id):
-        teams = list(scopes.public_teams(sub_fest.id))
+    for sub_fest in visibility.public_sub_fests(festival_id):
+        teams = list(visibility.public_teams(sub_fest.id))
         for start in range(0, len(teams), BATCH):
             batch = teams[start:start + BATCH]
             attach_parents(batch)
             attach_candidate_counts(festival_id, sub_fest.id, batch)
             for team in batch:
                 _compile_team(writer, team, team_schema)
-        categories = list(scopes.public_categories(sub_fest.id))
+        categories = list(visibility.public_categories(sub_fest.id))
         for start in range(0, len(categories), BATCH):
             batch = categories[start:start + BATCH]
             attach_counts(festival_id, batch)

@@ -24,7 +24,7 @@ from ..compiled.tables import (
 from ..compiled.templates import dumps
 from ..query import text_sort_key
 from ..source import models as m
-from ..source import scopes
+from ..source import visibility
 from ..source.topper_lists import attach_categories, attach_entry_lists, page_placeholders, visible_placeholders
 
 
@@ -38,7 +38,7 @@ def compile_toppers(festival_id, writer):
         _compile_placeholder(writer, placeholder, body_schema, with_entries_schema, entry_schema)
     compile_histories(festival_id, writer, placeholders)
     page_schema = WebsitePageSchema()
-    for page in scopes.public_pages(festival_id):
+    for page in visibility.public_pages(festival_id):
         shown = [str(placeholder.id) for placeholder in page_placeholders(festival_id, page.id)]
         writer.add(PublicPage, id=page.id, slug=page.slug, body=dumps(page_schema.dump(page)),
                    placeholders=dumps(shown))

@@ -15,7 +15,7 @@ from collections import Counter
 
 
 from . import models as m
-from . import scopes
+from . import visibility
 
 # The only columns of a person any query reads: never a private one.
 PUBLIC_PERSON_COLUMNS = (m.Candidate.name, m.Candidate.name_local, m.Candidate.gender)
@@ -39,7 +39,7 @@ def _per_participant(select, candidate_ids=None):
 
 
 # Every participant these queries are asked about is a visible candidate, so an active
-# entry they take part in is a visible entry (scopes.visible_entry) without checking again.
+# entry they take part in is a visible entry (visibility.visible_entry) without checking again.
 
 
 def participations(festival_id, candidate_ids=None):
@@ -47,9 +47,9 @@ def participations(festival_id, candidate_ids=None):
     return _per_participant(
         lambda participant: (m.Registration
                              .select(participant)
-                             .where(scopes.visible_registration()
+                             .where(visibility.visible_registration()
                                     & m.Registration.sub_fest_programme.in_(
-                                        scopes.public_programme_ids(festival_id)))),
+                                        visibility.public_programme_ids(festival_id)))),
         candidate_ids)
 
 
@@ -57,18 +57,18 @@ def counted_results(festival_id, candidate_ids=None):
     """``(participant, type, points, position, grade)``: published public results of active
     entries in public programmes."""
     return _per_participant(
-        lambda participant: (scopes.public_results(
+        lambda participant: (visibility.public_results(
             festival_id, participant, m.Registration.type, m.Result.points, m.Result.position,
             m.Result.grade)
             .switch(m.Result)
             .join(m.Registration)
-            .where(scopes.visible_registration())),
+            .where(visibility.visible_registration())),
         candidate_ids)
 
 
 def public_candidate_rows(festival_id):
     """Visible sub-fest candidates; rows carry ``candidate`` (public columns only) and ``sub_fest``."""
-    return scopes.public_candidates(festival_id, m.SubFestCandidate, *PUBLIC_PERSON_COLUMNS, m.SubFest)
+    return visibility.public_candidates(festival_id, m.SubFestCandidate, *PUBLIC_PERSON_COLUMNS, m.SubFest)
 
 
 # --- related data of a page: one query per relation ---------------------------------------
@@ -102,7 +102,7 @@ def _by_id(model, ids, visible, *columns):
 
 def attach_teams(items):
     """``item.team_ref``: the candidate's team when it is public, else None."""
-    teams = _by_id(m.Team, list({i.team_id for i in items if i.team_id}), scopes.visible_team(),
+    teams = _by_id(m.Team, list({i.team_id for i in items if i.team_id}), visibility.visible_team(),
                    m.Team.id, m.Team.name, m.Team.public_name, m.Team.color_code, m.Team.level,
                    m.Team.logo_url)
     for item in items:
@@ -112,7 +112,7 @@ def attach_teams(items):
 def attach_categories(items):
     """``item.category_ref``: the candidate's category when it is public, else None."""
     categories = _by_id(m.Category, list({i.category_id for i in items if i.category_id}),
-                        scopes.visible_category(), m.Category.id, m.Category.name, m.Category.name_local)
+                        visibility.visible_category(), m.Category.id, m.Category.name, m.Category.name_local)
     for item in items:
         item.category_ref = categories.get(item.category_id)
 
@@ -128,7 +128,7 @@ def attach_sections(items):
             .select(m.SubFestCandidateSection.sub_fest_candidate, m.Section.id, m.Section.key,
                     m.Section.name, m.Section.name_local)
             .join(m.Section)
-            .where(m.SubFestCandidateSection.sub_fest_candidate.in_(list(by_id)) & scopes.visible_section())
+            .where(m.SubFestCandidateSection.sub_fest_candidate.in_(list(by_id)) & visibility.visible_section())
             .order_by(m.Section.display_order, m.Section.key, m.Section.id)
             .dicts())
     for row in rows:

@@ -2,7 +2,7 @@
 from peewee import fn
 
 from . import models as m
-from . import scopes
+from . import visibility
 
 
 def attach_counts(festival_id, categories):
@@ -10,12 +10,12 @@ def attach_counts(festival_id, categories):
     ids = [c.id for c in categories]
     candidates, programmes = {}, {}
     if ids:
-        candidates = dict(scopes.public_candidates(festival_id, m.SubFestCandidate.category,
+        candidates = dict(visibility.public_candidates(festival_id, m.SubFestCandidate.category,
                                                    fn.COUNT(m.SubFestCandidate.id))
                           .where(m.SubFestCandidate.category.in_(ids))
                           .group_by(m.SubFestCandidate.category)
                           .tuples())
-        programmes = dict(scopes.public_programmes(festival_id, m.SubFestProgramme.category,
+        programmes = dict(visibility.public_programmes(festival_id, m.SubFestProgramme.category,
                                                    fn.COUNT(m.SubFestProgramme.id))
                           .where(m.SubFestProgramme.category.in_(ids))
                           .group_by(m.SubFestProgramme.category)

@@ -8,7 +8,7 @@ visible programmes use.
 from dataclasses import dataclass
 
 from . import models as m
-from . import scopes
+from . import visibility
 from .topper_lists import mask_hidden_keys, visible_placeholders
 
 
@@ -34,10 +34,10 @@ class FilterOptions:
 
 def filter_options(festival_id, sub_fest_id=None):
     """The public filter options of the festival, or of one of its visible sub-fests."""
-    sub_fests = scopes.public_sub_fests(festival_id)
-    programmes = scopes.public_programme_ids(festival_id)
-    venues = scopes.public_venues(festival_id)
-    collections = scopes.public_collections(festival_id)
+    sub_fests = visibility.public_sub_fests(festival_id)
+    programmes = visibility.public_programme_ids(festival_id)
+    venues = visibility.public_venues(festival_id)
+    collections = visibility.public_collections(festival_id)
     placeholders = visible_placeholders(festival_id)
     if sub_fest_id is not None:
         sub_fests = sub_fests.where(m.SubFest.id == sub_fest_id)
@@ -50,7 +50,7 @@ def filter_options(festival_id, sub_fest_id=None):
         placeholders = placeholders.where(m.TopperPlaceholder.sub_fest == sub_fest_id)
     sub_fest_ids = sub_fests.select(m.SubFest.id)
     teams = list(m.Team.select()
-                 .where(m.Team.sub_fest.in_(sub_fest_ids) & scopes.visible_team())
+                 .where(m.Team.sub_fest.in_(sub_fest_ids) & visibility.visible_team())
                  .order_by(m.Team.level, m.Team.display_order, m.Team.name, m.Team.id))
     visible_team_ids = {t.id for t in teams}
     for team in teams:
@@ -62,11 +62,11 @@ def filter_options(festival_id, sub_fest_id=None):
     return FilterOptions(
         sub_fests=list(sub_fests.order_by(m.SubFest.display_order, m.SubFest.name, m.SubFest.id)),
         categories=list(m.Category.select()
-                        .where(m.Category.sub_fest.in_(sub_fest_ids) & scopes.visible_category())
+                        .where(m.Category.sub_fest.in_(sub_fest_ids) & visibility.visible_category())
                         .order_by(m.Category.display_order, m.Category.name, m.Category.id)),
         teams=teams,
         sections=list(m.Section.select()
-                      .where(m.Section.sub_fest.in_(sub_fest_ids) & scopes.visible_section())
+                      .where(m.Section.sub_fest.in_(sub_fest_ids) & visibility.visible_section())
                       .order_by(m.Section.display_order, m.Section.name, m.Section.id)),
         venues=list(venues.order_by(m.Venue.display_order, m.Venue.name, m.Venue.id)),
         programme_collections=list(collections.order_by(

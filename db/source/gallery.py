@@ -2,7 +2,7 @@
 from peewee import JOIN, fn
 
 from . import models as m
-from .scopes import public_albums, public_category_ids, public_images, public_programmes
+from .visibility import public_albums, public_category_ids, public_images, public_programmes
 
 
 def load_images(festival_id):

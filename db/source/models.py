@@ -1,6 +1,6 @@
 """Peewee models for the whole festival domain.
 
-Every visibility flag the public rules need is a real column; ``db/source/scopes.py`` is the
+Every visibility flag the public rules need is a real column; ``db/source/visibility.py`` is the
 one place that reads them. Private candidate fields live on :class:`Candidate` and are
 never named by any output schema, search or sort.
 """

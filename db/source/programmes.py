@@ -8,12 +8,12 @@ programmes.
 from peewee import JOIN, fn
 
 from . import models as m
-from . import scopes
+from . import visibility
 
 
 def public_programme_list(festival_id, sub_fest_id):
     """Visible programmes of one sub-fest; rows carry ``programme`` and ``sub_fest``."""
-    return (scopes.public_programmes(festival_id, m.SubFestProgramme, m.Programme, m.SubFest)
+    return (visibility.public_programmes(festival_id, m.SubFestProgramme, m.Programme, m.SubFest)
             .where(m.SubFestProgramme.sub_fest == sub_fest_id))
 
 
@@ -39,7 +39,7 @@ def attach_categories(items):
     if ids:
         categories = {c.id: c for c in (m.Category
                                          .select(m.Category.id, m.Category.name, m.Category.name_local)
-                                         .where(m.Category.id.in_(ids) & scopes.visible_category()))}
+                                         .where(m.Category.id.in_(ids) & visibility.visible_category()))}
     for item in items:
         item.category_ref = categories.get(item.category_id)
 
@@ -51,7 +51,7 @@ def _schedules(condition):
                     m.Schedule.duration_minutes, m.Venue.id.alias("venue_id"),
                     m.Venue.name.alias("venue_name"), m.Venue.name_local.alias("venue_name_local"),
                     m.Venue.location.alias("venue_location"))
-            .join(m.Venue, JOIN.LEFT_OUTER, on=((m.Schedule.venue == m.Venue.id) & scopes.visible_venue()))
+            .join(m.Venue, JOIN.LEFT_OUTER, on=((m.Schedule.venue == m.Venue.id) & visibility.visible_venue()))
             .where(condition)
             .order_by(m.Schedule.scheduled_at, m.Schedule.id)
             .dicts())
@@ -88,7 +88,7 @@ def attach_collections(items):
                     m.ProgrammeCollection.key, m.ProgrammeCollection.name)
             .join(m.ProgrammeCollection)
             .where(m.SubFestProgrammeCollection.sub_fest_programme.in_(list(by_id))
-                   & scopes.visible_collection())
+                   & visibility.visible_collection())
             .order_by(m.ProgrammeCollection.display_order, m.ProgrammeCollection.key, m.ProgrammeCollection.id)
             .dicts())
     for row in rows:
@@ -105,7 +105,7 @@ def attach_result_counts(festival_id, items):
     ids = _ids(items)
     counts = {}
     if ids:
-        counts = _counts(scopes.public_entry_results(festival_id, m.Result.sub_fest_programme,
+        counts = _counts(visibility.public_entry_results(festival_id, m.Result.sub_fest_programme,
                                                      fn.COUNT(m.Result.id))
                          .where(m.Result.sub_fest_programme.in_(ids))
                          .group_by(m.Result.sub_fest_programme))
@@ -114,14 +114,14 @@ def attach_result_counts(festival_id, items):
 
 
 def attach_registration_counts(festival_id, items):
-    """``item.registration_count``: visible entries (:func:`db.source.scopes.visible_entry`)."""
+    """``item.registration_count``: visible entries (:func:`db.source.visibility.visible_entry`)."""
     ids = _ids(items)
     counts = {}
     if ids:
         counts = _counts(m.Registration
                          .select(m.Registration.sub_fest_programme, fn.COUNT(m.Registration.id))
                          .where(m.Registration.sub_fest_programme.in_(ids)
-                                & scopes.visible_entry(festival_id))
+                                & visibility.visible_entry(festival_id))
                          .group_by(m.Registration.sub_fest_programme))
     for item in items:
         item.registration_count = counts.get(item.id, 0)

@@ -1,6 +1,6 @@
 """Registration queries: the entries a candidate took part in, with their published results."""
 from . import models as m
-from . import scopes
+from . import visibility
 
 
 def registrations_of(candidate_ids):
@@ -15,7 +15,7 @@ def attach_results(festival_id, registrations):
     """``registration.result_ref``: its result when published and public, else None."""
     by_registration = {}
     if registrations:
-        rows = (scopes.public_entry_results(festival_id, m.Result)
+        rows = (visibility.public_entry_results(festival_id, m.Result)
                 .where(m.Result.registration.in_([r.id for r in registrations])))
         for row in rows:
             row.points_breakdown = {"position_points": row.position_points, "grade_points": row.grade_points}

@@ -1,12 +1,12 @@
 """Published public results: of a programme, of a page of programmes, of one candidate.
 
-Only what :func:`db.source.scopes.public_entry_results` lets through is shown: published public
+Only what :func:`db.source.visibility.public_entry_results` lets through is shown: published public
 results of visible programmes whose entry is visible. Every result carries its entry:
 who took part (the candidate of an individual entry, the visible members of a group, the
 team of a team's own entry), the entry's team when it is public, and how its points add up.
 """
 from . import models as m
-from . import scopes
+from . import visibility
 from .candidates import attach_teams
 
 # Placed results first (1, 2, 2, 4, ...), then by points and score, then by id.
@@ -27,7 +27,7 @@ def identities(festival_id, candidate_ids):
     """``{sub-fest candidate id: public identity}`` of the visible ones among ``candidate_ids``."""
     if not candidate_ids:
         return {}
-    rows = (scopes.public_candidates(festival_id, m.SubFestCandidate.id, m.SubFestCandidate.chest_no,
+    rows = (visibility.public_candidates(festival_id, m.SubFestCandidate.id, m.SubFestCandidate.chest_no,
                                      m.SubFestCandidate.avatar_url, m.Candidate.name, m.Candidate.name_local,
                                      m.Candidate.gender)
             .where(m.SubFestCandidate.id.in_(list(candidate_ids)))
@@ -40,7 +40,7 @@ def attach_entries(festival_id, registrations):
     (group entries: visible members only, in their order), ``team_ref`` (public teams only)
     and ``participant_name`` on every registration, with three queries whatever their number.
 
-    A team's own entry (a team, no candidate, no members: ``scopes.team_entry``) is of type
+    A team's own entry (a team, no candidate, no members: ``visibility.team_entry``) is of type
     ``team``, named by its team's public name, with neither candidate nor members.
     """
     # Entries without a candidate are read too: having no members makes one a team's own.
@@ -104,7 +104,7 @@ def results_of_programmes(festival_id, programme_ids):
     by_programme = {programme_id: [] for programme_id in programme_ids}
     if not programme_ids:
         return by_programme
-    results = list(scopes.public_entry_results(festival_id, m.Result, m.Registration)
+    results = list(visibility.public_entry_results(festival_id, m.Result, m.Registration)
                    .where(m.Result.sub_fest_programme.in_(list(programme_ids)))
                    .order_by(*RESULT_ORDER))
     for result in with_entries(festival_id, results):

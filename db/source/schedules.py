@@ -3,7 +3,7 @@ from peewee import JOIN
 
 from . import models as m
 from .programmes import attach_categories
-from .scopes import public_schedules, visible_venue
+from .visibility import public_schedules, visible_venue
 
 
 def load_schedules(festival_id, programme_ids=None):

@@ -10,13 +10,13 @@ import uuid
 from peewee import fn
 
 from . import models as m
-from . import scopes
+from . import visibility
 
 
 def team_tree(*roots):
     """Recursive CTE ``team_tree(ancestor, member)``: each visible team matching all of
     ``roots`` paired with itself and with every visible team below it."""
-    base = m.Team.select(m.Team.id.alias("ancestor"), m.Team.id.alias("member")).where(scopes.visible_team())
+    base = m.Team.select(m.Team.id.alias("ancestor"), m.Team.id.alias("member")).where(visibility.visible_team())
     for condition in roots:
         base = base.where(condition)
     tree = base.cte("team_tree", recursive=True, columns=("ancestor", "member"))
@@ -24,14 +24,14 @@ def team_tree(*roots):
     below = (child
              .select(tree.c.ancestor, child.id)
              .join(tree, on=(child.parent == tree.c.member))
-             .where(scopes.visible_team(child)))
+             .where(visibility.visible_team(child)))
     # UNION, not UNION ALL: a parent cycle in bad data ends instead of recursing forever.
     return tree.union(below)
 
 
 def _candidates_by_team(festival_id, sub_fest_id, tree):
     """Query of ``(ancestor, candidate count)`` over ``tree``: active public candidates."""
-    return (scopes.public_candidates(festival_id, tree.c.ancestor, fn.COUNT(m.SubFestCandidate.id))
+    return (visibility.public_candidates(festival_id, tree.c.ancestor, fn.COUNT(m.SubFestCandidate.id))
             .switch(m.SubFestCandidate)
             .join(tree, on=(m.SubFestCandidate.team == tree.c.member))
             .where(m.SubFestCandidate.sub_fest == sub_fest_id)
@@ -44,7 +44,7 @@ def attach_parents(teams):
     parent_ids = list({t.parent_id for t in teams if t.parent_id is not None})
     parents = {}
     if parent_ids:
-        parents = {p.id: p for p in m.Team.select().where(m.Team.id.in_(parent_ids) & scopes.visible_team())}
+        parents = {p.id: p for p in m.Team.select().where(m.Team.id.in_(parent_ids) & visibility.visible_team())}
     for team in teams:
         team.parent_team = parents.get(team.parent_id)
 

@@ -7,7 +7,7 @@ from peewee import fn
 
 from ..query import sort_keys
 from . import models as m
-from . import scopes
+from . import visibility
 
 TP = m.TopperPlaceholder
 
@@ -18,12 +18,12 @@ def visible_placeholders(festival_id):
     every output of a placeholder starts here and masks its keys with ``mask_hidden_keys``."""
     section_public = fn.EXISTS(
         m.Section.select(m.Section.id)
-        .where((m.Section.sub_fest == TP.sub_fest) & (m.Section.key == TP.section_key) & scopes.visible_section()))
+        .where((m.Section.sub_fest == TP.sub_fest) & (m.Section.key == TP.section_key) & visibility.visible_section()))
     collection_public = fn.EXISTS(
         m.ProgrammeCollection.select(m.ProgrammeCollection.id)
         .where((m.ProgrammeCollection.festival == m.SubFest.festival)
-               & (m.ProgrammeCollection.key == TP.collection_key) & scopes.visible_collection()))
-    return (scopes.public_topper_placeholders(festival_id)
+               & (m.ProgrammeCollection.key == TP.collection_key) & visibility.visible_collection()))
+    return (visibility.public_topper_placeholders(festival_id)
             .select_extend(m.SubFest, section_public.alias("section_public"),
                            collection_public.alias("collection_public")))
 
@@ -51,7 +51,7 @@ def attach_categories(placeholders):
     if ids:
         categories = {c.id: c for c in m.Category
                       .select(m.Category.id, m.Category.name, m.Category.name_local)
-                      .where(m.Category.id.in_(ids) & scopes.visible_category())}
+                      .where(m.Category.id.in_(ids) & visibility.visible_category())}
     for placeholder in placeholders:
         placeholder.category_ref = categories.get(placeholder.category_id)
     mask_hidden_keys(placeholders)

@@ -2,7 +2,7 @@
 sections, programmes and counted results (:class:`FestivalData`), with the public views of
 the entities a board shows. The boards are computed from it by :mod:`db.compiler.leaderboards`.
 
-Only results from :func:`db.source.scopes.public_entry_results` (published, public, of a
+Only results from :func:`db.source.visibility.public_entry_results` (published, public, of a
 visible programme, with a visible participant or, for a team's own entry, a public team)
 are loaded, and only visible teams, sections and candidates (``docs/rankings.md``).
 """
@@ -14,7 +14,7 @@ from peewee import ForeignKeyField, UUIDField
 
 from ..peewee_compat import selected_columns
 from . import models as m
-from .scopes import public_candidates, public_entry_results, public_programmes, visible_category, visible_team
+from .visibility import public_candidates, public_entry_results, public_programmes, visible_category, visible_team
 
 
 # --- loading: one query per kind of row, whatever the number of placeholders -------------------
@@ -165,7 +165,7 @@ class FestivalData:
         results = []
         for row in rows:
             group = row["type"] == "group"
-            # the scope let it through: without a candidate or members, it is a team's own entry
+            # the privacy rules let it through: without a candidate or members, it is a team's own entry
             team_entry = row["sub_fest_candidate"] is None and row["registration_id"] not in with_members
             if team_entry:
                 participants = []

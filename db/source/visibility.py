@@ -1,8 +1,8 @@
-"""What the public may see. Every record the compile step reads starts from one of these
-scopes.
+"""The privacy rules: what the public may see. Every record the compile step reads starts
+from one of these queries (``public_*``) or row conditions (``visible_*``).
 
-A record outside its scope is treated as if it did not exist: it gets no compiled row, so
-it is absent from lists, 404 on detail and not counted anywhere. Review the privacy rules
+A record the rules hide is treated as if it did not exist: it gets no compiled row, so it
+is absent from lists, 404 on detail and not counted anywhere. Review the privacy rules
 here and only here.
 """
 from peewee import SQL, fn
@@ -208,7 +208,7 @@ def public_category_ids(festival_id):
             .where((m.SubFest.festival == festival_id) & visible_sub_fest() & visible_category()))
 
 
-# Row conditions of the structure records: the scopes above use them, and so do subqueries
+# Row conditions of the structure records: the queries above use them, and so do subqueries
 # whose outer query already pins the festival (e.g. "programmes scheduled at these
 # venues": only public venues count).
 
