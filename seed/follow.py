@@ -254,20 +254,20 @@ def _reconnect():
 def publish_line(name, summary):
     """One line: what the source changed, in the sheet's terms, and the new revision."""
     slug = summary.festival.slug
-    if summary.changes.empty:
+    if summary.row_diff.empty:
         return f"{name}: no changes; {slug} stays at revision {summary.revision}"
-    kinds = "; ".join(summary.changes.lines())
-    programmes = changed_programmes(summary.changes)
+    kinds = "; ".join(summary.row_diff.lines())
+    programmes = changed_programmes(summary.row_diff)
     shown = f" (programmes {', '.join(programmes)})" if programmes else ""
     return f"{name}: published {slug} revision {summary.revision}: {kinds}{shown}"
 
 
-def changed_programmes(changes, limit=10):
+def changed_programmes(row_diff, limit=10):
     """``general HS-LM``: the programmes whose rows or results the update changed."""
     from db.source import models as m
 
-    ids = set(changes.rows.get("subFestProgrammes", ()))
-    result_ids = list(changes.rows.get("results", ()))
+    ids = set(row_diff.rows.get("subFestProgrammes", ()))
+    result_ids = list(row_diff.rows.get("results", ()))
     if result_ids:
         ids |= {r.sub_fest_programme_id for r in m.Result.select(m.Result.sub_fest_programme)
                 .where(m.Result.id.in_(result_ids))}

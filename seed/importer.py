@@ -12,7 +12,6 @@ from db.compiler import publish
 from db.source import models as m
 
 from .locking import write_transaction
-from .changes import ChangeSummary, diff
 from .csv_folder import read_folder, read_zip
 from .festival_state import state_from_database, state_from_document
 from .fixture_format import SECTIONS, json_schema
@@ -20,6 +19,7 @@ from .local_times import festival_zone, localise_times
 from .natural_keys import Expander, KeyIndex, festival_id
 from .points import check_results
 from .problems import FixtureError
+from .row_diff import RowDiff, diff_rows
 from .sources import load_json
 from .withdrawals import WithdrawalRefused, guarded_write
 from .workbook import is_workbook, read_workbook
@@ -41,7 +41,7 @@ class ImportSummary:
     festival: m.Festival
     rows: int
     revision: int
-    changes: ChangeSummary
+    row_diff: RowDiff
     dry_run: bool = False
     # published records the import takes away (allowed, or listed by a dry run)
     withdrawals: list = field(default_factory=list)
@@ -157,12 +157,12 @@ class DryRun(Exception):
     """Raised inside the transaction of a dry run to roll it back."""
 
 
-def after_write(festival_id, recompute=True, changes=None, explain=False):
+def after_write(festival_id, recompute=True, row_diff=None, explain=False):
     """What every import does once its rows are written: leaderboards, the compiled public
-    view (what ``changes`` touched, or all of it), the change log and the revision.
+    view (what ``row_diff`` touched, or all of it), the change log and the revision.
     Returns the festival and the ``db.compiler.Publication``."""
     festival = m.Festival.get_by_id(festival_id)
-    return festival, publish(festival, recompute=recompute, changes=changes, explain=explain)
+    return festival, publish(festival, recompute=recompute, row_diff=row_diff, explain=explain)
 
 
 def _write_festival(state, festival_row, stored, progress=None):
@@ -215,7 +215,7 @@ def apply(state, progress=None, recompute=True, dry_run=False, allow_withdrawals
             withdrawals = guarded_write(festival_id, old, state, write, allow=allow_withdrawals, dry_run=dry_run)
             festival, published = after_write(festival_id, recompute, explain=dry_run)
             result = ImportSummary(festival=festival, rows=total, revision=published.revision,
-                                   changes=diff(old, state), dry_run=dry_run, withdrawals=withdrawals,
+                                   row_diff=diff_rows(old, state), dry_run=dry_run, withdrawals=withdrawals,
                                    leaderboards=published.leaderboards)
             if dry_run:
                 raise DryRun

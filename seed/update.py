@@ -17,7 +17,6 @@ from db import clock
 from db.source import models as m
 from db.source.revisions import current_revision
 
-from .changes import ChangeSummary, diff
 from .festival_state import FestivalState, state_from_database, state_from_document
 from .fixture_format import NATURAL_KEYS, SECTIONS, fixture_fields, json_schema, references
 from .locking import write_transaction
@@ -25,6 +24,7 @@ from .importer import DryRun, after_write, check_rows, insert_rows, link_rows, l
 from .local_times import festival_zone, localise_times
 from .natural_keys import INDEXED_ATTRS, Expander, KeyIndex
 from .problems import FixtureError
+from .row_diff import RowDiff, diff_rows
 from .validation import check_festival_slug, check_foreign_ids, check_shape
 from .withdrawals import guarded_write
 
@@ -35,7 +35,7 @@ _partial_validator = jsonschema.Draft202012Validator(json_schema(partial=True))
 class UpdateSummary:
     festival: m.Festival
     revision: int
-    changes: ChangeSummary
+    row_diff: RowDiff
     dry_run: bool = False
     # published records the update takes away (allowed, or listed by a dry run)
     withdrawals: list = field(default_factory=list)
@@ -108,19 +108,20 @@ def state_index(state, models=None):
     return index
 
 
-def _merge(old, changes, deleted):
-    new = FestivalState(festival={**old.festival, **changes.festival})
+def _merge(old, given, deleted):
+    """The stored rows ``old`` with the update file's rows ``given`` laid over them."""
+    new = FestivalState(festival={**old.festival, **given.festival})
     for section in SECTIONS:
         key = section.key
         rows = dict(old.rows[key])
         links = dict(old.links[key])
-        for row_id, row in changes.rows[key].items():
+        for row_id, row in given.rows[key].items():
             rows[row_id] = {**rows.get(row_id, {}), **row}
-            links[row_id] = {**links.get(row_id, {}), **changes.links[key][row_id]}
+            links[row_id] = {**links.get(row_id, {}), **given.links[key][row_id]}
         for row_id in deleted & rows.keys():
             del rows[row_id]
         new.rows[key], new.links[key] = rows, links
-    new.paths, new.given = changes.paths, changes.given
+    new.paths, new.given = given.paths, given.given
     return new
 
 
@@ -163,33 +164,33 @@ def plan_update(data, problems=()):
     expander = Expander(festival.slug, state_index(old, indexed_models(data)), existing_ids, update=True,
                         problems=problems)
     doc = expander.expand({**data, "festival": {**data["festival"], "id": str(festival.id)}})
-    changes = state_from_document(doc, problems)
+    given = state_from_document(doc, problems)  # the file's rows
     deleted = {uuid.UUID(i) for i in expander.deleted if i}
-    missing = [changes.paths[i] for i in deleted if str(i) not in existing_ids]
+    missing = [given.paths[i] for i in deleted if str(i) not in existing_ids]
     problems += [(f"{path}.deleted", "there is no such row to delete") for path in missing]
-    new = _merge(old, changes, deleted)
+    new = _merge(old, given, deleted)
     new.said_gone = deleted | {uuid.UUID(i) for i in expander.withdrawn if i}
-    _check_deletions(new, deleted, changes.paths, problems)
+    _check_deletions(new, deleted, given.paths, problems)
     # Stored rows were checked when they were written; deletions were checked above.
-    check_rows(new, problems, where="in the file or the festival", only=set(changes.paths))
+    check_rows(new, problems, where="in the file or the festival", only=set(given.paths))
     check_festival_slug(new.festival, problems)
     check_foreign_ids(new, festival.id, problems)
     if problems:
         raise FixtureError(problems)
-    file_ids = {i for section in SECTIONS for i in changes.rows[section.key]}
+    file_ids = {i for section in SECTIONS for i in given.rows[section.key]}
     return PlannedUpdate(festival, old, new, file_ids, deleted, revision)
 
 
-def _write(plan, changes):
+def _write(plan, row_diff):
     festival_id = plan.festival.id
-    festival_changes = {k: v for k, v in plan.new.festival.items() if plan.old.festival.get(k) != v}
-    if festival_changes:
+    changed_fields = {k: v for k, v in plan.new.festival.items() if plan.old.festival.get(k) != v}
+    if changed_fields:
         # The write is stamped now, whatever the file says its festival row was updated at.
-        festival_changes["updated_at"] = clock.utcnow()
-        m.Festival.update(**festival_changes).where(m.Festival.id == festival_id).execute()
+        changed_fields["updated_at"] = clock.utcnow()
+        m.Festival.update(**changed_fields).where(m.Festival.id == festival_id).execute()
     for section in SECTIONS:
         model, key = section.model, section.key
-        for row_id in [i for i in plan.new.rows[key] if i in changes.rows.get(key, ())]:
+        for row_id in [i for i in plan.new.rows[key] if i in row_diff.rows.get(key, ())]:
             row, before = plan.new.rows[key][row_id], plan.old.rows[key].get(row_id)
             if before is None:
                 insert_rows(model, [stored_row(section, row, festival_id)])
@@ -218,24 +219,24 @@ def apply_update(plan, dry_run=False, allow_withdrawals=False):
     would take published records away that its rows do not withdraw themselves, unless
     ``allow_withdrawals`` (``seed.withdrawals.guarded_write``).
     """
-    changes = diff(plan.old, plan.new, removed=plan.deleted, only=plan.file_ids | plan.deleted)
+    row_diff = diff_rows(plan.old, plan.new, removed=plan.deleted, only=plan.file_ids | plan.deleted)
     result = None
     try:
         with write_transaction():
             if current_revision(plan.festival.id)[0] != plan.revision:
                 raise StalePlan()
-            withdrawals = guarded_write(plan.festival.id, plan.old, plan.new, lambda: _write(plan, changes),
+            withdrawals = guarded_write(plan.festival.id, plan.old, plan.new, lambda: _write(plan, row_diff),
                                         allow=allow_withdrawals, dry_run=dry_run)
             festival_changed = any(plan.old.festival.get(k) != v for k, v in plan.new.festival.items())
             moves = []
-            if changes.empty and not festival_changed:
+            if row_diff.empty and not festival_changed:
                 revision = current_revision(plan.festival.id)[0]
                 festival = plan.festival
             else:
-                festival, published = after_write(plan.festival.id, changes=None if festival_changed else changes,
+                festival, published = after_write(plan.festival.id, row_diff=None if festival_changed else row_diff,
                                                   explain=dry_run)
                 revision, moves = published.revision, published.leaderboards
-            result = UpdateSummary(festival=festival, revision=revision, changes=changes, dry_run=dry_run,
+            result = UpdateSummary(festival=festival, revision=revision, row_diff=row_diff, dry_run=dry_run,
                                    withdrawals=withdrawals, leaderboards=moves)
             if dry_run:
                 raise DryRun

@@ -51,7 +51,7 @@ def test_a_team_entry_can_be_corrected_by_an_update(fresh_app):
         import_fixture(data)
         summary = update_fixture({"formatVersion": 1, "festival": {"slug": SLUG}, "results": [
             {"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "team_name": "Red School", "score": 85}]})
-        assert summary.changes.changed == {"results": 1}
+        assert summary.row_diff.changed == {"results": 1}
         [result] = (m.Result.select().join(m.Registration).join(m.SubFestProgramme).join(m.SubFest)
                     .join(m.Festival).where(m.Festival.slug == SLUG, m.Registration.sub_fest_candidate.is_null()))
         assert (result.registration.team.name, result.score, result.grade) == ("Red School", 85, "A")

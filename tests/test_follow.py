@@ -302,7 +302,7 @@ def test_each_wait_is_said_once_again_when_it_changes_and_its_end_too():
     """The Follower alone, turn by turn, with a source and an apply that do as told."""
     from types import SimpleNamespace
 
-    from seed.changes import ChangeSummary
+    from seed.row_diff import RowDiff
     from seed.follow import Follower, UrlSource, Waiting
 
     looks = iter([Waiting("x does not answer (refused)"), Waiting("x does not answer (refused)"),
@@ -323,7 +323,7 @@ def test_each_wait_is_said_once_again_when_it_changes_and_its_end_too():
 
     def apply(content):
         applied.append(content)
-        return SimpleNamespace(festival=SimpleNamespace(slug="f"), revision=7, changes=ChangeSummary())
+        return SimpleNamespace(festival=SimpleNamespace(slug="f"), revision=7, row_diff=RowDiff())
 
     follower = Follower(Source(), said.append, apply, pause=0)
     stop = SimpleNamespace(is_set=lambda: not remaining(), wait=lambda seconds: None)

@@ -66,7 +66,7 @@ UPDATES = {
 def test_an_update_compiles_the_same_rows_as_a_full_compile(natural, name):
     festival_id = natural
     summary = update_fixture(UPDATES[name]())
-    assert summary.changes.touched["subFestProgrammes"] or summary.changes.touched["subFestCandidates"]
+    assert summary.row_diff.touched["subFestProgrammes"] or summary.row_diff.touched["subFestCandidates"]
     after_update = compiled_rows(festival_id)
     compile_festival(festival_id)
     assert compiled_rows(festival_id) == after_update
@@ -121,7 +121,7 @@ def test_publishing_a_programme_of_the_bundled_festival_compiles_the_same_rows_a
                                                "chest_no": chest, "position": n + 1, "is_published": True,
                                                "published_at": "2026-01-18T12:00:00Z"}
                                               for n, chest in enumerate(entries[programme["id"]][:3])]})
-        scope = Scope.of(summary.changes)
+        scope = Scope.of(summary.row_diff)
         assert scope.programme_ids == {uuid.UUID(programme["id"])}
         after_update = compiled_rows(festival_id), topper_rows(festival_id)
         recompute_toppers(m.Festival.get_by_id(festival_id))

@@ -108,7 +108,7 @@ def test_a_schedule_written_in_local_time_is_found_again_by_an_update(fresh_app)
         assert [s.scheduled_at for s in schedules()] == [datetime.datetime(2026, 1, 10, 3, 30)]
         summary = update_fixture({"formatVersion": 1, "festival": {"slug": SLUG}, "schedules": [
             {**data["schedules"][0], "duration_minutes": 45}]})
-        assert summary.changes.changed == {"schedules": 1}
+        assert summary.row_diff.changed == {"schedules": 1}
         assert [s.duration_minutes for s in schedules()] == [45]
 
 

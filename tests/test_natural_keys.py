@@ -55,7 +55,7 @@ def test_ids_are_derived_from_the_festival_slug_and_the_natural_key(fresh_app):
         again = import_fixture(natural_festival())
         assert {model: {row.id for row in model.select()} for model in ids} == ids
     assert again.revision == summary.revision + 1
-    assert again.changes.empty, again.changes.lines()
+    assert again.row_diff.empty, again.row_diff.lines()
 
 
 def test_explicit_ids_and_natural_keys_mix(fresh_app):

@@ -58,14 +58,14 @@ def test_an_update_applies_its_rows_and_is_served_on_the_next_request(natural):
         after = row_counts()
         assert programme("P1", "junior").status == "result_published"
         assert result_of("101", slug="junior").points == 7
-        touched = summary.changes.touched
+        touched = summary.row_diff.touched
         assert touched["subFestProgrammes"] == {programme("P1", "junior").id}
         assert touched["subFestCandidates"] == {entry("101", "junior").id}
         assert touched["teams"] == {entry("101", "junior").team_id}
         assert touched["subFests"] == {sub_fest("junior").id}
         assert touched["news"] == set()
     assert summary.revision == revision + 1 == current_revision(festival.id)[0]
-    assert (summary.changes.added["results"], summary.changes.changed["subFestProgrammes"]) == (1, 1)
+    assert (summary.row_diff.added["results"], summary.row_diff.changed["subFestProgrammes"]) == (1, 1)
     assert {k: after[k] - before[k] for k in before if after[k] != before[k]} == {"Result": 1}
     body = app.test_client().get(f"{API}/candidate-result", headers={"X-API-Key": key},
                                  query_string={"chestNo": "101", "subFestSlug": "junior"}).get_json()
@@ -82,7 +82,7 @@ def test_a_corrected_score_changes_only_that_result_and_its_points_follow(natura
         assert (corrected.score, corrected.grade, corrected.points) == (85, "A", 8)
         assert corrected.is_published, "fields the row leaves out keep their stored values"
         assert result_of("101").points == untouched
-    assert summary.changes.changed == {"results": 1}
+    assert summary.row_diff.changed == {"results": 1}
 
 
 def test_withdrawing_and_deleting_are_explicit(natural):
@@ -96,10 +96,10 @@ def test_withdrawing_and_deleting_are_explicit(natural):
             news=[{"title": "Welcome", "deleted": True}]))
         assert not find(m.Registration, sub_fest_programme=programme("P1"), sub_fest_candidate=entry("103")).is_active
         assert not result_of("102").is_published
-        news_id = summary.changes.touched["news"].pop()
+        news_id = summary.row_diff.touched["news"].pop()
         assert not m.News.select().where(m.News.id == news_id).exists()
         after = row_counts()
-    assert summary.changes.withdrawn == {"registrations": 1, "results": 1, "news": 1}
+    assert summary.row_diff.withdrawn == {"registrations": 1, "results": 1, "news": 1}
     # nothing else is removed (leaderboards are recomputed from the remaining results)
     assert {k: after[k] - before[k] for k in before
             if after[k] != before[k] and k != "TopperEntry"} == {"News": -1, "NewsTag": -1}
@@ -162,7 +162,7 @@ def test_a_dry_run_reports_and_writes_nothing(natural):
         assert row_counts() == before and current_revision(festival.id) == revision
         assert programme("P1", "junior").status != "result_published"
     assert summary.dry_run
-    assert summary.changes.lines() == ["subFestProgrammes: 0 added, 1 changed, 0 withdrawn",
+    assert summary.row_diff.lines() == ["subFestProgrammes: 0 added, 1 changed, 0 withdrawn",
                                        "results: 1 added, 0 changed, 0 withdrawn"]
 
 
@@ -172,7 +172,7 @@ def test_an_unchanged_row_changes_nothing(natural):
         festival = m.Festival.get(m.Festival.slug == SLUG)
         revision = current_revision(festival.id)[0]
         summary = update_fixture(update(venues=[{"name": "Hall"}]))
-    assert summary.changes.empty and summary.revision == revision
+    assert summary.row_diff.empty and summary.revision == revision
 
 
 def csv_update(tmp_path, monkeypatch, url, **files):
@@ -235,14 +235,14 @@ def test_touched_records_follow_a_change_to_the_rows_they_depend_on(natural):
             programmes=[{"code": "LM", "name": "Light Music (solo)"}],
             candidates=[{"admission_number": "ADM-2", "name": "Bala K."}],
             downloads=[{"title": "Rules", "file_url": "https://example.org/rules-2.pdf"}]))
-        touched = summary.changes.touched
+        touched = summary.row_diff.touched
         assert touched["subFestProgrammes"] == {programme("P1").id, programme("P1", "junior").id}
         assert touched["subFestCandidates"] == {entry("102").id}
         # Bala's school and the team above it
         assert touched["teams"] == {entry("102").team_id, entry("102").team.parent_id}
         assert touched["subFests"] == {sub_fest("main").id, sub_fest("junior").id}
         assert len(touched["downloads"]) == 1 and touched["news"] == set()
-    assert summary.changes.rows.keys() == {"programmes", "candidates", "downloads"}
+    assert summary.row_diff.rows.keys() == {"programmes", "candidates", "downloads"}
 
 
 def test_a_row_changed_by_id_looks_its_keys_up_in_its_own_sub_fest(natural):

@@ -116,7 +116,7 @@ def test_withdrawing_an_entry_with_a_published_result_is_refused_with_the_way_to
         summary = update_fixture(update(registrations=[withdraw_entry], results=[
             {"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "chest_no": "101", "withdrawn": True}]))
     assert summary.withdrawals == []
-    assert (summary.changes.withdrawn["registrations"], summary.changes.withdrawn["results"]) == (1, 1)
+    assert (summary.row_diff.withdrawn["registrations"], summary.row_diff.withdrawn["results"]) == (1, 1)
 
 
 def test_a_dry_run_lists_what_would_go_and_writes_nothing(natural):

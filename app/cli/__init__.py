@@ -84,7 +84,7 @@ def _import(path, update=False, dry_run=False, allow_withdrawals=False, data=Non
             f"{path} would withdraw published records; nothing was written. If that is what you mean, "
             f"run the same command with {ALLOW_FLAG}")
     if update or dry_run:
-        for line in summary.changes.lines() or ["no changes"]:
+        for line in summary.row_diff.lines() or ["no changes"]:
             click.echo(f"  {line}", err=True)
     if dry_run:
         for move in summary.leaderboards:

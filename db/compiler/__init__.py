@@ -47,12 +47,12 @@ class Scope:
     candidate_ids: set = field(default_factory=set)
 
     @classmethod
-    def of(cls, changes):
-        """The scope of an import's changes (``seed.changes.ChangeSummary``), or None when
+    def of(cls, row_diff):
+        """The scope of an import's row diff (``seed.row_diff.RowDiff``), or None when
         the whole festival must be compiled again."""
-        if changes is None or SHOWN_BY_OTHERS & {key for key, ids in changes.rows.items() if ids}:
+        if row_diff is None or SHOWN_BY_OTHERS & {key for key, ids in row_diff.rows.items() if ids}:
             return None
-        touched = changes.touched
+        touched = row_diff.touched
         programmes = set(touched.get("subFestProgrammes", ())) | programmes_of(touched.get("people", ()))
         candidates = set(touched.get("subFestCandidates", ())) | participants_of(programmes)
         return cls(programmes, candidates)
@@ -137,18 +137,19 @@ class Publication:
     leaderboards: list = field(default_factory=list)
 
 
-def publish(festival, now=None, recompute=True, changes=None, explain=False):
+def publish(festival, now=None, recompute=True, row_diff=None, explain=False):
     """After a change to a festival's data, inside the writer's transaction: recompute its
-    leaderboards, compile its public view, bump its revision and record what changed in
-    public terms. Returns a :class:`Publication`."""
+    leaderboards, compile its public view (what ``row_diff``, the import's
+    ``seed.row_diff.RowDiff``, touched; all of it when None), bump its revision and record
+    what changed in public terms, the change log. Returns a :class:`Publication`."""
     now = now or clock.utcnow()
     with database.atomic():
         boards = leaderboard_entries(festival.id) if explain else None
-        scope = Scope.of(changes)
+        scope = Scope.of(row_diff)
         if recompute:
             # A leaderboard counts its own sub-fest's results: those of the sub-fests the
             # change touched are recomputed (all of them when the scope is the festival).
-            touched = None if scope is None else changes.touched.get("subFests", set())
+            touched = None if scope is None else row_diff.touched.get("subFests", set())
             recompute_toppers(festival, now=now, sub_fest_ids=touched)
         programme_ids = None if scope is None else scope.programme_ids
         before = snapshot(festival.id, programme_ids)

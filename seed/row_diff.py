@@ -1,4 +1,5 @@
-"""What an import changes: rows added, changed and withdrawn per kind, and the records touched.
+"""An import's row diff: the stored rows it adds, changes and withdraws per kind, and the
+public records they touch (not the public change log: that is ``db/compiler/changes.py``).
 
 ``touched`` names, per kind, the public records whose data an import changed, directly or
 through a row that belongs to them (a result touches its programme, its candidates and
@@ -14,7 +15,7 @@ TOUCHED_KINDS = ("subFests", "subFestProgrammes", "subFestCandidates", "teams",
 
 
 @dataclass
-class ChangeSummary:
+class RowDiff:
     """Counts per section key (e.g. ``"results"``) and the ids touched per kind."""
 
     added: Counter = field(default_factory=Counter)
@@ -70,12 +71,12 @@ def _is_withdrawal(section, old, new):
     return old.get(name, True) != value and new.get(name) == value
 
 
-def diff(old, new, removed=(), only=None):
+def diff_rows(old, new, removed=(), only=None):
     """Compare two :class:`FestivalState`; ``removed`` ids are gone from ``new``.
 
     ``only``: the ids that may differ (an update's rows); others are not compared.
     """
-    summary = ChangeSummary()
+    summary = RowDiff()
     users = _Users(new)
     old_rows = old.rows if old else {s.key: {} for s in SECTIONS}
     old_links = old.links if old else {s.key: {} for s in SECTIONS}
