@@ -26,9 +26,16 @@ def natural(fresh_app):
 def stored():
     """What a refused import must leave as it was: every row of every table, and the revision."""
     festival = m.Festival.get(m.Festival.slug == SLUG)
-    rows = {model.__name__: sorted(map(str, model.select().tuples())) for model in m.ALL_MODELS
-            if model is not m.Festival}
+    rows = {model.__name__: every_row(model) for model in m.ALL_MODELS if model is not m.Festival}
     return rows, current_revision(festival.id)[0]
+
+
+def every_row(model):
+    """The table's rows as the driver reads them, ordered by every column (read without the
+    models' conversions: a refused import must leave every stored value as it was)."""
+    columns = len(model._meta.sorted_fields)
+    order = ", ".join(str(n) for n in range(1, columns + 1))
+    return model._meta.database.execute_sql(f'SELECT * FROM "{model._meta.table_name}" ORDER BY {order}').fetchall()
 
 
 def morning_folder():
