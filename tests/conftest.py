@@ -195,17 +195,49 @@ def database_copy(url, tmp_path):
     yield f"sqlite:///{target}"
 
 
-@pytest.fixture
-def fresh_app(seeded, tmp_path):
-    """An app on a private writable copy of the seeded database, for tests that change data."""
+@contextlib.contextmanager
+def writable_app_on_copy(url, tmp_path):
+    """Yield ``(app, url)``: an app on a private writable copy of the database at ``url``;
+    the shared proxy's binding is put back afterwards."""
     previous = database.obj
-    with database_copy(seeded[0], tmp_path) as url:
-        app = create_app({"DATABASE_URL": url, **TEST_SETTINGS, "DATABASE_READONLY": False})
+    with database_copy(url, tmp_path) as copy_url:
+        app = create_app({"DATABASE_URL": copy_url, **TEST_SETTINGS, "DATABASE_READONLY": False})
         try:
-            yield app, url
+            yield app, copy_url
         finally:
             _close_bound_database()
             database.initialize(previous)
+
+
+@pytest.fixture
+def fresh_app(seeded, tmp_path):
+    """An app on a private writable copy of the seeded database, for tests that change data."""
+    with writable_app_on_copy(seeded[0], tmp_path) as made:
+        yield made
+
+
+@pytest.fixture(scope="session")
+def adm_filter_template(seeded, tmp_path_factory):
+    """The URL of a copy of the seeded database where the large festival has turned
+    ``admNoPattern`` on, made once a session (an update of the festival compiles it again);
+    tests work on copies of it (``adm_filter_app``)."""
+    previous = database.obj
+    with database_copy(seeded[0], tmp_path_factory.mktemp("adm_filter")) as url:
+        with writable(url):
+            from seed.update import update_fixture
+
+            update_fixture({"formatVersion": 1, "festival": {"slug": BIG, "admission_number_filter": True}})
+        database.initialize(previous)
+        yield url
+        _close_bound_database()
+
+
+@pytest.fixture
+def adm_filter_app(adm_filter_template, tmp_path):
+    """``(app, url)`` as ``fresh_app``, on a private copy where the large festival has turned
+    ``admNoPattern`` on."""
+    with writable_app_on_copy(adm_filter_template, tmp_path) as made:
+        yield made
 
 
 @pytest.fixture(autouse=True)

@@ -3,12 +3,11 @@ import fnmatch
 
 import pytest
 
-from conftest import API, BIG, SMALL, ApiClient, writable
+from conftest import API, BIG, SMALL, ApiClient
 from schemas.enums import GENDERS
 from fixture_rules import PRIVATE_FIELD_NAMES, flag, private_values
 from structure_rules import big, expected_order, fests, ids, sub_fest  # noqa: F401 (fixtures)
 from structure_tiny import shape  # noqa: F401 (fixture)
-from seed.update import update_fixture
 
 IDENTITY_FIELDS = {"id", "chestNo", "name", "nameLocal", "gender", "avatarUrl"}
 ITEM_FIELDS = {"id", "candidate", "avatarUrl", "subFest", "category", "team", "sections",
@@ -252,11 +251,9 @@ def test_several_chest_number_patterns_mean_any_of(api, big, sub_fest):
 
 
 @pytest.fixture
-def adm_api(fresh_app, keys):
+def adm_api(adm_filter_app, keys):
     """The API on a copy of the festivals where the large one has turned ``admNoPattern`` on."""
-    app, url = fresh_app
-    with writable(url):
-        update_fixture({"formatVersion": 1, "festival": {"slug": BIG, "admission_number_filter": True}})
+    app, _ = adm_filter_app
     return ApiClient(app.test_client(), keys)
 
 

@@ -12,10 +12,9 @@ import json
 import pytest
 
 from app.door.access_log import ACCESS_LOGGER
-from conftest import API, BIG, SMALL, ApiClient, writable
+from conftest import API, BIG, SMALL, ApiClient
 from custom_apps import app_with  # noqa: F401  (fixture)
 from schemas.candidates import ADM_NO_OFF_MESSAGE
-from seed.update import update_fixture
 from structure_rules import Festival
 from test_access_log import capture_log  # noqa: F401  (fixture)
 from test_rate_limit import redis_prefix  # noqa: F401  (fixture)
@@ -92,26 +91,44 @@ def test_every_data_endpoint_is_enumerated(operations):
     assert len(operations) >= 20
 
 
+# The enumerations below are split into this many parts (every part-th parameter), so that
+# the suite's workers share them.
+PARTS = 6
+
+
+def part_of(operations, part):
+    """``[(path, parameter name, takes free text)]``: the ``part``-th of every endpoint's
+    parameters (every PARTS-th from the ``part``-th), or all of them for ``None``."""
+    every = sorted((path, name, text) for path, parameters in operations.items() for name, text in parameters)
+    return every if part is None else every[part::PARTS]
+
+
+def test_the_parts_walk_every_parameter_once(operations):
+    every = part_of(operations, None)
+    parts = [entry for part in range(PARTS) for entry in part_of(operations, part)]
+    assert sorted(parts) == every and len(set(every)) == len(every)
+
+
+@pytest.mark.parametrize("part", range(PARTS))
 @pytest.mark.parametrize("slug", [BIG, SMALL])
 def test_enumerating_admission_numbers_through_every_parameter_learns_nothing(app, keys, fixture_data,
-                                                                           operations, slug):
+                                                                           operations, slug, part):
     festival = Festival(fixture_data[slug])
     bases = base_queries(festival)
     right = admission_numbers(fixture_data[slug])
     assert len(right) > 40
     client = app.test_client()
     learned = {}
-    for path, parameters in operations.items():
+    for path, name, text in part_of(operations, part):
         base = bases.get(path, {})
-        for name, text in parameters:
-            answers = {}
-            # every number through a text parameter; through a typed one, which refuses any
-            # of them as it parses it, every 20th
-            for guess in (right if text else right[::20]) + WRONG[slug]:
-                got = answer(client, keys[slug], path, {**base, name: guess}, guess)
-                answers.setdefault(got, []).append(guess)
-            if len(answers) != 1:
-                learned[f"{path}?{name}"] = [sorted(g)[:3] for g in answers.values()]
+        answers = {}
+        # every number through a text parameter; through a typed one, which refuses any
+        # of them as it parses it, every 20th
+        for guess in (right if text else right[::20]) + WRONG[slug]:
+            got = answer(client, keys[slug], path, {**base, name: guess}, guess)
+            answers.setdefault(got, []).append(guess)
+        if len(answers) != 1:
+            learned[f"{path}?{name}"] = [sorted(g)[:3] for g in answers.values()]
     assert learned == {}
 
 
@@ -126,9 +143,10 @@ def twin(value):
     return "".join(moved(c) for c in value)
 
 
+@pytest.mark.parametrize("part", range(PARTS // 2))
 @pytest.mark.parametrize("field", ["email", "phone", "date_of_birth"])
 def test_the_other_private_values_through_every_text_parameter_learn_nothing(app, keys, fixture_data, operations,
-                                                                             field):
+                                                                             field, part):
     """Every candidate's email, phone or date of birth in the small festival, each beside a
     value of the same shape that nobody has, through every parameter that takes free text:
     the two answers are the same."""
@@ -137,18 +155,16 @@ def test_the_other_private_values_through_every_text_parameter_learn_nothing(app
     bases = base_queries(Festival(fixture_data[SMALL]))
     client = app.test_client()
     learned = []
-    for path, parameters in operations.items():
-        for name, text in parameters:
-            if not text:
-                continue
-            for value in values:
-                wrong = twin(value)
-                assert wrong not in values
-                query = {**bases.get(path, {})}
-                right_answer = answer(client, keys[SMALL], path, {**query, name: value}, value)
-                wrong_answer = answer(client, keys[SMALL], path, {**query, name: wrong}, wrong)
-                if right_answer != wrong_answer:
-                    learned.append((path, name, value))
+    texts = [(path, name) for path, name, text in part_of(operations, None) if text]
+    for path, name in texts[part::PARTS // 2]:
+        for value in values:
+            wrong = twin(value)
+            assert wrong not in values
+            query = {**bases.get(path, {})}
+            right_answer = answer(client, keys[SMALL], path, {**query, name: value}, value)
+            wrong_answer = answer(client, keys[SMALL], path, {**query, name: wrong}, wrong)
+            if right_answer != wrong_answer:
+                learned.append((path, name, value))
     assert learned == []
 
 
@@ -168,11 +184,9 @@ def sub_fest_slug(fixture_data):
 
 
 @pytest.fixture
-def turned_on(fresh_app):
+def turned_on(adm_filter_app):
     """The URL of a copy where the large festival has turned ``admNoPattern`` on."""
-    _, url = fresh_app
-    with writable(url):
-        update_fixture({"formatVersion": 1, "festival": {"slug": BIG, "admission_number_filter": True}})
+    _, url = adm_filter_app
     return url
 
 
