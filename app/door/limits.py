@@ -37,11 +37,11 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 # Sent on every limited response; browsers may read them (app/door/headers.py exposes them).
 RATE_LIMIT_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After")
 
-# All endpoints share one counter per key and address (and one per key) instead of one
-# counter per endpoint.
-SCOPE = "public-api"
-KEY_SCOPE = "public-api-key"
-WRONG_KEY_SCOPE = "public-api-wrong-key"
+# The counters' names in the storage: all endpoints share one counter per key and address
+# (and one per key) instead of one counter per endpoint.
+KEY_AND_ADDRESS_COUNTER = "public-api"
+KEY_COUNTER = "public-api-key"
+WRONG_KEY_COUNTER = "public-api-wrong-key"
 # Most addresses a process remembers as over their wrong-key budget; past it, the ones
 # whose window ended are forgotten (and, if none has, all of them).
 BARRED_ADDRESSES = 10_000
@@ -119,9 +119,9 @@ class RateLimits:
 
     def _checks(self, key_id, address):
         for item in self.per_address:
-            yield item, (self.key_prefix, f"key:{key_id}:addr:{address}", SCOPE)
+            yield item, (self.key_prefix, f"key:{key_id}:addr:{address}", KEY_AND_ADDRESS_COUNTER)
         for item in self.per_key:
-            yield item, (self.key_prefix, f"key:{key_id}", KEY_SCOPE)
+            yield item, (self.key_prefix, f"key:{key_id}", KEY_COUNTER)
 
     def _ask(self, item, identifiers, spend):
         if time.monotonic() >= self._shared_from:
@@ -167,7 +167,7 @@ class RateLimits:
         not allowed once the address is over ``RATELIMIT_WRONG_KEYS``, which bars it
         (:meth:`barred`) until the window ends."""
         for item in self.wrong_keys:
-            allowed, stats = self._ask(item, (self.key_prefix, f"addr:{address}", WRONG_KEY_SCOPE), True)
+            allowed, stats = self._ask(item, (self.key_prefix, f"addr:{address}", WRONG_KEY_COUNTER), True)
             if not allowed:
                 headers = _refusal_headers(item, stats)
                 self._bar(address, stats.reset_time, headers)
