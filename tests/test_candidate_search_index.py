@@ -157,3 +157,89 @@ def test_terms_of_3_characters_or_more_are_decided_by_the_index_alone(seeded, te
     assert (INDEX in sql) == indexed
     assert params[indexed:] == contains_all(C.search, decided_by_like)[1]
     assert sql.count("LIKE") == len(decided_by_like)
+
+
+def _everyone_found(festival, found_rows, cases):
+    """Every case on every sub-fest, by the reader, against the rule on the compiled rows."""
+    for sub_fest, texts in found_rows.items():
+        for terms in cases:
+            expected = sorted(i for i, search in texts.items() if rule(search, terms))
+            assert found_by_reader(festival, sub_fest, terms) == (len(expected), expected), (sub_fest, terms)
+
+
+def _compiled(festival):
+    found = {}
+    for sub_fest, candidate, search in C.select(C.sub_fest, C.id, C.search).where(C.festival == festival).tuples():
+        found.setdefault(sub_fest, {})[candidate] = search
+    return found
+
+
+@pytest.mark.skipif(ON_POSTGRES, reason="SQLite's FTS5 table")
+def test_the_index_follows_every_compile_and_writes_again_only_the_sub_fests_that_changed(seeded, tmp_path):
+    """A compile that renames a candidate, one that removes a candidate and one that changes
+    nothing the index holds: each sub-fest's rows in the index are those of its compiled
+    candidates, in both sorts, and a sub-fest whose candidates did not change keeps its
+    rows as they were."""
+    from conftest import database_copy
+    from db.compiled.text_index import SCOPES
+    from db.compiler import compile_festival
+
+    with database_copy(seeded[0], tmp_path) as url, writable(url) as db:
+        festival = m.Festival.get(m.Festival.slug == BIG).id
+        entry = (m.SubFestCandidate.select().join(m.SubFest).where(m.SubFest.festival == festival)
+                 .order_by(m.SubFestCandidate.id).first())
+        renamed_sub_fest = entry.sub_fest_id
+
+        def held():
+            return dict(db.execute_sql(f'SELECT sub_fest, digest FROM "{SCOPES}"').fetchall())
+
+        before = held()
+        compile_festival(festival)  # nothing changed
+        assert held() == before
+        m.Candidate.update(name="Zyxwv Qopr").where(m.Candidate.id == entry.candidate_id).execute()
+        compile_festival(festival)
+        after = held()
+        changed = {sub_fest for sub_fest in after if after[sub_fest] != before.get(sub_fest)}
+        assert C.sub_fest.db_value(renamed_sub_fest) in changed
+        assert len(changed) < len(after)  # the others kept their rows
+        found = _compiled(festival)
+        assert found_by_reader(festival, renamed_sub_fest, ["ZYXWV q"])[0] == 1
+        _everyone_found(festival, found, [["zyxwv"], ["qopr"], ["wv qo"], ["abh"], ["nai"], ["an"]])
+        m.SubFestCandidate.delete().where(m.SubFestCandidate.id == entry.id).execute()
+        compile_festival(festival)
+        assert found_by_reader(festival, renamed_sub_fest, ["zyxwv"]) == (0, [])
+        _everyone_found(festival, _compiled(festival), [["abh"], ["nai"], ["kri", "na"]])
+
+
+@pytest.mark.skipif(ON_POSTGRES, reason="SQLite's FTS5 table")
+def test_init_replaces_the_index_of_earlier_versions(seeded, tmp_path):
+    """A database made by an earlier version has an FTS5 table of the candidates' own rowids,
+    kept by triggers: ``create_tables`` (``festival-api init``) drops it and its triggers and
+    fills the sub-fest-scoped index from the compiled rows."""
+    from conftest import database_copy
+    from db.compiled.tables import create_tables
+    from db.compiled.text_index import SCOPES
+
+    earlier = (
+        f'DROP TABLE "{INDEX}"', f'DROP TABLE "{SCOPES}"',
+        f"CREATE VIRTUAL TABLE \"{INDEX}\" USING fts5(search, content='public_candidate', "
+        "tokenize='trigram case_sensitive 1')",
+        f'CREATE TRIGGER "{INDEX}_insert" AFTER INSERT ON "public_candidate" BEGIN '
+        f'INSERT INTO "{INDEX}"(rowid, search) VALUES (new.rowid, new.search); END',
+        f'CREATE TRIGGER "{INDEX}_delete" AFTER DELETE ON "public_candidate" BEGIN '
+        f"INSERT INTO \"{INDEX}\"(\"{INDEX}\", rowid, search) VALUES ('delete', old.rowid, old.search); END",
+        f'CREATE TRIGGER "{INDEX}_update" AFTER UPDATE ON "public_candidate" BEGIN '
+        f"INSERT INTO \"{INDEX}\"(\"{INDEX}\", rowid, search) VALUES ('delete', old.rowid, old.search); "
+        f'INSERT INTO "{INDEX}"(rowid, search) VALUES (new.rowid, new.search); END',
+        f"INSERT INTO \"{INDEX}\"(\"{INDEX}\") VALUES ('rebuild')",
+    )
+    with database_copy(seeded[0], tmp_path) as url, writable(url) as db:
+        for sql in earlier:
+            db.execute_sql(sql)
+        create_tables(db)
+        assert db.execute_sql("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE ?",
+                              (f"{INDEX}%",)).fetchall() == []
+        festival = m.Festival.get(m.Festival.slug == BIG).id
+        _everyone_found(festival, _compiled(festival), [["abh"], ["nai"], ["ANU", "1"], ["an"], ["കു"]])
+        create_tables(db)  # again: nothing to replace, nothing written twice
+        assert db.execute_sql(f'SELECT COUNT(*) FROM "{INDEX}"').fetchone()[0] == 2 * C.select().count()

@@ -136,6 +136,12 @@ def every_page(client, key):
         programmes = fetch("/programmes", subFestId=sid, limit=100)["data"]
         fetch("/programmes", subFestId=sid, limit=100, sortBy="name", sortOrder="desc")
         candidates = fetch("/candidates", subFestId=sid, limit=100)["data"]
+        # searches: the copy's text index (SQLite) against the server's LIKE, a full page and a last one
+        for candidate in candidates[:3]:
+            name = candidate["candidate"]["name"]
+            for term in (name, name[:3], name.split()[0], candidate["candidate"]["chestNo"]):
+                fetch("/candidates", subFestId=sid, limit=5, search=term)
+                fetch("/candidates", subFestId=sid, limit=5, page=2, search=term, sortBy="name", sortOrder="desc")
         placeholders = fetch("/topper-placeholders", subFestId=sid, limit=100)["data"]
         for programme in programmes[:10]:
             fetch("/programme-detail", subFestProgramId=programme["id"])

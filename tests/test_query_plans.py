@@ -8,6 +8,7 @@ import datetime
 
 import pytest
 
+import db.read.candidates
 import db.read.registrations
 import db.read.sql
 from conftest import BIG, ON_POSTGRES, writable
@@ -92,6 +93,7 @@ def plans(seeded, monkeypatch):
 
         monkeypatch.setattr(db.read.sql, "run", recording)
         monkeypatch.setattr(db.read.registrations, "run", recording)
+        monkeypatch.setattr(db.read.candidates, "run", recording)
         with writable(seeded[0]) as connection:
             read()
             return [(sql, [row[3] for row in connection.execute_sql(f"EXPLAIN QUERY PLAN {sql}", params)])
@@ -168,27 +170,54 @@ def test_a_filtered_list_is_counted_within_its_scope_index(plans, ids, name, fil
 
 
 @pytest.mark.parametrize("terms, index", [
-    (["anu"], "text index"), (["ANU", "1"], "text index"), (['"nai'], "text index"),
+    (["anu"], "text index"), (["ANU", "1"], "text index"), (['"nai'], "text index"), (["nai"], "text index"),
     (["an"], "sort index"), (["a", "%"], "sort index"), (["V."], "sort index"),
 ])
 @pytest.mark.parametrize("sort_by", sorted(candidates.CANDIDATE_SORTS))
-def test_a_candidate_search_reads_an_index_never_the_rows_of_the_sub_fest(plans, ids, terms, index, sort_by):
+@pytest.mark.parametrize("order", ["asc", "desc"])
+def test_a_candidate_search_reads_an_index_never_the_rows_of_the_sub_fest(plans, ids, terms, index, sort_by, order):
     """``/candidates?search=``: a term of 3 characters or more is found by the text index
-    (db/compiled/text_index.py), and its page and count read only the rows it finds, by
-    rowid; shorter terms are matched on the ``search`` column the sort index holds, so the
-    count reads no row and the page only the rows it shows."""
-    _, read = LISTS["/candidates"]
-    [(sql, plan)] = plans(lambda: read(ids, sort_by, "asc", search=terms))
-    page_plan, count_plan = split_plan(plan)
+    (db/compiled/text_index.py) in the sub-fest's range of the index, in the list's order
+    (no sort step), and the page reads only the rows it shows; a full page's total is
+    counted on the index alone (a short term is checked on the row it finds). Shorter terms
+    are matched on the ``search`` column the sort index holds, so the count reads no row
+    and the page only the rows it shows."""
+    statements = plans(lambda: candidates.list_candidates(ids["festival"], ids["sub_fest"], 1, 2, sort_by, order,
+                                                          search=terms))
     if index == "text index":
-        for part in (page_plan, count_plan):
-            assert "SEARCH public_candidate USING INTEGER PRIMARY KEY (rowid=?)" in part, plan
-            assert "SCAN public_candidate_search VIRTUAL TABLE INDEX 0:M1" in part, plan
+        (page_sql, page_plan), *counted = statements
+        # MATCH and the rowid range (">", "<"), in rowid order (FTS5's flag 64; 128: descending)
+        assert [line for line in page_plan if "public_candidate" in line and "_scope" not in line] == [
+            f"SCAN public_candidate_search VIRTUAL TABLE INDEX {64 if order == 'asc' else 192}:M2><",
+            "SEARCH public_candidate USING INDEX sqlite_autoindex_public_candidate_1 (id=?)"], page_plan
+        assert not [line for line in page_plan if "TEMP B-TREE" in line], page_plan
+        assert len(counted) <= 1
+        for count_sql, count_plan in counted:
+            rows = [line for line in count_plan if "public_candidate" in line and "_scope" not in line]
+            assert rows[0] == "SCAN public_candidate_search VIRTUAL TABLE INDEX 0:M2><", count_plan
+            assert rows[1:] == ([] if all(len(t) >= 3 for t in terms) else
+                                ["SEARCH public_candidate USING INDEX sqlite_autoindex_public_candidate_1 (id=?)"])
     else:
+        [(sql, plan)] = statements
+        page_plan, count_plan = split_plan(plan)
         assert "public_candidate_search" not in sql
+        direction = "" if order == "asc" else "DESC "
         assert page_plan == [f"SEARCH public_candidate USING INDEX public_candidate_by_"
                              f"{'chest_no_key' if sort_by == 'chestNo' else 'name_key'}_with_search "
                              f"(festival=? AND sub_fest=?)"], plan
         assert [line for line in count_plan if "public_candidate" in line] == [
             line for line in count_plan if line.startswith("SEARCH public_candidate USING COVERING INDEX")], plan
         assert count_plan, plan
+
+
+def test_a_search_that_fills_its_page_is_counted_on_the_index_alone(plans, ids):
+    """A common word: the page stops at its rows, and the total is a count of the index's
+    rows in the sub-fest's range, no candidate's row read."""
+    found = []
+    statements = plans(lambda: found.append(candidates.list_candidates(
+        ids["festival"], ids["sub_fest"], 1, 2, "name", "asc", search=["nai"])))
+    assert len(statements) == 2 and len(found[0].items) == 2 and found[0].total > 2
+    count_sql, count_plan = statements[1]
+    assert count_sql.startswith('SELECT COUNT(*) FROM "public_candidate_search" WHERE')
+    assert [line for line in count_plan if "public_candidate" in line and "_scope" not in line] == [
+        "SCAN public_candidate_search VIRTUAL TABLE INDEX 0:M2><"], count_plan

@@ -62,7 +62,7 @@ from .tables import (
     PublicSecret,
     PublicTag,
 )
-from .text_index import create_text_index
+from .text_index import create_text_index, refresh_text_index
 
 # What requests read: the compiled lists, the change log and the key of the keyed hashes.
 COPIED_MODELS = (*READ_MODELS, PublicChange, PublicRevision, PublicSecret)
@@ -169,7 +169,7 @@ class LocalCopy:
                                 'revision INTEGER NOT NULL, changed_at TEXT)')
             for sql in _record_indexes():
                 self.db.execute_sql(sql)
-            create_text_index(self.db)  # kept by triggers as rows are copied in
+            create_text_index(self.db)  # kept by refresh_text_index once a festival's rows are in
 
     def close(self):
         """Close the copy's connections and remove its file."""
@@ -296,6 +296,7 @@ class LocalCopy:
                         table.replace(server, copy, key)
                 else:
                     self._replace_scope(server, copy, key, scope, since=held[0], until=target[0])
+                refresh_text_index(copy, _uuid_hex(key))
                 copy.execute(f'INSERT OR REPLACE INTO "{HELD_TABLE}" VALUES (?, ?, ?)', (key, *target))
                 copy.execute("COMMIT")
             except BaseException:

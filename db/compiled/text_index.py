@@ -1,20 +1,34 @@
-"""The text index of ``/candidates?search=``: a trigram index of ``PublicCandidate.search``.
+"""The text index of ``/candidates?search=``: a trigram index of ``PublicCandidate.search``,
+scoped by sub-fest and kept in each sort order.
 
 ``search`` matches a term anywhere in a candidate's compiled ``search`` column (a
 substring, A-Z folded on both sides: :func:`db.read.sql.contains_all`). Without an index
 that is a scan of the sub-fest's candidates, which grows with the festival; with a trigram
-index the engine finds the few rows that hold the term's trigrams instead.
+index the engine finds the rows that hold the term's trigrams instead.
 
 - SQLite: an FTS5 table with the ``trigram`` tokenizer over the candidates' ``search``
-  column (external content: the text is not stored twice), kept in step by triggers, so
-  every writer of ``public_candidate`` (the compile step, the local copy of a PostgreSQL
-  service) keeps it without knowing of it. ``case_sensitive 1``: the column and the terms
-  are already folded by the service's own rule (A-Z only; FTS5's folding would also fold
-  "É" to "é", which the rule keeps apart). The index finds a term of 3 characters or more
-  (:data:`MIN_INDEXED`); shorter terms have no trigram and are matched by ``LIKE`` alone.
-  Its rows follow the candidates' ``rowid``: a ``VACUUM`` may renumber those, after which
-  ``INSERT INTO public_candidate_search(public_candidate_search) VALUES('rebuild')``
-  (what :func:`create_text_index` does for a new index) makes it again.
+  text. ``case_sensitive 1``: the column and the terms are already folded by the service's
+  own rule (A-Z only; FTS5's folding would also fold "É" to "é", which the rule keeps
+  apart). The index finds a term of 3 characters or more (:data:`MIN_INDEXED`); shorter
+  terms have no trigram and are matched by ``LIKE`` alone.
+
+  Each candidate is in it twice, once for each sort of the list, and a row's ``rowid`` says
+  where: ``scope << SCOPE_SHIFT | order << ORDER_SHIFT | position``, ``scope`` the number of
+  its (festival, sub-fest) in :data:`SCOPES`, ``order`` the sort (:data:`ORDERS`),
+  ``position`` its place in that sort (the sort key, then the id: the order of the list);
+  ``words`` holds the text (named apart from the candidates' ``search``, so a condition on
+  that column joined to the index is not ambiguous).
+  So a search of one sub-fest is a ``rowid`` range of the index: FTS5 seeks to it in each
+  trigram's list and reads no other sub-fest's or festival's rows; its matches come in the
+  list's order (``ORDER BY rowid``, either direction), so a page stops after its rows; and
+  the total is a ``count(*)`` of the index alone, never a read of a candidate's row. The
+  ``candidate`` column (not indexed) names the row a page shows.
+
+  The compile step keeps it (:func:`refresh_text_index`, after the festival's rows are
+  written) and so does the local copy of a PostgreSQL service: for each sub-fest it
+  compares a digest of what the index holds (ids, text and sort keys) with the compiled
+  rows, and writes the sub-fest again only when they differ (a published result changes a
+  candidate's results, not the index).
 - PostgreSQL: a ``pg_trgm`` GIN index on the column, which ``LIKE '%term%'`` uses as it is.
   Creating the extension needs a role allowed to; without it the index is left out and
   the search scans as before (:func:`create_text_index` says so).
@@ -24,6 +38,7 @@ The answers are the same with or without it: on SQLite the FTS5 phrase of a term
 terms keep the ``LIKE`` of :func:`db.read.sql.contains_all` (:func:`db.read.sql.indexed_contains_all`);
 on PostgreSQL the ``LIKE`` decides and the index serves it.
 """
+import hashlib
 import logging
 
 from peewee import PostgresqlDatabase
@@ -31,35 +46,49 @@ from peewee import PostgresqlDatabase
 # PublicCandidate's table (db/compiled/tables.py, which imports this module to create the index)
 TABLE = "public_candidate"
 INDEX = f"{TABLE}_search"  # the FTS5 table on SQLite, the GIN index on PostgreSQL
+SCOPES = f"{TABLE}_search_scope"  # SQLite: (festival, sub-fest) -> its number, the digest of its rows
 # A trigram index finds terms of this many characters or more.
 MIN_INDEXED = 3
+# The parts of an index row's rowid (see above): 2**24 candidates a sub-fest, two sorts.
+ORDER_SHIFT = 24
+SCOPE_SHIFT = 25
+ORDERS = {"chestNo": 0, "name": 1}
+# Where each sort's key is in the rows refresh_text_index reads: (id, search, chest_no_key, name_key).
+_SORT_KEYS = {"chestNo": 2, "name": 3}
 
 logger = logging.getLogger(__name__)
 
+# The index of earlier versions: the candidates' own rowids, kept by triggers.
+_EARLIER = (f'DROP TRIGGER IF EXISTS "{INDEX}_insert"', f'DROP TRIGGER IF EXISTS "{INDEX}_delete"',
+            f'DROP TRIGGER IF EXISTS "{INDEX}_update"', f'DROP TABLE IF EXISTS "{INDEX}"')
+
 _SQLITE = (
-    f"CREATE VIRTUAL TABLE IF NOT EXISTS \"{INDEX}\" USING fts5("
-    f"search, content='{TABLE}', tokenize='trigram case_sensitive 1')",
-    f'CREATE TRIGGER IF NOT EXISTS "{INDEX}_insert" AFTER INSERT ON "{TABLE}" BEGIN '
-    f'INSERT INTO "{INDEX}"(rowid, search) VALUES (new.rowid, new.search); END',
-    f'CREATE TRIGGER IF NOT EXISTS "{INDEX}_delete" AFTER DELETE ON "{TABLE}" BEGIN '
-    f"INSERT INTO \"{INDEX}\"(\"{INDEX}\", rowid, search) VALUES ('delete', old.rowid, old.search); END",
-    f'CREATE TRIGGER IF NOT EXISTS "{INDEX}_update" AFTER UPDATE ON "{TABLE}" BEGIN '
-    f"INSERT INTO \"{INDEX}\"(\"{INDEX}\", rowid, search) VALUES ('delete', old.rowid, old.search); "
-    f'INSERT INTO "{INDEX}"(rowid, search) VALUES (new.rowid, new.search); END',
+    f'CREATE VIRTUAL TABLE IF NOT EXISTS "{INDEX}" USING fts5('
+    f"words, candidate UNINDEXED, tokenize='trigram case_sensitive 1')",
+    f'CREATE TABLE IF NOT EXISTS "{SCOPES}" (number INTEGER PRIMARY KEY, festival NOT NULL, sub_fest NOT NULL, '
+    f"digest TEXT NOT NULL, UNIQUE (festival, sub_fest))",
 )
 
 
 def create_text_index(db):
     """Create the index where it is missing (safe to repeat); return whether the database
-    has one. An index made for a table that already has rows is filled from them."""
+    has one. An index made for a table that already has rows is filled from them; the
+    index of earlier versions (kept by triggers) is replaced."""
     if isinstance(db, PostgresqlDatabase):
         return _create_postgres(db)
-    exists = db.execute_sql("SELECT 1 FROM sqlite_master WHERE name = ?", (INDEX,)).fetchone()
+    found = db.execute_sql("SELECT sql FROM sqlite_master WHERE name = ?", (INDEX,)).fetchone()
+    earlier = found is not None and "content=" in found[0]
     with db.atomic():
+        if earlier:
+            for sql in _EARLIER:
+                db.execute_sql(sql)
         for sql in _SQLITE:
             db.execute_sql(sql)
-        if not exists:
-            db.execute_sql(f"INSERT INTO \"{INDEX}\"(\"{INDEX}\") VALUES ('rebuild')")
+        if found is None or earlier:
+            connection = db.connection()
+            festivals = connection.execute(f'SELECT DISTINCT festival FROM "{TABLE}"').fetchall()
+            for (festival,) in festivals:
+                refresh_text_index(connection, festival)
     return True
 
 
@@ -82,3 +111,67 @@ def has_text_index(db):
     else:
         sql = "SELECT 1 FROM sqlite_master WHERE name = ?"
     return db.execute_sql(sql, (INDEX,)).fetchone() is not None
+
+
+def scope_range(order):
+    """``(sql, params)`` of ``"rowid" >= ? AND "rowid" < ?`` for the rows of one sub-fest in
+    one sort: the sub-fest's number is looked up in :data:`SCOPES` by the two parameters
+    the caller appends (festival, sub-fest, as stored); none: no row."""
+    low = f'(SELECT number FROM "{SCOPES}" WHERE festival = ? AND sub_fest = ?) * {1 << SCOPE_SHIFT}'
+    start = ORDERS[order] << ORDER_SHIFT
+    return f'"{INDEX}"."rowid" >= {low} + {start} AND "{INDEX}"."rowid" < {low} + {start + (1 << ORDER_SHIFT)}'
+
+
+def refresh_text_index(connection, festival):
+    """Bring the index of one festival's candidates in step with ``public_candidate``: each
+    sub-fest whose candidates' ids, text or sort keys changed is written again, in both
+    sorts; a sub-fest without candidates is removed. ``connection``: SQLite's own (the
+    caller's transaction); ``festival``: the id as the table stores it."""
+    rows = connection.execute(f'SELECT sub_fest, id, search, chest_no_key, name_key FROM "{TABLE}" '
+                              f'WHERE festival = ?', (festival,)).fetchall()
+    by_scope = {}
+    for sub_fest, *row in rows:
+        by_scope.setdefault(sub_fest, []).append(row)
+    held = {sub_fest: (number, digest) for number, sub_fest, digest in connection.execute(
+        f'SELECT number, sub_fest, digest FROM "{SCOPES}" WHERE festival = ?', (festival,))}
+    for sub_fest, (number, _) in held.items():
+        if sub_fest not in by_scope:
+            _clear(connection, number)
+            connection.execute(f'DELETE FROM "{SCOPES}" WHERE number = ?', (number,))
+    for sub_fest, candidates in by_scope.items():
+        candidates.sort()  # by id: the digest does not depend on the order rows were read in
+        digest = _digest(candidates)
+        number, was = held.get(sub_fest, (None, None))
+        if digest == was:
+            continue
+        if number is None:
+            number = connection.execute(f'INSERT INTO "{SCOPES}" (festival, sub_fest, digest) VALUES (?, ?, ?)',
+                                        (festival, sub_fest, digest)).lastrowid
+        else:
+            _clear(connection, number)
+            connection.execute(f'UPDATE "{SCOPES}" SET digest = ? WHERE number = ?', (digest, number))
+        connection.executemany(f'INSERT INTO "{INDEX}" (rowid, words, candidate) VALUES (?, ?, ?)',
+                               _index_rows(number, candidates))
+
+
+def _index_rows(number, candidates):
+    for order, at in ORDERS.items():
+        key = _SORT_KEYS[order]
+        ordered = sorted(candidates, key=lambda row: (bytes(row[key]), row[0]))
+        base = number << SCOPE_SHIFT | at << ORDER_SHIFT
+        for position, (candidate, search, *_) in enumerate(ordered):
+            yield base + position, search, candidate
+
+
+def _clear(connection, number):
+    connection.execute(f'DELETE FROM "{INDEX}" WHERE rowid >= ? AND rowid < ?',
+                       (number << SCOPE_SHIFT, (number + 1) << SCOPE_SHIFT))
+
+
+def _digest(candidates):
+    digest = hashlib.blake2b(digest_size=16)
+    for row in candidates:
+        for value in row:
+            data = value if isinstance(value, bytes) else str(value).encode()
+            digest.update(len(data).to_bytes(4, "big") + data)
+    return digest.hexdigest()

@@ -11,8 +11,17 @@ is part of the writer's transaction, and the revision moves with it.
 from dataclasses import dataclass, field
 
 from .. import clock
-from ..compiled.tables import KEPT_BY_DIGEST, PER_RECORD_MODELS, PER_RECORD_ROWS, PER_RECORD_TAGS, READ_MODELS, PublicTag
-from ..database import database
+from ..compiled.tables import (
+    KEPT_BY_DIGEST,
+    PER_RECORD_MODELS,
+    PER_RECORD_ROWS,
+    PER_RECORD_TAGS,
+    READ_MODELS,
+    PublicCandidate,
+    PublicTag,
+)
+from ..compiled.text_index import refresh_text_index
+from ..database import database, is_postgres
 from ..source import models as m
 from ..source.registrations import registrations_of
 from ..source.revisions import bump_revision
@@ -124,6 +133,8 @@ def compile_festival(festival_id, scope=None):
                 step(festival_id, writer, getattr(scope, name))
         writer.flush()
         store_totals(festival_id)
+        if not is_postgres():  # PostgreSQL's trigram index is the table's own; its local copy keeps this
+            refresh_text_index(database.obj.connection(), PublicCandidate.festival.db_value(festival_id))
 
 
 @dataclass

@@ -8,10 +8,23 @@ and only when the festival has turned the filter on (:class:`PrivateFilterOff` o
 from ..compiled import kinds
 from ..compiled.tables import PublicCandidate as C
 from ..compiled.tables import PublicSecret, adm_no_digest
-from ..compiled.text_index import INDEX
-from ..query import ascii_lower
+from ..compiled.text_index import INDEX, MIN_INDEXED, scope_range
+from ..query import Page, ascii_lower
 from . import find_by_selectors
-from .sql import Select, any_bool, equals, indexed_contains_all, one_of, pattern_any, tagged, uses_text_index
+from .sql import (
+    Select,
+    any_bool,
+    column,
+    contains_all,
+    equals,
+    indexed_contains_all,
+    match_query,
+    one_of,
+    pattern_any,
+    run,
+    tagged,
+    uses_text_index,
+)
 
 CANDIDATE_SORTS = {
     # Shorter chest numbers first, so numeric ones sort as numbers ("99" before "100").
@@ -62,16 +75,51 @@ def candidate_filters(festival_id):
 
 def list_candidates(festival_id, sub_fest_id, page, limit, sort_by, sort_order, **filters):
     """One page of a sub-fest's candidates: ``(body,)`` rows. A ``search`` the text index
-    serves reads the rows it finds and sorts them (a search finds few), not the sort index."""
-    select = (Select(C)
-              .where(*equals(C.festival, festival_id))
-              .where(*equals(C.sub_fest, sub_fest_id))
-              .total_of(kinds.LIST_CANDIDATES, festival_id, sub_fest_id)
-              .filter(candidate_filters(festival_id), filters)
-              .sort(CANDIDATE_SORTS, sort_by, sort_order, C.id))
+    serves is read from the index (:func:`_search_page`)."""
     if uses_text_index(filters.get("search")):
-        select.by_rowid()
-    return select.page(page, limit, C.body)
+        return _search_page(festival_id, sub_fest_id, page, limit, sort_by, sort_order, filters)
+    return (Select(C)
+            .where(*equals(C.festival, festival_id))
+            .where(*equals(C.sub_fest, sub_fest_id))
+            .total_of(kinds.LIST_CANDIDATES, festival_id, sub_fest_id)
+            .filter(candidate_filters(festival_id), filters)
+            .sort(CANDIDATE_SORTS, sort_by, sort_order, C.id)
+            .page(page, limit, C.body))
+
+
+def _search_page(festival_id, sub_fest_id, page, limit, sort_by, sort_order, filters):
+    """A page of a search through the text index (SQLite; ``db.compiled.text_index``): the
+    index's rows of the sub-fest in the sort asked for, a ``rowid`` range, give the matches in
+    the list's order, so the page reads the rows it shows and no other. A page that is not
+    full is the last: its total needs no count. Otherwise the total counts the index's rows
+    alone while only the terms the index finds narrow the list; a shorter term or another
+    filter is a condition on the candidate's row, read for each match."""
+    others = (Select(C).filter({name: make for name, make in candidate_filters(festival_id).items()
+                                if name != "search"}, filters))
+    terms = filters["search"]
+    short, short_params = contains_all(C.search, [term for term in terms if len(term) < MIN_INDEXED])
+    if short_params:
+        others.where(short, short_params)
+    scope = [C.festival.db_value(festival_id), C.sub_fest.db_value(sub_fest_id)] * 2
+    found = f'"{INDEX}" MATCH ? AND {scope_range(sort_by)}'
+    found_params = [match_query(terms), *scope]
+    joined = f'"{INDEX}" JOIN "{C._meta.table_name}" ON {column(C.id)} = "{INDEX}"."candidate"'
+    if others.conditions:
+        where = " AND ".join([found, *others.conditions])
+        where_params = [*found_params, *others.params]
+        count = f"SELECT COUNT(*) FROM {joined} WHERE {where}"
+    else:
+        where, where_params = found, found_params
+        count = f'SELECT COUNT(*) FROM "{INDEX}" WHERE {where}'
+    direction = "DESC" if sort_order == "desc" else "ASC"
+    offset = (page - 1) * limit
+    rows = run(f'SELECT {column(C.body)} FROM {joined} WHERE {where} ORDER BY "{INDEX}"."rowid" {direction} '
+               f"LIMIT ? OFFSET ?", [*where_params, limit, offset]).fetchall()
+    if len(rows) < limit and (rows or not offset):
+        total = offset + len(rows)  # the last page: no count (a whole name finds one)
+    else:
+        total = run(count, where_params).fetchone()[0]
+    return Page(items=rows, page=page, limit=limit, total=total)
 
 
 DETAIL_COLUMNS = (C.sub_fest, C.detail)

@@ -81,27 +81,31 @@ def indexed_terms(terms):
 
 
 def uses_text_index(terms):
-    """Whether :func:`indexed_contains_all` reads ``terms`` through the FTS5 table: then the
-    rows come by ``rowid`` from it (:meth:`Select.by_rowid`)."""
+    """Whether :func:`indexed_contains_all` reads ``terms`` through the FTS5 table (SQLite,
+    a term of ``MIN_INDEXED`` characters or more)."""
     return bool(terms) and bool(indexed_terms(terms)) and not is_postgres()
 
 
 def indexed_contains_all(model_field, terms, index):
     """:func:`contains_all`, with the trigram ``index`` of the column (an FTS5 table of the
-    same rows, ``db.compiled.text_index``) deciding on SQLite: every term of
+    same text, ``db.compiled.text_index``) deciding on SQLite: every term of
     ``MIN_INDEXED`` characters or more, as an FTS5 phrase (``"`` doubled), must be in the
     row. Such a phrase is exactly the rule's match: the tokenizer is ``case_sensitive 1`` and
     the term is A-Z folded as the column is, so a phrase of a term's trigrams at consecutive
     places is the term as a substring, and FTS5 takes no character of a quoted phrase as
-    syntax. Only shorter terms (no trigram) keep their ``LIKE``; so a search of such terms
-    reads no row to decide, and the count needs the row only for the sub-fest.
-    PostgreSQL's trigram index serves the ``LIKE`` itself."""
+    syntax. Only shorter terms (no trigram) keep their ``LIKE``. The index names its rows'
+    ids (``candidate``). PostgreSQL's trigram index serves the ``LIKE`` itself. (A list of
+    one sub-fest reads the index in its sort order instead: :class:`IndexedSearch`.)"""
     if not uses_text_index(terms):
         return contains_all(model_field, terms)
-    query = " AND ".join('"' + term.replace('"', '""') + '"' for term in indexed_terms(terms))
     short, params = contains_all(model_field, [term for term in terms if len(term) < MIN_INDEXED])
-    return (f'"rowid" IN (SELECT "rowid" FROM "{index}" WHERE "{index}" MATCH ?) AND {short}',
-            [query, *params])
+    return (f'{column(model_field.model.id)} IN (SELECT "candidate" FROM "{index}" WHERE "{index}" MATCH ?) '
+            f'AND {short}', [match_query(terms), *params])
+
+
+def match_query(terms):
+    """The FTS5 query of the terms the index finds: each a quoted phrase, all of them."""
+    return " AND ".join('"' + term.replace('"', '""') + '"' for term in indexed_terms(terms))
 
 
 def pattern_any(model_fields, patterns):
@@ -139,7 +143,6 @@ class Select:
     params: list = field(default_factory=list)
     order: str = ""
     stored_total: tuple = ()  # see ``total_of``
-    not_indexed: bool = False  # see ``by_rowid``
 
     def where(self, sql, params=()):
         self.conditions.append(f"({sql})")
@@ -150,14 +153,6 @@ class Select:
         """The rows so far are the whole list ``list_name`` of ``scope_id``: while no
         later condition narrows them, ``count`` reads the total the compiler stored."""
         self.stored_total = (len(self.conditions), list_name, festival_id, scope_id)
-        return self
-
-    def by_rowid(self):
-        """Read the rows by ``rowid`` (SQLite's ``NOT INDEXED``), not by an index of the
-        table: a condition names the few rows by their rowid (a text index found them), and
-        the planner, which cannot tell how few, would otherwise walk the list's sort index
-        through every row of the scope."""
-        self.not_indexed = True
         return self
 
     def filter(self, filters, args):
@@ -187,8 +182,6 @@ class Select:
 
     def _sql(self, columns):
         sql = f'SELECT {", ".join(columns)} FROM "{self.model._meta.table_name}"'
-        if self.not_indexed:
-            sql += " NOT INDEXED"
         if self.conditions:
             sql += " WHERE " + " AND ".join(self.conditions)
         return sql
@@ -200,15 +193,6 @@ class Select:
         columns = [column(f) for f in model_fields]
         sql = self._sql([expression, *columns] if expression else columns)
         params = [*leading_params, *self.params]
-        if self.not_indexed and self.order and limit is not None:
-            # The page's rowids first, sorted on the sort keys alone, then only their rows:
-            # the sort does not carry every found row's wide columns (a common word finds
-            # hundreds).
-            table = self.model._meta.table_name
-            page = self._sql(['"rowid"']) + f" ORDER BY {self.order} LIMIT ? OFFSET ?"
-            sql = (f'SELECT {", ".join([expression, *columns] if expression else columns)} FROM "{table}" '
-                   f'NOT INDEXED WHERE "rowid" IN ({page}) ORDER BY {self.order}')
-            return run(sql, [*leading_params, *self.params, limit, offset]).fetchall()
         if self.order:
             sql += f" ORDER BY {self.order}"
         if limit is not None:
