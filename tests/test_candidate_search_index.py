@@ -68,6 +68,20 @@ def samples(found):
 
 def found_by_reader(festival, sub_fest, terms):
     page = candidates.list_candidates(festival, sub_fest, 1, 500, "name", "asc", search=terms)
+    # the other sort, both directions, in pages: a page that is not the last has its total
+    # counted (on the index alone), the last one not
+    by_chest_no = candidates.list_candidates(festival, sub_fest, 1, 500, "chestNo", "desc", search=terms)
+    first = candidates.list_candidates(festival, sub_fest, 1, 3, "chestNo", "desc", search=terms)
+    second = candidates.list_candidates(festival, sub_fest, 2, 3, "chestNo", "desc", search=terms)
+    assert first.total == second.total == by_chest_no.total == page.total, terms
+    assert [*first.items, *second.items] == by_chest_no.items[:6], terms
+    assert sorted(by_chest_no.items) == sorted(page.items), terms
+    # in the lists' own order: the sort key, then the id, as the sort indexes give it
+    for sort_by, order, found in (("name", "asc", page), ("chestNo", "desc", by_chest_no)):
+        plain = (Select(C).where(*equals(C.festival, festival)).where(*equals(C.sub_fest, sub_fest))
+                 .where(*contains_all(C.search, terms)).sort(candidates.CANDIDATE_SORTS, sort_by, order, C.id)
+                 .rows(C.body))
+        assert found.items == plain, (terms, sort_by, order)
     return page.total, sorted(C.id.python_value(row) for row in _ids(festival, sub_fest, terms))
 
 

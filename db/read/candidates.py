@@ -19,6 +19,7 @@ from .sql import (
     equals,
     indexed_contains_all,
     match_query,
+    sparse_match_query,
     one_of,
     pattern_any,
     run,
@@ -90,10 +91,12 @@ def list_candidates(festival_id, sub_fest_id, page, limit, sort_by, sort_order, 
 def _search_page(festival_id, sub_fest_id, page, limit, sort_by, sort_order, filters):
     """A page of a search through the text index (SQLite; ``db.compiled.text_index``): the
     index's rows of the sub-fest in the sort asked for, a ``rowid`` range, give the matches in
-    the list's order, so the page reads the rows it shows and no other. A page that is not
-    full is the last: its total needs no count. Otherwise the total counts the index's rows
-    alone while only the terms the index finds narrow the list; a shorter term or another
-    filter is a condition on the candidate's row, read for each match."""
+    the list's order, so the page reads the rows it shows and few others (a long term's rows
+    are found by three of its trigrams and checked: ``sparse_match_query``). A page that is
+    not full is the last: its total needs no count (a whole name finds one). Otherwise the
+    total counts the index's rows alone while only the terms the index finds narrow the
+    list; a shorter term or another filter is a condition on the candidate's row, read for
+    each match."""
     others = (Select(C).filter({name: make for name, make in candidate_filters(festival_id).items()
                                 if name != "search"}, filters))
     terms = filters["search"]
@@ -102,23 +105,23 @@ def _search_page(festival_id, sub_fest_id, page, limit, sort_by, sort_order, fil
         others.where(short, short_params)
     scope = [C.festival.db_value(festival_id), C.sub_fest.db_value(sub_fest_id)] * 2
     found = f'"{INDEX}" MATCH ? AND {scope_range(sort_by)}'
-    found_params = [match_query(terms), *scope]
     joined = f'"{INDEX}" JOIN "{C._meta.table_name}" ON {column(C.id)} = "{INDEX}"."candidate"'
-    if others.conditions:
-        where = " AND ".join([found, *others.conditions])
-        where_params = [*found_params, *others.params]
-        count = f"SELECT COUNT(*) FROM {joined} WHERE {where}"
-    else:
-        where, where_params = found, found_params
-        count = f'SELECT COUNT(*) FROM "{INDEX}" WHERE {where}'
+    # The page: a long term by three of its trigrams, then checked on the row it finds.
+    sparse, long_terms = sparse_match_query(terms)
+    checked, checked_params = contains_all(C.search, long_terms) if long_terms else ("1 = 1", [])
     direction = "DESC" if sort_order == "desc" else "ASC"
     offset = (page - 1) * limit
-    rows = run(f'SELECT {column(C.body)} FROM {joined} WHERE {where} ORDER BY "{INDEX}"."rowid" {direction} '
-               f"LIMIT ? OFFSET ?", [*where_params, limit, offset]).fetchall()
+    rows = run(f'SELECT {column(C.body)} FROM {joined} WHERE {" AND ".join([found, *others.conditions, checked])} '
+               f'ORDER BY "{INDEX}"."rowid" {direction} LIMIT ? OFFSET ?',
+               [sparse, *scope, *others.params, *checked_params, limit, offset]).fetchall()
     if len(rows) < limit and (rows or not offset):
-        total = offset + len(rows)  # the last page: no count (a whole name finds one)
+        return Page(items=rows, page=page, limit=limit, total=offset + len(rows))  # the last page: no count
+    # The total: every term's phrase, on the index alone unless another condition is on the row.
+    if others.conditions:
+        count = f'SELECT COUNT(*) FROM {joined} WHERE {" AND ".join([found, *others.conditions])}'
     else:
-        total = run(count, where_params).fetchone()[0]
+        count = f'SELECT COUNT(*) FROM "{INDEX}" WHERE {found}'
+    total = run(count, [match_query(terms), *scope, *others.params]).fetchone()[0]
     return Page(items=rows, page=page, limit=limit, total=total)
 
 

@@ -105,7 +105,33 @@ def indexed_contains_all(model_field, terms, index):
 
 def match_query(terms):
     """The FTS5 query of the terms the index finds: each a quoted phrase, all of them."""
-    return " AND ".join('"' + term.replace('"', '""') + '"' for term in indexed_terms(terms))
+    return " AND ".join(_phrase(term) for term in indexed_terms(terms))
+
+
+# A term this long is found, for a page, by three of its trigrams (see ``sparse_match_query``).
+SPARSE_FROM = 7
+
+
+def sparse_match_query(terms):
+    """``(query, long terms)``: the FTS5 query of :func:`match_query`, but a term of
+    ``SPARSE_FROM`` characters or more is its first, middle and last trigram, each anywhere
+    in the row; the rows it finds hold more than the long terms' matches, so the caller
+    checks those terms on the row (their ``LIKE``). A phrase of every trigram of a whole
+    name (14 for "abhinav b. kurup") walks every one of their lists through the sub-fest,
+    common ones ("an ", " b.") too; three of them find the few rows to check for less."""
+    parts, long_terms = [], []
+    for term in indexed_terms(terms):
+        if len(term) < SPARSE_FROM:
+            parts.append(_phrase(term))
+            continue
+        long_terms.append(term)
+        middle = (len(term) - 3) // 2
+        parts += [_phrase(term[at:at + 3]) for at in dict.fromkeys((0, middle, len(term) - 3))]
+    return " AND ".join(parts), long_terms
+
+
+def _phrase(term):
+    return '"' + term.replace('"', '""') + '"'
 
 
 def pattern_any(model_fields, patterns):
