@@ -9,6 +9,11 @@ on it with the response cache off; all of them are up at once. Each row is then 
 every server in turn at one connection, ``--repeat`` times, and compared by the median p50:
 the target is the scale-20 p50 within 1.25× of the scale-1 p50 (docs/performance.md).
 
+``--cpu`` measures, besides, the CPU time of each request in process (the WSGI app called
+directly, no server or network: one worker process for each version and scale, the rows
+taken in turn by each, ``--repeat`` times; the median of each round's median), which a
+shared machine's load disturbs much less than a latency.
+
 The searches are what a site's search box sends: a candidate's whole name, one word of it,
 the first three letters of a name, a chest number, and a word of a Malayalam name; each
 row draws its terms from 200 candidates of the sub-fest with most programmes, the same way
@@ -98,12 +103,67 @@ def searches(port, key):
     }
 
 
+class CpuWorker:
+    """A process running the WSGI app of ``code`` on ``url``: given a row's name, it calls
+    each of the row's paths once and answers the median thread CPU µs a request."""
+
+    def __init__(self, code, url, key, rows_file):
+        self.process = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker", code, rows_file, key],
+                                        env={**service_env(url, 0, None), "PYTHONPATH": code, "LOG_LEVEL": "WARNING"},
+                                        cwd=code, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        if self.process.stdout.readline().strip() != "ready":
+            raise RuntimeError(f"the CPU worker of {code} did not start")
+
+    def measure(self, row):
+        self.process.stdin.write(row + "\n")
+        self.process.stdin.flush()
+        return float(self.process.stdout.readline())
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait(timeout=30)
+
+
+def worker(code, rows_file, key):
+    """``CpuWorker``'s side: the app of ``code`` (on ``DATABASE_URL``), in this process."""
+    sys.path.insert(0, code)
+    from werkzeug.test import EnvironBuilder
+
+    from app import create_app
+    app = create_app()
+    with open(rows_file) as fh:
+        rows = json.load(fh)
+
+    def call(path):
+        base, _, query = path.partition("?")
+        environ = EnvironBuilder(path=base, query_string=query, headers={"X-API-Key": key}).get_environ()
+        status = []
+        b"".join(app(environ, lambda s, h, e=None: status.append(s)))
+        if not status[0].startswith("200"):
+            raise RuntimeError(f"{path}: {status[0]}")
+
+    for paths in rows.values():
+        for path in paths:
+            call(path)  # warm: connections, caches of the revision
+    print("ready", flush=True)
+    for line in sys.stdin:
+        times = []
+        for path in rows[line.strip()]:
+            started = time.thread_time_ns()
+            call(path)
+            times.append((time.thread_time_ns() - started) / 1000)
+        print(statistics.median(times), flush=True)
+
+
 def main():
+    if sys.argv[1:2] == ["--worker"]:
+        return worker(*sys.argv[2:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", required=True, help="a folder holding the code to compare with")
     parser.add_argument("--scales", default="1,20")
     parser.add_argument("--seconds", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--cpu", action="store_true", help="also the CPU time a request, in process")
     args = parser.parse_args()
     scales = [int(s) for s in args.scales.split(",")]
     versions = {"before": os.path.abspath(args.before), "after": ROOT}
@@ -116,6 +176,7 @@ def main():
                 subprocess.run([sys.executable, "-m", "seed.generate", "--scale", str(scale), "--out", files[scale]],
                                cwd=ROOT, check=True, capture_output=True)
         servers = []  # (version, scale, server, key, rows)
+        workers = []  # (version, scale, CpuWorker) with --cpu
         for version, code in versions.items():
             for scale in scales:
                 url = f"sqlite:///{os.path.join(workdir, f'{version}-{scale}.db')}"
@@ -127,6 +188,13 @@ def main():
                 server = Server(code, service_env(url, 0, log), log)
                 stack.callback(server.close)
                 servers.append((version, scale, server, key, searches(server.port, key)))
+                if args.cpu:
+                    rows_file = os.path.join(workdir, f"{version}-{scale}-rows.json")
+                    with open(rows_file, "w") as fh:
+                        json.dump(servers[-1][4], fh)
+                    cpu = CpuWorker(code, url, key, rows_file)
+                    stack.callback(cpu.close)
+                    workers.append((version, scale, cpu))
         p50s = {}
         for row in servers[0][4]:
             for _ in range(args.repeat):
@@ -139,6 +207,11 @@ def main():
                     if figures["errors"] or figures["non_2xx_3xx"]:
                         raise RuntimeError(f"{version} s{scale} {row}: errors {figures}")
                     p50s.setdefault((row, version, scale), []).append(figures["p50_ms"])
+        cpu = {}
+        for _ in range(args.repeat if workers else 0):
+            for row in servers[0][4]:
+                for version, scale, cpu_worker in workers:
+                    cpu.setdefault((row, version, scale), []).append(cpu_worker.measure(row))
         print(f"load average after: {os.getloadavg()}", flush=True)
         first, last = scales[0], scales[-1]
         print(f"{'row (median p50, ms)':<24}" + "".join(f"{f'{v} s{s}':>12}" for v in versions for s in scales)
@@ -147,6 +220,13 @@ def main():
             medians = {(v, s): statistics.median(p50s[(row, v, s)]) for v in versions for s in scales}
             print(f"{row:<24}" + "".join(f"{medians[(v, s)]:>12.2f}" for v in versions for s in scales)
                   + "".join(f"{medians[(v, last)] / medians[(v, first)]:>17.2f}x" for v in versions), flush=True)
+        if cpu:
+            print(f"{'row (CPU us a request)':<24}" + "".join(f"{f'{v} s{s}':>12}" for v in versions for s in scales)
+                  + "".join(f"{f'{v} s{last}/s{first}':>18}" for v in versions))
+            for row in servers[0][4]:
+                medians = {(v, s): statistics.median(cpu[(row, v, s)]) for v in versions for s in scales}
+                print(f"{row:<24}" + "".join(f"{medians[(v, s)]:>12.0f}" for v in versions for s in scales)
+                      + "".join(f"{medians[(v, last)] / medians[(v, first)]:>17.2f}x" for v in versions), flush=True)
 
 
 if __name__ == "__main__":
