@@ -1,8 +1,8 @@
 """TypeScript clients generated from the live OpenAPI document (clients/typescript/): the types of
-openapi-typescript and the SDK of @hey-api/openapi-ts compile with ``tsc --strict``, and the
-result-day recipe (clients/typescript/recipe.ts, openapi-fetch) runs with node against the
-service on a port: results listed, a programme's and a candidate's results, the toppers, and a
-revalidation whose 304 hands back the answer held.
+openapi-typescript, the SDK of @hey-api/openapi-ts and orval's fetch client compile with
+``tsc --strict``, and the result-day recipe (clients/typescript/recipe.ts, openapi-fetch) runs
+with node against the service on a port: results listed, a programme's and a candidate's
+results, the toppers, and a revalidation whose 304 hands back the answer held.
 
 The packages are the versions in clients/typescript/package-lock.json, installed with
 ``npm ci`` once per lock file into a cache folder (``FDS_NODE_MODULES_CACHE``, else
@@ -86,7 +86,10 @@ def compiled(served, tmp_path_factory):
                                   cwd=work),
         "openapi-ts": run([str(bin_ / "openapi-ts"), "-i", "openapi.json", "-o", "heyapi",
                            "-c", "@hey-api/client-fetch"], cwd=work),
-        # One strict compile of the recipe (emitted, to run) and of the whole @hey-api SDK.
+        # orval 7 (the last to run on node 20), its fetch client: no other package needed.
+        "orval": run([str(bin_ / "orval"), "--input", "openapi.json", "--output", "orval/api.ts", "--client", "fetch"],
+                     cwd=work),
+        # One strict compile of the recipe (emitted, to run), of the whole @hey-api SDK and of orval's client.
         "tsc": run([str(bin_ / "tsc"), "-p", "tsconfig.json", "--strict"], cwd=work),
     }
     return work, output
@@ -118,6 +121,9 @@ def test_the_generated_clients_compile_strictly_without_errors(compiled):
     assert "| (never | null)" not in schema
     types = (work / "heyapi" / "types.gen.ts").read_text(encoding="utf-8")
     assert "category: CategoryRef | null;" in types and "topicStatus: RegistrationTopicStatus | null;" in types
+    orval = (work / "orval" / "api.ts").read_text(encoding="utf-8")
+    assert "export type CandidateCategory = CategoryRef | null;" in orval
+    assert "export type RegistrationTopicStatusProperty = RegistrationTopicStatus | null;" in orval
     assert (work / "out" / "recipe.js").exists()
 
 
