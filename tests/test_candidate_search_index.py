@@ -232,10 +232,10 @@ def test_init_replaces_the_index_of_earlier_versions(seeded, tmp_path):
     fills the sub-fest-scoped index from the compiled rows."""
     from conftest import database_copy
     from db.compiled.tables import create_tables
-    from db.compiled.text_index import SCOPES
+    from db.compiled.text_index import PAIRS, SCOPES
 
     earlier = (
-        f'DROP TABLE "{INDEX}"', f'DROP TABLE "{SCOPES}"',
+        f'DROP TABLE "{INDEX}"', f'DROP TABLE "{SCOPES}"', f'DROP TABLE "{PAIRS}"',
         f"CREATE VIRTUAL TABLE \"{INDEX}\" USING fts5(search, content='public_candidate', "
         "tokenize='trigram case_sensitive 1')",
         f'CREATE TRIGGER "{INDEX}_insert" AFTER INSERT ON "public_candidate" BEGIN '
@@ -257,3 +257,8 @@ def test_init_replaces_the_index_of_earlier_versions(seeded, tmp_path):
         _everyone_found(festival, _compiled(festival), [["abh"], ["nai"], ["ANU", "1"], ["an"], ["കു"]])
         create_tables(db)  # again: nothing to replace, nothing written twice
         assert db.execute_sql(f'SELECT COUNT(*) FROM "{INDEX}"').fetchone()[0] == 2 * C.select().count()
+        # an index made before the index of pairs of characters: both are written again
+        db.execute_sql(f'DROP TABLE "{PAIRS}"')
+        create_tables(db)
+        assert db.execute_sql(f'SELECT COUNT(*) FROM "{PAIRS}"').fetchone()[0] == 2 * C.select().count()
+        _everyone_found(festival, _compiled(festival), [["v."], ["an", "ab"], ["abh"], ["കു"]])

@@ -171,7 +171,8 @@ def test_a_filtered_list_is_counted_within_its_scope_index(plans, ids, name, fil
 
 @pytest.mark.parametrize("terms, index", [
     (["anu"], "text index"), (["ANU", "1"], "text index"), (['"nai'], "text index"), (["nai"], "text index"),
-    (["an"], "sort index"), (["a", "%"], "sort index"), (["V."], "sort index"),
+    (["an"], "pairs"), (["V."], "pairs"), (["V.", "an"], "pairs"),
+    (["a", "%"], "sort index"), (["an", "a"], "sort index"),
 ])
 @pytest.mark.parametrize("sort_by", sorted(candidates.CANDIDATE_SORTS))
 @pytest.mark.parametrize("order", ["asc", "desc"])
@@ -179,23 +180,25 @@ def test_a_candidate_search_reads_an_index_never_the_rows_of_the_sub_fest(plans,
     """``/candidates?search=``: a term of 3 characters or more is found by the text index
     (db/compiled/text_index.py) in the sub-fest's range of the index, in the list's order
     (no sort step), and the page reads only the rows it shows; a full page's total is
-    counted on the index alone (a short term is checked on the row it finds). Shorter terms
-    are matched on the ``search`` column the sort index holds, so the count reads no row
-    and the page only the rows it shows."""
+    counted on the index alone (a shorter term is checked on the row it finds). Terms of two
+    characters alone are found by the index of their pairs of characters, the same way.
+    A term of one character (in every other row) is matched on the ``search`` column the
+    sort index holds, so the count reads no row and the page only the rows it shows."""
     statements = plans(lambda: candidates.list_candidates(ids["festival"], ids["sub_fest"], 1, 2, sort_by, order,
                                                           search=terms))
-    if index == "text index":
+    if index in ("text index", "pairs"):
+        table = "public_candidate_search" if index == "text index" else "public_candidate_search_pairs"
         (page_sql, page_plan), *counted = statements
         # MATCH and the rowid range (">", "<"), in rowid order (FTS5's flag 64; 128: descending)
         assert [line for line in page_plan if "public_candidate" in line and "_scope" not in line] == [
-            f"SCAN public_candidate_search VIRTUAL TABLE INDEX {64 if order == 'asc' else 192}:M2><",
+            f"SCAN {table} VIRTUAL TABLE INDEX {64 if order == 'asc' else 192}:M2><",
             "SEARCH public_candidate USING INDEX sqlite_autoindex_public_candidate_1 (id=?)"], page_plan
         assert not [line for line in page_plan if "TEMP B-TREE" in line], page_plan
         assert len(counted) <= 1
         for count_sql, count_plan in counted:
             rows = [line for line in count_plan if "public_candidate" in line and "_scope" not in line]
-            assert rows[0] == "SCAN public_candidate_search VIRTUAL TABLE INDEX 0:M2><", count_plan
-            assert rows[1:] == ([] if all(len(t) >= 3 for t in terms) else
+            assert rows[0] == f"SCAN {table} VIRTUAL TABLE INDEX 0:M2><", count_plan
+            assert rows[1:] == ([] if index == "pairs" or all(len(t) >= 3 for t in terms) else
                                 ["SEARCH public_candidate USING INDEX sqlite_autoindex_public_candidate_1 (id=?)"])
     else:
         [(sql, plan)] = statements

@@ -10,7 +10,8 @@ index the engine finds the rows that hold the term's trigrams instead.
   text. ``case_sensitive 1``: the column and the terms are already folded by the service's
   own rule (A-Z only; FTS5's folding would also fold "É" to "é", which the rule keeps
   apart). The index finds a term of 3 characters or more (:data:`MIN_INDEXED`); shorter
-  terms have no trigram and are matched by ``LIKE`` alone.
+  terms have no trigram: a term of two characters is found in :data:`PAIRS`, one of a
+  single character by ``LIKE``.
 
   Each candidate is in it twice, once for each sort of the list, and a row's ``rowid`` says
   where: ``scope << SCOPE_SHIFT | order << ORDER_SHIFT | position``, ``scope`` the number of
@@ -24,7 +25,11 @@ index the engine finds the rows that hold the term's trigrams instead.
   the total is a ``count(*)`` of the index alone, never a read of a candidate's row. The
   ``candidate`` column (not indexed) names the row a page shows.
 
-  The compile step keeps it (:func:`refresh_text_index`, after the festival's rows are
+  Beside it, :data:`PAIRS` holds each row's pairs of consecutive characters, as words
+  (:func:`pair_tokens`), with the same ``rowid``s: a term of two characters (an initial,
+  ``V.``), which has no trigram, is one word of it, found and counted the same way.
+
+  The compile step keeps both (:func:`refresh_text_index`, after the festival's rows are
   written) and so does the local copy of a PostgreSQL service: for each sub-fest it
   compares a digest of what the index holds (ids, text and sort keys) with the compiled
   rows, and writes the sub-fest again only when they differ (a published result changes a
@@ -43,10 +48,13 @@ import logging
 
 from peewee import PostgresqlDatabase
 
+from ..query import SEARCH_SEPARATOR
+
 # PublicCandidate's table (db/compiled/tables.py, which imports this module to create the index)
 TABLE = "public_candidate"
 INDEX = f"{TABLE}_search"  # the FTS5 table on SQLite, the GIN index on PostgreSQL
 SCOPES = f"{TABLE}_search_scope"  # SQLite: (festival, sub-fest) -> its number, the digest of its rows
+PAIRS = f"{TABLE}_search_pairs"  # SQLite: the pairs of characters of each row (see pair_tokens)
 # A trigram index finds terms of this many characters or more.
 MIN_INDEXED = 3
 # The parts of an index row's rowid (see above): 2**24 candidates a sub-fest, two sorts.
@@ -67,6 +75,8 @@ _SQLITE = (
     f"words, candidate UNINDEXED, tokenize='trigram case_sensitive 1')",
     f'CREATE TABLE IF NOT EXISTS "{SCOPES}" (number INTEGER PRIMARY KEY, festival NOT NULL, sub_fest NOT NULL, '
     f"digest TEXT NOT NULL, UNIQUE (festival, sub_fest))",
+    f'CREATE VIRTUAL TABLE IF NOT EXISTS "{PAIRS}" USING fts5('
+    f"pairs, candidate UNINDEXED, tokenize='ascii', detail=none)",
 )
 
 
@@ -78,13 +88,18 @@ def create_text_index(db):
         return _create_postgres(db)
     found = db.execute_sql("SELECT sql FROM sqlite_master WHERE name = ?", (INDEX,)).fetchone()
     earlier = found is not None and "content=" in found[0]
+    no_pairs = found is not None and not earlier and not db.execute_sql(
+        "SELECT 1 FROM sqlite_master WHERE name = ?", (PAIRS,)).fetchone()
     with db.atomic():
         if earlier:
             for sql in _EARLIER:
                 db.execute_sql(sql)
+        if no_pairs:  # made before the index of pairs: every sub-fest is written again
+            db.execute_sql(f'DELETE FROM "{SCOPES}"')
+            db.execute_sql(f'DELETE FROM "{INDEX}"')
         for sql in _SQLITE:
             db.execute_sql(sql)
-        if found is None or earlier:
+        if found is None or earlier or no_pairs:
             connection = db.connection()
             festivals = connection.execute(f'SELECT DISTINCT festival FROM "{TABLE}"').fetchall()
             for (festival,) in festivals:
@@ -113,13 +128,14 @@ def has_text_index(db):
     return db.execute_sql(sql, (INDEX,)).fetchone() is not None
 
 
-def scope_range(order):
-    """``(sql, params)`` of ``"rowid" >= ? AND "rowid" < ?`` for the rows of one sub-fest in
-    one sort: the sub-fest's number is looked up in :data:`SCOPES` by the two parameters
-    the caller appends (festival, sub-fest, as stored); none: no row."""
+def scope_range(order, table=INDEX):
+    """The SQL of ``"rowid" >= ? AND "rowid" < ?`` for the rows of one sub-fest in one sort
+    (in ``table``, the index or its pairs): the sub-fest's number is looked up in
+    :data:`SCOPES` by the four parameters the caller appends (festival, sub-fest, as stored,
+    twice); none: no row."""
     low = f'(SELECT number FROM "{SCOPES}" WHERE festival = ? AND sub_fest = ?) * {1 << SCOPE_SHIFT}'
     start = ORDERS[order] << ORDER_SHIFT
-    return f'"{INDEX}"."rowid" >= {low} + {start} AND "{INDEX}"."rowid" < {low} + {start + (1 << ORDER_SHIFT)}'
+    return f'"{table}"."rowid" >= {low} + {start} AND "{table}"."rowid" < {low} + {start + (1 << ORDER_SHIFT)}'
 
 
 def refresh_text_index(connection, festival):
@@ -150,8 +166,10 @@ def refresh_text_index(connection, festival):
         else:
             _clear(connection, number)
             connection.execute(f'UPDATE "{SCOPES}" SET digest = ? WHERE number = ?', (digest, number))
-        connection.executemany(f'INSERT INTO "{INDEX}" (rowid, words, candidate) VALUES (?, ?, ?)',
-                               _index_rows(number, candidates))
+        rows = list(_index_rows(number, candidates))
+        connection.executemany(f'INSERT INTO "{INDEX}" (rowid, words, candidate) VALUES (?, ?, ?)', rows)
+        connection.executemany(f'INSERT INTO "{PAIRS}" (rowid, pairs, candidate) VALUES (?, ?, ?)',
+                               [(rowid, pair_tokens(words), candidate) for rowid, words, candidate in rows])
 
 
 def _index_rows(number, candidates):
@@ -164,8 +182,22 @@ def _index_rows(number, candidates):
 
 
 def _clear(connection, number):
-    connection.execute(f'DELETE FROM "{INDEX}" WHERE rowid >= ? AND rowid < ?',
-                       (number << SCOPE_SHIFT, (number + 1) << SCOPE_SHIFT))
+    for table in (INDEX, PAIRS):
+        connection.execute(f'DELETE FROM "{table}" WHERE rowid >= ? AND rowid < ?',
+                           (number << SCOPE_SHIFT, (number + 1) << SCOPE_SHIFT))
+
+
+def pair_tokens(text):
+    """The text of a row of :data:`PAIRS`: each pair of consecutive characters of ``text``
+    and the separator after it, as one word (the hex of its UTF-8), so a term of two
+    characters, which has no trigram, is one word of the index (:func:`pair_query`)."""
+    text += SEARCH_SEPARATOR
+    return " ".join(text[at:at + 2].encode().hex() for at in range(len(text) - 1))
+
+
+def pair_query(terms):
+    """The FTS5 query of :data:`PAIRS` for terms of two characters (A-Z folded), all of them."""
+    return " AND ".join(f'"{term.encode().hex()}"' for term in terms)
 
 
 def _digest(candidates):

@@ -8,7 +8,7 @@ and only when the festival has turned the filter on (:class:`PrivateFilterOff` o
 from ..compiled import kinds
 from ..compiled.tables import PublicCandidate as C
 from ..compiled.tables import PublicSecret, adm_no_digest
-from ..compiled.text_index import INDEX, MIN_INDEXED, scope_range
+from ..compiled.text_index import INDEX, MIN_INDEXED, PAIRS, pair_query, scope_range
 from ..query import Page, ascii_lower
 from . import find_by_selectors
 from .sql import (
@@ -24,6 +24,7 @@ from .sql import (
     pattern_any,
     run,
     tagged,
+    uses_pairs,
     uses_text_index,
 )
 
@@ -77,8 +78,15 @@ def candidate_filters(festival_id):
 def list_candidates(festival_id, sub_fest_id, page, limit, sort_by, sort_order, **filters):
     """One page of a sub-fest's candidates: ``(body,)`` rows. A ``search`` the text index
     serves is read from the index (:func:`_search_page`)."""
-    if uses_text_index(filters.get("search")):
-        return _search_page(festival_id, sub_fest_id, page, limit, sort_by, sort_order, filters)
+    terms = filters.get("search")
+    if uses_text_index(terms):
+        sparse, long_terms = sparse_match_query(terms)
+        return _search_page(festival_id, sub_fest_id, page, limit, sort_by, sort_order, filters, INDEX,
+                            (sparse, long_terms), match_query(terms))
+    if uses_pairs(terms):
+        query = pair_query([ascii_lower(term) for term in terms])
+        return _search_page(festival_id, sub_fest_id, page, limit, sort_by, sort_order, filters, PAIRS,
+                            (query, []), query)
     return (Select(C)
             .where(*equals(C.festival, festival_id))
             .where(*equals(C.sub_fest, sub_fest_id))
@@ -88,7 +96,8 @@ def list_candidates(festival_id, sub_fest_id, page, limit, sort_by, sort_order, 
             .page(page, limit, C.body))
 
 
-def _search_page(festival_id, sub_fest_id, page, limit, sort_by, sort_order, filters):
+def _search_page(festival_id, sub_fest_id, page, limit, sort_by, sort_order, filters, index, page_query,
+                 count_query):
     """A page of a search through the text index (SQLite; ``db.compiled.text_index``): the
     index's rows of the sub-fest in the sort asked for, a ``rowid`` range, give the matches in
     the list's order, so the page reads the rows it shows and few others (a long term's rows
@@ -96,23 +105,26 @@ def _search_page(festival_id, sub_fest_id, page, limit, sort_by, sort_order, fil
     not full is the last: its total needs no count (a whole name finds one). Otherwise the
     total counts the index's rows alone while only the terms the index finds narrow the
     list; a shorter term or another filter is a condition on the candidate's row, read for
-    each match."""
+    each match. ``index``: the trigram index, or its pairs for terms of two characters
+    (:data:`PAIRS`, ``uses_pairs``); ``page_query``: ``(MATCH, long terms to check on the
+    row)``; ``count_query``: the exact MATCH."""
     others = (Select(C).filter({name: make for name, make in candidate_filters(festival_id).items()
                                 if name != "search"}, filters))
     terms = filters["search"]
-    short, short_params = contains_all(C.search, [term for term in terms if len(term) < MIN_INDEXED])
-    if short_params:
-        others.where(short, short_params)
+    if index == INDEX:  # the index of pairs finds every term, no term is left for the row
+        short, short_params = contains_all(C.search, [term for term in terms if len(term) < MIN_INDEXED])
+        if short_params:
+            others.where(short, short_params)
     scope = [C.festival.db_value(festival_id), C.sub_fest.db_value(sub_fest_id)] * 2
-    found = f'"{INDEX}" MATCH ? AND {scope_range(sort_by)}'
-    joined = f'"{INDEX}" JOIN "{C._meta.table_name}" ON {column(C.id)} = "{INDEX}"."candidate"'
+    found = f'"{index}" MATCH ? AND {scope_range(sort_by, index)}'
+    joined = f'"{index}" JOIN "{C._meta.table_name}" ON {column(C.id)} = "{index}"."candidate"'
     # The page: a long term by three of its trigrams, then checked on the row it finds.
-    sparse, long_terms = sparse_match_query(terms)
+    sparse, long_terms = page_query
     checked, checked_params = contains_all(C.search, long_terms) if long_terms else ("1 = 1", [])
     direction = "DESC" if sort_order == "desc" else "ASC"
     offset = (page - 1) * limit
     rows = run(f'SELECT {column(C.body)} FROM {joined} WHERE {" AND ".join([found, *others.conditions, checked])} '
-               f'ORDER BY "{INDEX}"."rowid" {direction} LIMIT ? OFFSET ?',
+               f'ORDER BY "{index}"."rowid" {direction} LIMIT ? OFFSET ?',
                [sparse, *scope, *others.params, *checked_params, limit, offset]).fetchall()
     if len(rows) < limit and (rows or not offset):
         return Page(items=rows, page=page, limit=limit, total=offset + len(rows))  # the last page: no count
@@ -120,8 +132,8 @@ def _search_page(festival_id, sub_fest_id, page, limit, sort_by, sort_order, fil
     if others.conditions:
         count = f'SELECT COUNT(*) FROM {joined} WHERE {" AND ".join([found, *others.conditions])}'
     else:
-        count = f'SELECT COUNT(*) FROM "{INDEX}" WHERE {found}'
-    total = run(count, [match_query(terms), *scope, *others.params]).fetchone()[0]
+        count = f'SELECT COUNT(*) FROM "{index}" WHERE {found}'
+    total = run(count, [count_query, *scope, *others.params]).fetchone()[0]
     return Page(items=rows, page=page, limit=limit, total=total)
 
 

@@ -86,6 +86,13 @@ def uses_text_index(terms):
     return bool(terms) and bool(indexed_terms(terms)) and not is_postgres()
 
 
+def uses_pairs(terms):
+    """Whether a list's search reads ``terms`` through the index of pairs of characters
+    (SQLite, every term two characters long: none has a trigram)."""
+    return (bool(terms) and all(len(term) == 2 and SEARCH_SEPARATOR not in term for term in terms)
+            and not is_postgres())
+
+
 def indexed_contains_all(model_field, terms, index):
     """:func:`contains_all`, with the trigram ``index`` of the column (an FTS5 table of the
     same text, ``db.compiled.text_index``) deciding on SQLite: every term of
