@@ -82,7 +82,7 @@ class PageTopperQueryArgsSchema(NarrowingSubFestArgs):
                               "placeholderLabel": "placeholder_label"})
 
 
-# The most entries a race follows (``db.compiler.topper_history.RACE_SIZE``).
+# The most entries a race follows (``db.compiled.tables.RACE_SIZE``).
 MAX_RACE_TOP = 50
 
 
@@ -96,6 +96,13 @@ class TopperRaceQueryArgsSchema(NarrowingSubFestArgs, PageArgs):
     top = WholeNumber(load_default=10, validate=validate.Range(min=1, max=MAX_RACE_TOP), metadata={
         "description": f"How many entries the race follows: the best of the final (current) board, in its "
                        f"order. Default 10, at most {MAX_RACE_TOP}.", "example": 10})
+    as_of = Moment(metadata={
+        "description": "The race up to this moment: only its steps published by then (the last of them is "
+                       "the board `/toppers` gives with the same `asOf`). The entries stay the best `top` of "
+                       "the current board, with their current numbers, so a chart's lines are the same at "
+                       "every moment. An ISO 8601 date-time; without an offset it is the festival's local "
+                       "time; a date alone is its end. `context.asOf` says which publication the last step is.",
+        "example": examples.AS_OF})
 
     @validates_schema
     def one_selector(self, data, **kwargs):
@@ -217,7 +224,7 @@ class RaceStepSchema(OutSchema):
 
 
 class TopperRaceSchema(OutSchema):
-    context = fields.Nested(ContextSchema)
+    context = fields.Nested(TopperContextSchema)
     placeholder = fields.Nested(TopperPlaceholderSchema)
     entries = fields.List(fields.Nested(TopperEntrySchema), metadata={
         "description": "The entries the race follows: the best `top` of the final (current) board, in its "

@@ -279,6 +279,30 @@ def test_the_race_by_label_and_its_default_and_largest_top(stepped):
     assert all(len(s["standings"]) == len(widest["entries"]) for s in widest["data"])
 
 
+def test_the_race_as_of_a_moment_is_its_steps_published_by_then(stepped):
+    api, data = stepped
+    whole, steps = whole_race(api, topperPlaceholderId=TEAMS, top=5)
+    assert whole["context"]["asOf"] is None
+    for moment in moments(data):
+        body, shown = whole_race(api, topperPlaceholderId=TEAMS, top=5, asOf=iso(moment))
+        by_then = [s for s in steps if parse_time(s["at"]) <= moment]
+        assert shown == by_then and body["meta"]["total"] == len(by_then), moment
+        assert body["entries"] == whole["entries"]  # the same lines at every moment
+        assert body["context"]["asOf"] == {"requested": iso(moment),
+                                           "publishedAt": by_then[-1]["at"] if by_then else None}
+        if by_then:  # its last step is the board as it stood then, on the whole board
+            board = api.ok("/toppers", topperPlaceholderId=TEAMS, asOf=iso(moment), limit=100)["data"]
+            shown_then = {e["entityId"]: (e["rank"], e["points"]) for e in board}
+            for standing in by_then[-1]["standings"]:
+                if standing["entityId"] in shown_then:
+                    assert (standing["rank"], standing["points"]) == shown_then[standing["entityId"]]
+    local = api.ok("/topper-race", topperPlaceholderId=TEAMS, asOf=SECOND, limit=500)  # 04:30 UTC
+    assert local["data"][-1]["at"] == iso(SECOND_UTC)
+    past_the_end = api.ok("/topper-race", topperPlaceholderId=TEAMS, asOf=SECOND, page=100, limit=5)
+    assert past_the_end["data"] == [] and past_the_end["meta"]["total"] == len(local["data"])
+    assert past_the_end["context"]["asOf"]["publishedAt"] == iso(SECOND_UTC)
+
+
 @pytest.mark.parametrize("path, params, field", [
     ("/toppers", {"topperPlaceholderId": TEAMS, "asOf": "yesterday"}, "asOf"),
     ("/toppers", {"topperPlaceholderId": TEAMS, "asOf": "2026-02-30T10:00:00"}, "asOf"),
@@ -290,6 +314,7 @@ def test_the_race_by_label_and_its_default_and_largest_top(stepped):
     ("/topper-race", {"topperPlaceholderId": TEAMS, "limit": "0"}, "limit"),
     ("/topper-race", {}, "topperPlaceholderId"),
     ("/topper-race", {"topperPlaceholderId": "not-a-uuid"}, "topperPlaceholderId"),
+    ("/topper-race", {"topperPlaceholderId": TEAMS, "asOf": "yesterday"}, "asOf"),
 ])
 def test_bad_moments_tops_and_selectors_are_400(stepped, path, params, field):
     api, _ = stepped
@@ -310,9 +335,12 @@ def test_an_unknown_or_unpublished_leaderboard_has_no_race(stepped):
 
 
 def history_rows(festival_id):
-    from db.compiled.tables import PublicTopperEntity, PublicTopperHistory, PublicTopperStep
-    return {model.__name__: sorted(map(repr, model.select().where(model.festival == festival_id).tuples()))
-            for model in (PublicTopperHistory, PublicTopperEntity, PublicTopperStep)}
+    from db.compiled.tables import PublicTopperHistory, PublicTopperPastEntry, PublicTopperStep
+    def text(row):  # PostgreSQL's bytea comes as a memoryview, whose repr is its address
+        return repr(tuple(bytes(v) if isinstance(v, memoryview) else v for v in row))
+
+    return {model.__name__: sorted(map(text, model.select().where(model.festival == festival_id).tuples()))
+            for model in (PublicTopperHistory, PublicTopperStep, PublicTopperPastEntry)}
 
 
 def test_an_update_rewrites_only_the_histories_it_moved(fresh_app, fixture_data, monkeypatch):
@@ -400,3 +428,80 @@ def test_a_result_withdrawn_later_is_gone_from_the_past_as_well(fresh_app, fixtu
     race = api.ok("/topper-race", topperPlaceholderId=CANDIDATES, top=50, limit=500)
     steps = [s["at"] for s in race["data"]]
     assert (iso(moment) in steps) == (len(chosen) > 1)
+
+
+# --- an older database: `festival-api init` compiles the histories again -----------------------
+
+
+def test_init_upgrades_the_compiled_histories_of_an_older_database(fresh_app, keys, monkeypatch):
+    """The compiled history tables of an older release (a step's board as entity numbers,
+    the entities apart) are made again by ``init``, every festival compiled again: the
+    answers are those of a database made by this release."""
+    from click.testing import CliRunner
+    from peewee import CompositeKey, DateTimeField, IntegerField, Model, TextField, UUIDField
+
+    from app import cli
+    from db.compiled.tables import PublicTopperHistory, PublicTopperPastEntry, PublicTopperStep
+    from db.database import database
+
+    app, url = fresh_app
+    api = ApiClient(app.test_client(), keys)
+    asked = [("/topper-race", dict(topperPlaceholderId=TEAMS, top=5, limit=500)),
+             ("/toppers", dict(topperPlaceholderId=CANDIDATES, asOf="2026-01-16", sortBy="name", limit=7)),
+             ("/page-toppers", dict(pageSlug="results", asOf="2026-01-15"))]
+
+    def answers():
+        found = []
+        for path, params in asked:
+            body = api.ok(path, **params)
+            body["context"].pop("data")  # the revision: the upgrade makes one
+            found.append(body)
+        return found
+
+    before = answers()
+
+    class Old(Model):
+        festival = UUIDField(index=True)
+        placeholder = UUIDField()
+
+    class OldHistory(Old):
+        placeholder = UUIDField(primary_key=True)
+        digest, race, steps, final = TextField(), IntegerField(), IntegerField(), TextField()
+
+        class Meta:
+            table_name = "public_topper_history"
+
+    class OldEntity(Old):
+        number, body = IntegerField(), TextField()
+
+        class Meta:
+            table_name = "public_topper_entity"
+            primary_key = CompositeKey("placeholder", "number")
+
+    class OldStep(Old):
+        step, at, board, race = IntegerField(), DateTimeField(), TextField(), TextField()
+
+        class Meta:
+            table_name = "public_topper_step"
+            primary_key = CompositeKey("placeholder", "step")
+
+    with writable(url) as db:
+        db.drop_tables([PublicTopperHistory, PublicTopperStep, PublicTopperPastEntry])
+        db.bind([OldHistory, OldEntity, OldStep])
+        db.create_tables([OldHistory, OldEntity, OldStep])
+    monkeypatch.setenv("DATABASE_URL", url)
+    outputs = []
+    for _ in range(2):
+        previous = database.obj
+        result = CliRunner().invoke(cli.main, ["init"])
+        if database.obj is not previous:
+            database.obj.close()  # the command's own connection
+            database.initialize(previous)
+        assert result.exit_code == 0, result.output
+        outputs.append(result.stderr)
+    assert "Upgraded public_topper_history, public_topper_step" in outputs[0]
+    assert "Upgraded" not in outputs[1]  # once
+    with writable(url) as db:
+        assert "public_topper_entity" not in db.get_tables()
+        assert "standing_ends" in {c.name for c in db.get_columns("public_topper_step")}
+    assert answers() == before

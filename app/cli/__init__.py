@@ -40,6 +40,26 @@ def _festival_or_fail(slug):
     return festival
 
 
+def _create_tables():
+    """Create the tables (safe to repeat), and compile every festival again when compiled
+    tables of an older form were made again (``create_tables`` says which): a database an
+    older release made is upgraded in place."""
+    remade = create_tables()
+    if not remade:
+        return
+    from db.compiler import publish
+    from seed.locking import WriteError, write_transaction
+
+    festivals = list(m.Festival.select().order_by(m.Festival.slug))
+    for festival in festivals:
+        try:
+            with write_transaction():  # one writer at a time, like imports and updates
+                publish(festival, recompute=False)
+        except WriteError as error:
+            raise SetupError(str(error))
+    click.echo(f"Upgraded {', '.join(remade)}: compiled {len(festivals)} festival(s) again.", err=True)
+
+
 def load_wait_seconds():
     from ..config import SETTINGS
 
@@ -115,7 +135,7 @@ def main():
 def init():
     """Create the database tables (safe to run again)."""
     open_database(allowed=CREATES_TABLES)
-    create_tables()
+    _create_tables()
     click.echo("Database ready.", err=True)
 
 
@@ -125,7 +145,7 @@ def seed():
     from seed import bundled_fixtures
 
     open_database(allowed=CREATES_TABLES)
-    create_tables()
+    _create_tables()
     for path in bundled_fixtures():
         _import(path)
 
@@ -147,7 +167,7 @@ def import_(file, update, dry_run, allow_withdrawals):
     its own record.
     """
     open_database(allowed=CREATES_TABLES)
-    create_tables()
+    _create_tables()
     _import(file, update=update, dry_run=dry_run, allow_withdrawals=allow_withdrawals)
 
 
@@ -513,7 +533,7 @@ def demo(host, port, threads):
     host, port, threads = settings["HOST"], settings["PORT"], settings["THREADS"]
     _check_port(host, port)  # a demo already serving there keeps its data and its keys
     open_database(allowed=CREATES_TABLES)
-    create_tables()
+    _create_tables()
     imported = sorted((_import_around_today(path) for path in bundled_fixtures()),
                       key=lambda pair: (pair[0].slug != EXAMPLE_FESTIVAL, pair[0].slug))
     loaded = [festival for festival, _ in imported]

@@ -1,9 +1,6 @@
 """GET /topper-placeholders, /toppers, /page-toppers and /topper-race."""
-import orjson
-
 from db.read.schedules import festival_zone, utc_moment
 from db.read.toppers import (
-    entry_json,
     find_page,
     get_placeholder,
     list_entries,
@@ -11,7 +8,8 @@ from db.read.toppers import (
     list_placeholders,
     placeholders_as_of,
     placeholders_with_entries,
-    race_of,
+    race_head,
+    race_steps,
 )
 from schemas.toppers import (
     PageTopperQueryArgsSchema,
@@ -88,34 +86,6 @@ def _moment_json(value):
     return f'"{value.isoformat(timespec="seconds")}Z"'
 
 
-# A step's stored race (``db.compiled.tables.PublicTopperStep``) is compact JSON,
-# ``[[rank,points],null,...]``, of integer ranks and floats as orjson writes them, the way an
-# answer writes them: each standing's text is taken as stored, not decoded and written again.
-_NOT_YET = f'null,"points":{orjson.dumps(0.0).decode()}}}'
-
-
-def _standings(race, count):
-    """The first ``count`` standings of a step's stored race, each as the JSON after its
-    ``"rank":``. Only the text of those is split (a race holds up to 50)."""
-    tokens = race[1:-1].split(",", 2 * count)
-    standings, at = [], 0
-    while len(standings) < count and at < len(tokens):
-        token = tokens[at]
-        if token == "null":
-            standings.append(_NOT_YET)
-            at += 1
-        else:  # "[rank" and "points]"
-            standings.append(f'{token[1:]},"points":{tokens[at + 1].rstrip("]")}}}')
-            at += 2
-    return standings
-
-
-def _final_entry(body, final):
-    """A race entry's JSON: its final numbers before its stored members."""
-    rank, tied, points, programmes, last = final
-    return entry_json(body, rank, tied, points, programmes, last)
-
-
 def _with_as_of(context, requested, at):
     """The context with ``asOf``: null for the current board."""
     as_of = "null" if requested is None else f'{{"requested":{_moment_json(requested)},"publishedAt":{_moment_json(at)}}}'
@@ -127,26 +97,24 @@ def _with_as_of(context, requested, at):
 @blp.arguments(TopperRaceQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, TopperRaceSchema)
 def topper_race(topper_placeholder_id=None, placeholder_label=None, sub_fest_id=None, sub_fest_slug=None, top=10,
-                page=1, limit=20):
+                page=1, limit=20, as_of=None):
     """Show the points race of one published leaderboard
 
     How a leaderboard moved, for a chart: its best `top` entries by the final (current) board,
     and after each publication that moved the board (a step, oldest first, paged with
     `page` and `limit`) each one's cumulative points and rank. The last step is the current
-    board. The same selectors as `/toppers`.
+    board. With `asOf`, the race up to that moment: the steps published by then. The same
+    selectors as `/toppers`.
     """
     topper_placeholder_id = placeholder_id_or_404(topper_placeholder_id, placeholder_label, sub_fest_id,
                                                   sub_fest_slug)
-    sub_fest_id, placeholder = get_or_404(get_placeholder(festival_id(), topper_placeholder_id), NOT_FOUND)
-    entries, steps = race_of(festival_id(), topper_placeholder_id, top, page, limit)
-    heads = [f'{{"entityId":"{orjson.loads(body)["entityId"]}","rank":' for body, _ in entries]
-    data = []
-    for step, at, race in steps.items:
-        standings = ",".join(head + standing for head, standing in zip(heads, _standings(race, len(heads))))
-        data.append(f'{{"step":{step},"at":{_moment_json(at)},"standings":[{standings}]}}')
-    entries_json = ",".join(_final_entry(body, final) for body, final in entries)
-    return object_json(context=context_json(festival_view().sub_fests[sub_fest_id]), placeholder=placeholder,
-                       entries=f"[{entries_json}]", data=f"[{','.join(data)}]", meta=meta_json(steps))
+    sub_fest_id, placeholder, steps, entries = get_or_404(race_head(festival_id(), topper_placeholder_id, top),
+                                                          NOT_FOUND)
+    moment = None if as_of is None else _utc(as_of)
+    at, steps = race_steps(festival_id(), topper_placeholder_id, steps, top, page, limit, moment)
+    context = _with_as_of(context_json(festival_view().sub_fests[sub_fest_id]), moment, at)
+    return object_json(context=context, placeholder=placeholder, entries=f"[{entries}]",
+                       data=f"[{','.join(steps.items)}]", meta=meta_json(steps))
 
 
 @blp.get("/page-toppers")

@@ -332,46 +332,85 @@ class PublicTopperEntry(Compiled):
         primary_key = CompositeKey("placeholder", "entity_id")
 
 
+# The most entries a race follows (the endpoint's ``top`` is at most this), and the
+# width of each number of an ``*_ends`` column: where the text of the first 1, 2, ...
+# RACE_SIZE items of a comma-separated list ends, each zero-padded to this width (past the
+# list's last item, its whole length), so a statement cuts the first ``top`` with
+# ``substr`` (:func:`ends_text`).
+RACE_SIZE = 50
+END_WIDTH = 7
+
+
+def ends_text(texts):
+    """The ``*_ends`` of the comma-separated list of ``texts``."""
+    ends, end = [], -1
+    for text in texts[:RACE_SIZE]:
+        end += len(text) + 1
+        ends.append(end)
+    ends += [max(end, 0)] * (RACE_SIZE - len(ends))
+    return "".join(str(n).zfill(END_WIDTH) for n in ends)
+
+
 class PublicTopperHistory(Compiled):
     """A leaderboard's history as a whole (``db.compiler.topper_history``): ``digest`` says
     which history its steps are of, so a compile writes again only the histories that moved;
-    ``race`` how many entries the race follows, ``steps`` how many moments it has."""
+    ``steps`` how many moments it has; ``entries`` the race's entries (its best, at most
+    ``RACE_SIZE``, by the current board) as the answer writes them, comma-separated, best
+    first, ``entry_ends`` where the first ``top`` of them end (:func:`ends_text`).
+    ``/topper-race`` reads it with its placeholder, in one statement."""
 
     placeholder = UUIDField(primary_key=True)
     digest = CharField(max_length=64)
-    race = IntegerField()
     steps = IntegerField()
-    final = TextField()  # JSON: [rank, tied, points, programmes, last result at] of each race entry
-
-
-class PublicTopperEntity(Compiled):
-    """An entity a leaderboard's history shows: ``body`` is its entry's public JSON without
-    the numbers of a moment (rank, tied, points, programmeCount, lastResultAt); ``number``
-    its place in the history (the race's entries first, best first)."""
-
-    placeholder = UUIDField()
-    number = IntegerField()
-    body = TextField()
-
-    class Meta:
-        primary_key = CompositeKey("placeholder", "number")
+    entries = TextField()
+    entry_ends = TextField()
 
 
 class PublicTopperStep(Compiled):
-    """A leaderboard after one publication moment: ``board`` the displayed board (JSON,
-    ``[entity number, rank, tied, points, programmes, last result at]`` per entry),
-    ``race`` each race entry's ``[rank, points]`` or null. ``/toppers?asOf=`` reads the
-    last step at or before its moment, the race a page of steps in order."""
+    """A leaderboard after one publication moment: ``total`` entries on its displayed board,
+    ``entries`` that board as ``/page-toppers`` writes it (the entries' JSON, comma-separated,
+    in rank order); for the race, ``head`` the step's JSON up to its standings
+    (``{"step":…,"at":…,"standings":[``), ``standings`` each race entry's
+    ``{"entityId","rank","points"}`` (comma-separated, in the race's order) and
+    ``standing_ends`` where the first ``top`` of them end (:func:`ends_text`). ``/topper-race``
+    reads a page of steps in order, each cut to its ``top`` by the statement; a board of the
+    past is the last step at or before its moment."""
 
     placeholder = UUIDField()
     step = IntegerField()  # from 1, oldest first
     at = DateTimeField()
-    board = TextField()
-    race = TextField()
+    total = IntegerField()
+    entries = TextField()
+    head = TextField()
+    standings = TextField()
+    standing_ends = TextField()
 
     class Meta:
         primary_key = CompositeKey("placeholder", "step")
         indexes = ((("festival", "placeholder", "at"), False), (("festival", "placeholder", "step"), True))
+
+
+class PublicTopperPastEntry(Compiled):
+    """One entry of a leaderboard's displayed board after one step (``PublicTopperStep``),
+    as :class:`PublicTopperEntry` is one of the current board: the sort columns, ``body``
+    the entry's JSON with the numbers of that moment, and the step's ``at`` and ``total``
+    on every row, so ``/toppers?asOf=`` reads a page of a past board in order and its total
+    in one statement by the same sort indexes (each starting with the step)."""
+
+    placeholder = UUIDField()
+    step = IntegerField()
+    entity_id = UUIDField()
+    at = DateTimeField()
+    total = IntegerField()
+    rank = IntegerField()
+    points = FloatField()
+    programme_count = IntegerField()
+    last_result_at = DateTimeField(null=True)
+    name_key = BlobField()
+    body = TextField()
+
+    class Meta:
+        primary_key = CompositeKey("placeholder", "step", "entity_id")
 
 
 class PublicPage(Compiled):
@@ -422,18 +461,22 @@ sort_indexes(PublicPlaceholder, ("festival", "sub_fest"), PublicPlaceholder.disp
 sort_indexes(PublicTopperEntry, ("festival", "placeholder"), (PublicTopperEntry.rank, PublicTopperEntry.name_key),
              PublicTopperEntry.points, PublicTopperEntry.name_key, PublicTopperEntry.programme_count,
              PublicTopperEntry.last_result_at)
+sort_indexes(PublicTopperPastEntry, ("festival", "placeholder", "step"),
+             (PublicTopperPastEntry.rank, PublicTopperPastEntry.name_key), PublicTopperPastEntry.points,
+             PublicTopperPastEntry.name_key, PublicTopperPastEntry.programme_count,
+             PublicTopperPastEntry.last_result_at)
 
 # Cleared and filled per festival by the compiler, in this order.
 READ_MODELS = [
     PublicDocument, PublicTag, PublicSubFest, PublicProgramme, PublicCandidate,
     PublicRegistration, PublicTeam, PublicCategory, PublicSchedule, PublicNews,
     PublicDownload, PublicImage, PublicPlaceholder, PublicTopperEntry, PublicTopperHistory,
-    PublicTopperEntity, PublicTopperStep, PublicPage, PublicTotal,
+    PublicTopperStep, PublicTopperPastEntry, PublicPage, PublicTotal,
 ]
 
 # Rows a compile of a change writes again only for the leaderboards whose history moved
 # (``db.compiler.toppers.compile_histories`` compares digests); a whole compile writes all.
-KEPT_BY_DIGEST = {PublicTopperHistory, PublicTopperEntity, PublicTopperStep}
+KEPT_BY_DIGEST = {PublicTopperHistory, PublicTopperStep, PublicTopperPastEntry}
 
 # The rows the compile of one record writes, by the kind of record (the names of
 # ``db.compiler.Scope``'s id sets): (model, the column naming the record[, its kinds of tag]).
@@ -530,19 +573,46 @@ HISTORY_MODELS = [PublicChange, PublicRevision, PublicScope]
 # Columns of the kept tables added after their first release: ``create_tables`` adds them.
 ADDED_COLUMNS = [PublicChange.natural_keys, PublicSecret.admission_number_filter]
 
+# Compiled tables whose form changed after their first release: ``(model, a column only the
+# new form has)``. An older database's table lacks the column: ``create_tables`` drops it
+# (its rows are compiled again by the next compile, see ``db.compiler.upgrade``).
+RESHAPED_TABLES = ((PublicTopperHistory, "entry_ends"), (PublicTopperStep, "standing_ends"))
+# Compiled tables an older release had and this one does not.
+DROPPED_TABLES = ("public_topper_entity",)
+
 
 def create_tables(db=None):
     """Create every table the service uses, the source's and the compiled ones (safe to
-    repeat: an older database gets what it lacks)."""
+    repeat: an older database gets what it lacks, and compiled tables of an older form are
+    made again, empty). Returns the names of the compiled tables made again: their
+    festivals need a compile (``db.compiler.upgrade``)."""
     db = db or database
     create_source_tables(db)
     install_revision_notify(db)
+    remade = drop_older_forms(db)
     # Creates what is missing, new indexes of existing tables too (IF NOT EXISTS).
     db.create_tables([*READ_MODELS, *HISTORY_MODELS, PublicSecret], safe=True)
     add_missing_columns(db, ADDED_COLUMNS)
     for name in REPLACED_INDEXES:
         db.execute_sql(f'DROP INDEX IF EXISTS "{name}"')
     create_text_index(getattr(db, "obj", None) or db)  # the proxy's bound database
+    return remade
+
+
+def drop_older_forms(db):
+    """Drop the compiled tables of an older form (``RESHAPED_TABLES``) and those no longer
+    used (``DROPPED_TABLES``); return the names of the reshaped ones dropped."""
+    tables = set(db.get_tables())
+    dropped = []
+    for model, column in RESHAPED_TABLES:
+        name = model._meta.table_name
+        if name in tables and column not in {c.name for c in db.get_columns(name)}:
+            db.execute_sql(f'DROP TABLE "{name}"')
+            dropped.append(name)
+    for name in DROPPED_TABLES:
+        if name in tables:
+            db.execute_sql(f'DROP TABLE "{name}"')
+    return dropped
 
 
 def required_tables():

@@ -24,8 +24,7 @@ from collections import defaultdict
 
 import orjson
 
-# The most entries a race follows (the endpoint's `top` is at most this).
-RACE_SIZE = 50
+from ..compiled.tables import RACE_SIZE  # noqa: F401  (the most entries a race follows)
 
 # A published result without a publication time counts from the start.
 EARLIEST = datetime.datetime(1970, 1, 1)

@@ -16,10 +16,11 @@ from schemas.toppers import (
 from ..compiled.tables import (
     PublicPage,
     PublicPlaceholder,
-    PublicTopperEntity,
     PublicTopperEntry,
     PublicTopperHistory,
+    PublicTopperPastEntry,
     PublicTopperStep,
+    ends_text,
 )
 from ..compiled.templates import dumps
 from ..query import text_sort_key
@@ -76,7 +77,7 @@ def compile_histories(festival_id, writer, placeholders):
               .where(m.TopperHistory.placeholder.in_(list(visible)))} if visible else {}
     stale = [i for i in compiled if i not in visible or stored.get(i) is None
              or stored[i].digest != compiled[i]]
-    for model in (PublicTopperHistory, PublicTopperEntity, PublicTopperStep):
+    for model in (PublicTopperHistory, PublicTopperStep, PublicTopperPastEntry):
         for start in range(0, len(stale), 200):
             model.delete().where((model.festival == festival_id)
                                  & model.placeholder.in_(stale[start:start + 200])).execute()
@@ -87,28 +88,63 @@ def compile_histories(festival_id, writer, placeholders):
         _compile_history(writer, visible[placeholder_id], row, entry_schema)
 
 
+def entry_json(body, rank, tied, points, programmes, last_result_at):
+    """An entry's JSON: the numbers of a moment before the entity's stored members."""
+    return (f'{{"rank":{rank},"tied":{"true" if tied else "false"},"points":{orjson.dumps(points).decode()},'
+            f'"programmeCount":{programmes},"lastResultAt":{orjson.dumps(last_result_at).decode()},{body[1:]}')
+
+
+def standing_json(entity_id, standing):
+    """A race entry's standing at a step as the race writes it: ``rank`` null (and no
+    points) before its first counted result."""
+    rank, points = standing or (None, 0)
+    return (f'{{"entityId":"{entity_id}","rank":{orjson.dumps(rank).decode()},'
+            f'"points":{orjson.dumps(float(points)).decode()}}}')
+
+
 def _moment(value):
     """A stored naive-UTC ISO moment as the API writes it."""
     return None if value is None else datetime.datetime.fromisoformat(value).isoformat(timespec="seconds") + "Z"
 
 
+def _instant(value):
+    return None if value is None else datetime.datetime.fromisoformat(value)
+
+
+def _entity(placeholder, entity_id, name, details, entry_schema):
+    """``(entity id, body, name key)``: the entity's entry JSON without the numbers of a moment."""
+    body = entry_schema.dump({"entity_type": placeholder.entity_type, "entity_id": entity_id, "name": name,
+                              "details": details, "rank": 0, "tied": False, "points": 0,
+                              "programme_count": 0, "last_result_at": None})
+    for member in MOMENT_MEMBERS:
+        body.pop(member)
+    return body["entityId"], dumps(body), text_sort_key(name)
+
+
 def _compile_history(writer, placeholder, row, entry_schema):
+    """The rows of one history (``db.compiler.topper_history``'s body): each step with its
+    board written out (``PublicTopperStep``, ``PublicTopperPastEntry``), and the race's
+    entries with their current numbers (``PublicTopperHistory``)."""
     history = orjson.loads(row.body)
-    for number, (entity_id, name, details) in enumerate(history["entities"]):
-        body = entry_schema.dump({"entity_type": placeholder.entity_type, "entity_id": entity_id, "name": name,
-                                  "details": details, "rank": 0, "tied": False, "points": 0,
-                                  "programme_count": 0, "last_result_at": None})
-        for member in MOMENT_MEMBERS:
-            body.pop(member)
-        writer.add(PublicTopperEntity, placeholder=placeholder.id, number=number, body=dumps(body))
+    entities = [_entity(placeholder, *entity, entry_schema) for entity in history["entities"]]
     steps = history["steps"]
     for number, step in enumerate(steps, 1):
-        board = [[at, rank, tied, float(points), programmes, _moment(last)]
-                 for at, rank, tied, points, programmes, last in step["board"]]
-        writer.add(PublicTopperStep, placeholder=placeholder.id, step=number,
-                   at=datetime.datetime.fromisoformat(step["at"]), board=dumps(board),
-                   race=dumps([s and [s[0], float(s[1])] for s in step["race"]]))
-    final = [[place, tied, float(points), programmes, _moment(last)]
-             for place, tied, points, programmes, last in history["final"]]
-    writer.add(PublicTopperHistory, placeholder=placeholder.id, digest=row.digest, race=history["race"],
-               steps=len(steps), final=dumps(final))
+        at = datetime.datetime.fromisoformat(step["at"])
+        board = step["board"]
+        texts = []
+        for index, rank, tied, points, programmes, last in board:
+            entity_id, body, name_key = entities[index]
+            text = entry_json(body, rank, tied, float(points), programmes, _moment(last))
+            texts.append(text)
+            writer.add(PublicTopperPastEntry, placeholder=placeholder.id, step=number, entity_id=entity_id, at=at,
+                       total=len(board), rank=rank, points=float(points), programme_count=programmes,
+                       last_result_at=_instant(last), name_key=name_key, body=text)
+        standings = [standing_json(entities[n][0], standing) for n, standing in enumerate(step["race"])]
+        head = f'{{"step":{number},"at":{orjson.dumps(_moment(step["at"])).decode()},"standings":['
+        writer.add(PublicTopperStep, placeholder=placeholder.id, step=number, at=at, total=len(board),
+                   entries=",".join(texts), head=head, standings=",".join(standings),
+                   standing_ends=ends_text(standings))
+    entries = [entry_json(entities[n][1], place, tied, float(points), programmes, _moment(last))
+               for n, (place, tied, points, programmes, last) in enumerate(history["final"])]
+    writer.add(PublicTopperHistory, placeholder=placeholder.id, digest=row.digest, steps=len(steps),
+               entries=",".join(entries), entry_ends=ends_text(entries))

@@ -1,20 +1,19 @@
 """Leaderboards from the compiled tables: ``/topper-placeholders``, ``/toppers`` and
 ``/page-toppers``. Only published placeholders of public sub-fests are compiled, with the
 entries :mod:`db.compiler.leaderboards` computed for them and the pages that show them."""
-from collections import Counter
-
 import orjson
 
 from ..compiled import kinds
+from ..compiled.tables import END_WIDTH
 from ..compiled.tables import PublicPage as W
 from ..compiled.tables import PublicPlaceholder as P
-from ..compiled.tables import PublicTopperEntity as H_ENTITY
 from ..compiled.tables import PublicTopperEntry as E
 from ..compiled.tables import PublicTopperHistory as H_HISTORY
+from ..compiled.tables import PublicTopperPastEntry as PAST
 from ..compiled.tables import PublicTopperStep as H_STEP
-from ..query import Page, ascii_lower, text_sort_key
+from ..query import Page, ascii_lower
 from . import find_by_selectors
-from .sql import Select, column, compare, equals, one_of
+from .sql import Select, column, equals, marks, one_of, run
 
 PLACEHOLDER_SORTS = {
     "displayOrder": P.display_order,
@@ -112,129 +111,125 @@ def find_page(festival_id, page_id=None, slug=None):
 
 # --- histories ----------------------------------------------------------------------------------
 
-
-def entry_json(body, rank, tied, points, programmes, last_result_at):
-    """An entry's JSON: the numbers of a moment before the entity's stored members."""
-    return (f'{{"rank":{rank},"tied":{"true" if tied else "false"},"points":{orjson.dumps(points).decode()},'
-            f'"programmeCount":{programmes},"lastResultAt":{orjson.dumps(last_result_at).decode()},{body[1:]}')
-
-
-def _entities(festival_id, placeholder_id, numbers=None, below=None):
-    """``{number: body}`` of a history's entities: those of ``numbers``, or those below ``below``."""
-    select = (Select(H_ENTITY)
-              .where(*equals(H_ENTITY.festival, festival_id))
-              .where(*equals(H_ENTITY.placeholder, placeholder_id)))
-    if numbers is not None:
-        if not numbers:
-            return {}
-        select.where(*one_of(H_ENTITY.number, sorted(numbers)))
-    if below is not None:
-        select.where(*compare(H_ENTITY.number, "<", below))
-    return dict(select.rows(H_ENTITY.number, H_ENTITY.body))
-
-
-# The entry sorts of /toppers on a board of the past: the place in a step's board entry
-# (``[entity number, rank, tied, points, programmes, last result at]``) of the number each
-# sorts by first (None: the name, which is the entity's), and whether equal ones go by name.
-_PAST_SORTS = {
-    "rank": (1, True),
-    "points": (3, False),
-    "name": (None, True),
-    "programmeCount": (4, False),
-    "lastResultAt": (5, False),
+# The entry sorts of a board of the past: those of the current board (``ENTRY_SORTS``), on
+# the same columns of the step's entries, read by the same sort indexes.
+PAST_SORTS = {
+    "rank": (PAST.rank, PAST.name_key),
+    "points": PAST.points,
+    "name": PAST.name_key,
+    "programmeCount": PAST.programme_count,
+    "lastResultAt": PAST.last_result_at,
 }
+
+
+def _step_at(festival, placeholder):
+    """SQL of the number of the last step at or before a moment (a ``?`` after those of
+    ``festival`` and ``placeholder``, the SQL expressions naming the festival and the
+    placeholder: ``?`` when the placeholder is one, so the subquery runs once), by the
+    ``(festival, placeholder, at)`` index."""
+    return (f'(SELECT "step" FROM "{H_STEP._meta.table_name}" WHERE "festival" = {festival} '
+            f'AND "placeholder" = {placeholder} AND "at" <= ? ORDER BY "at" DESC LIMIT 1)')
 
 
 def list_entries_as_of(festival_id, placeholder_id, moment, page, limit, sort_by, sort_order):
     """``(at, page)``: one page of the board as it stood at ``moment`` (naive UTC), sorted
-    as :func:`list_entries` sorts (NULLs last, ties by name where the sort says, then by
-    entity id), and the publication moment it is of (None before the first: an empty board).
-
-    Only the entities whose first sort value another entry shares are read to sort (by name
-    and id); the rest of the page's entities are read after, so a board without ties reads
-    only the page's entities and decodes none of them."""
-    at, board = _step_as_of(festival_id, placeholder_id, moment)
-    place, by_name = _PAST_SORTS[sort_by]
-    if place is None:
-        present, absent = board, []
-        clashing = board
+    as :func:`list_entries` sorts, and the publication moment it is of (None before the
+    first: an empty board). One statement: the page of the last step's entries, each row
+    with the step's moment and total (a page past the end reads the step alone)."""
+    select = (Select(PAST)
+              .where(*equals(PAST.festival, festival_id))
+              .where(*equals(PAST.placeholder, placeholder_id))
+              .where('"step" = ' + _step_at("?", "?"), [H_STEP.festival.db_value(festival_id),
+                                                      H_STEP.placeholder.db_value(placeholder_id),
+                                                      H_STEP.at.db_value(moment)])
+              .sort(PAST_SORTS, sort_by, sort_order, PAST.entity_id))
+    rows = select.rows(PAST.at, PAST.total, PAST.body, limit=limit, offset=(page - 1) * limit)
+    if rows:
+        at, total = PAST.at.python_value(rows[0][0]), rows[0][1]
     else:
-        present = [entry for entry in board if entry[place] is not None]
-        absent = [entry for entry in board if entry[place] is None]
-        counts = Counter(entry[place] for entry in present)
-        clashing = [entry for entry in present if counts[entry[place]] > 1]
-    bodies = _entities(festival_id, placeholder_id, {entry[0] for entry in clashing})
-    tie_keys = {}
-    for number, body in bodies.items():
-        member = orjson.loads(body)
-        tie_keys[number] = ((text_sort_key(member["name"]),) if by_name else ()) + (member["entityId"],)
-
-    def key(entry):
-        first = () if place is None else (entry[place],)
-        return first + tie_keys.get(entry[0], ())
-
-    present = sorted(present, key=key, reverse=sort_order == "desc")
-    start = (page - 1) * limit
-    shown = (present + absent)[start:start + limit]
-    missing = {entry[0] for entry in shown} - set(bodies)
-    if missing:
-        bodies.update(_entities(festival_id, placeholder_id, missing))
-    items = [(entry_json(bodies[number], *numbers),) for number, *numbers in shown]
-    return at, Page(items=items, page=page, limit=limit, total=len(board))
+        step = (Select(H_STEP)
+                .where(*equals(H_STEP.festival, festival_id))
+                .where(*equals(H_STEP.placeholder, placeholder_id))
+                .where('"at" <= ?', [H_STEP.at.db_value(moment)])
+                .sort({"at": H_STEP.at}, "at", "desc", H_STEP.step)
+                .first(H_STEP.at, H_STEP.total))
+        at, total = step or (None, 0)
+    return at, Page(items=[(body,) for _, _, body in rows], page=page, limit=limit, total=total)
 
 
 def placeholders_as_of(festival_id, placeholder_ids, moment):
     """``[(JSON, at)]``: each published placeholder of ``placeholder_ids`` with its entries as
     they stood at ``moment`` (the shape of ``placeholders_with_entries``), in the order given,
-    and the publication its board is of (None: an empty board)."""
+    and the publication its board is of (None: an empty board). One statement: each
+    placeholder with its last step at or before the moment."""
     if not placeholder_ids:
         return []
-    rows = (Select(P)
-            .where(*equals(P.festival, festival_id))
-            .where(*one_of(P.id, placeholder_ids))
-            .rows(P.id, P.body))
-    by_id = {str(P.id.python_value(row_id)): body for row_id, body in rows}
+    p, s = P._meta.table_name, H_STEP._meta.table_name
+    step_at = _step_at('p."festival"', 'p."id"')
+    ids = [P.id.db_value(i) for i in placeholder_ids]
+    sql = (f'SELECT p."id", p."body", s."at", s."entries" FROM "{p}" p LEFT JOIN "{s}" s '
+           f'ON s."festival" = p."festival" AND s."placeholder" = p."id" AND s."step" = {step_at} '
+           f'WHERE p."festival" = ? AND p."id" IN ({marks(ids)})')
+    rows = run(sql, [H_STEP.at.db_value(moment), P.festival.db_value(festival_id), *ids]).fetchall()
+    by_id = {str(P.id.python_value(row_id)): (body, at, entries) for row_id, body, at, entries in rows}
     boards = []
     for placeholder_id in (str(i) for i in placeholder_ids):
         if placeholder_id not in by_id:
             continue
-        at, board = _step_as_of(festival_id, placeholder_id, moment)
-        bodies = _entities(festival_id, placeholder_id, {entry[0] for entry in board})
-        entries = ",".join(entry_json(bodies[number], *numbers) for number, *numbers in board)
-        boards.append((f'{by_id[placeholder_id][:-1]},"entries":[{entries}]}}', at))
+        body, at, entries = by_id[placeholder_id]
+        boards.append((f'{body[:-1]},"entries":[{entries or ""}]}}', H_STEP.at.python_value(at)))
     return boards
 
 
-def _step_as_of(festival_id, placeholder_id, moment):
-    """``(at, board)`` of the last step at or before ``moment``, one read by index (``(None,
-    [])`` before the first)."""
-    row = (Select(H_STEP)
-           .where(*equals(H_STEP.festival, festival_id))
-           .where(*equals(H_STEP.placeholder, placeholder_id))
-           .where(*compare(H_STEP.at, "<=", moment))
-           .sort({"at": H_STEP.at}, "at", "desc", H_STEP.step)
-           .first(H_STEP.at, H_STEP.board))
+def _first(column, ends):
+    """SQL of the first ``top`` items (a ``?``) of a comma-separated list column, cut where
+    its ``ends`` column says (``db.compiled.tables.ends_text``)."""
+    return f'substr({column}, 1, CAST(substr({ends}, (? - 1) * {END_WIDTH} + 1, {END_WIDTH}) AS INTEGER))'
+
+
+def race_head(festival_id, placeholder_id, top):
+    """``(sub_fest, placeholder body, steps, entries)`` of a published placeholder and its
+    race (``PublicTopperHistory``): how many steps it has and the JSON of its best ``top``
+    entries, comma-separated (none without a history), in one statement; None when the
+    placeholder is not published."""
+    p, h = P._meta.table_name, H_HISTORY._meta.table_name
+    sql = (f'SELECT p."sub_fest", p."body", h."steps", {_first("h.entries", "h.entry_ends")} FROM "{p}" p '
+           f'LEFT JOIN "{h}" h ON h."placeholder" = p."id" AND h."festival" = p."festival" '
+           f'WHERE p."festival" = ? AND p."id" = ?')
+    row = run(sql, [top, P.festival.db_value(festival_id), P.id.db_value(placeholder_id)]).fetchone()
     if row is None:
-        return None, []
-    return row[0], orjson.loads(row[1])
+        return None
+    sub_fest, body, steps, entries = row
+    return P.sub_fest.python_value(sub_fest), body, steps or 0, entries or ""
 
 
-def race_of(festival_id, placeholder_id, top, page, limit):
-    """``(entries, steps page)`` of a leaderboard's race: the JSON of its ``top`` best entries
-    by the final board, and one page of its steps as ``(step, at, race)`` rows, where ``race``
-    has each race entry's ``[rank, points]`` (or null)."""
-    head = (Select(H_HISTORY)
-            .where(*equals(H_HISTORY.festival, festival_id))
-            .where(*equals(H_HISTORY.placeholder, placeholder_id))
-            .first(H_HISTORY.race, H_HISTORY.final))
-    race, final = (head[0], orjson.loads(head[1])) if head else (0, [])
-    shown = min(top, race)
-    bodies = _entities(festival_id, placeholder_id, below=shown)
-    entries = [(bodies[n], final[n]) for n in range(shown)]
-    steps = (Select(H_STEP)
-             .where(*equals(H_STEP.festival, festival_id))
-             .where(*equals(H_STEP.placeholder, placeholder_id))
-             .sort({"step": H_STEP.step}, "step", "asc", H_STEP.step)
-             .page(page, limit, H_STEP.step, H_STEP.at, H_STEP.race))
-    steps.items = [(step, H_STEP.at.python_value(at), race) for step, at, race in steps.items]
-    return entries, steps
+def race_steps(festival_id, placeholder_id, steps, top, page, limit, moment=None):
+    """``(at, steps page)``: one page of a race's steps, oldest first, each as the JSON the
+    race writes with the standings of its best ``top`` entries (``steps``: how many it
+    has). With ``moment`` (naive UTC), only the steps at or before it, and ``at`` the last
+    of them (None before the first); else ``at`` is None. One statement either way (a page
+    past the end reads the last step alone)."""
+    offset = (page - 1) * limit
+    table = f'"{H_STEP._meta.table_name}"'
+    step = f"s.head || {_first('s.standings', 's.standing_ends')} || ']}}'"
+    if moment is None:
+        rows = run(f'SELECT {step} FROM {table} s WHERE s."festival" = ? AND s."placeholder" = ? '
+                   f'ORDER BY s."step" LIMIT ? OFFSET ?',
+                   [top, H_STEP.festival.db_value(festival_id), H_STEP.placeholder.db_value(placeholder_id),
+                    limit, offset]).fetchall()
+        at, total = None, steps
+        items = [text for (text,) in rows]
+    else:
+        # steps are numbered in the order of their moments: those by then are the first k,
+        # k the number of the last one (``k``), whose number and moment lead each row
+        params = [H_STEP.festival.db_value(festival_id), H_STEP.placeholder.db_value(placeholder_id)] * 2
+        params.append(H_STEP.at.db_value(moment))
+        last = 'k."festival" = ? AND k."placeholder" = ? AND k."step" = ' + _step_at("?", "?")
+        found = run(f'SELECT k."step", k."at", {step} FROM {table} k JOIN {table} s '
+                    f'ON s."festival" = k."festival" AND s."placeholder" = k."placeholder" AND s."step" <= k."step" '
+                    f'WHERE {last} ORDER BY s."step" LIMIT ? OFFSET ?', [top, *params, limit, offset]).fetchall()
+        head = found[0][:2] if found else run(f'SELECT k."step", k."at" FROM {table} k WHERE {last}', params).fetchone()
+        total, at = head if head else (0, None)
+        at = H_STEP.at.python_value(at)
+        items = [text for _, _, text in found]
+    return at, Page(items=items, page=page, limit=limit, total=total)
