@@ -24,7 +24,7 @@ One run, on this machine, with wrk (Debian's ``wrk``) on loopback:
 
 It prints a table of req/s, p50, p99 and errors, then the ratios the targets are stated
 in (docs/performance.md). ``--quick`` is a one-second smoke run (scale 1, a few endpoints);
-``--only "/toppers,/toppers?asOf=,/topper-race"`` runs only the rows named (each with bare
+``--only "/toppers,/toppers?asOf=,/page-toppers?asOf=,/topper-race"`` runs only the rows named (each with bare
 rows beside it, then the scales side by side), e.g. a board of the past against the board.
 """
 import argparse
@@ -148,10 +148,11 @@ def service_env(url, cache_seconds, log_path, **settings):
             "PYTHONPATH": ROOT, **settings}
 
 
-def load_festival(url, scale, workdir):
+def load_festival(url, scale, workdir, env=None):
     """A database at ``url`` holding the bundled festivals (scale 1) or an N× festival;
-    return ``(festival slug, seconds the import took or None)``."""
-    env = service_env(url, 0, None)
+    return ``(festival slug, seconds the import took or None)``. ``env``: the commands'
+    environment (``service_env``'s by default)."""
+    env = env or service_env(url, 0, None)
     cli("init", env=env)
     if scale == 1:
         cli("seed", env=env)
@@ -205,6 +206,9 @@ def cases(port, key, quick=False):
         # boards of the past: each board after each festival day (a date: that day's end)
         "/toppers?asOf=": [f"{API}/toppers?topperPlaceholderId={p['id']}&limit=20&asOf={day}"
                            for p in placeholders for day in festival_days(port, key)],
+        # every board of a page as it stood: each board alone, after each festival day
+        "/page-toppers?asOf=": [f"{API}/page-toppers?placeholderId={p['id']}&asOf={day}"
+                                for p in placeholders for day in festival_days(port, key)],
         # the race of each board: its first 20 steps of its 10 best
         "/topper-race": [f"{API}/topper-race?topperPlaceholderId={p['id']}&limit=20&top=10" for p in placeholders],
     })
