@@ -8,7 +8,7 @@ and their dry runs list it and the first two are refused, writing nothing; with
 """
 import pytest
 
-from conftest import writable
+from conftest import database_copy, writable, writable_app_on_copy
 from natural_festival import PUBLISHED, natural_festival, update
 from db.source import models as m
 from seed.importer import import_fixture
@@ -100,12 +100,20 @@ def with_team_entry(data):
     return data
 
 
+@pytest.fixture(scope="module")
+def festival_template(seeded, tmp_path_factory):
+    """A copy of the seeded database with the festival (and its team's entry) imported, made
+    once: each test works on a copy of it (``festival``)."""
+    with database_copy(seeded[0], tmp_path_factory.mktemp("natural")) as url:
+        with writable(url):
+            import_fixture(with_team_entry(natural_festival()))
+        yield url
+
+
 @pytest.fixture
-def festival(fresh_app):
-    _, url = fresh_app
-    with writable(url):
-        import_fixture(with_team_entry(natural_festival()))
-    return url
+def festival(festival_template, tmp_path):
+    with writable_app_on_copy(festival_template, tmp_path) as (_, url):
+        yield url
 
 
 def listed(line, lines):
