@@ -143,6 +143,7 @@ SETTINGS = {
     "RATELIMIT_RETRY_SECONDS": ("5", seconds, "How long a process counts in memory after Redis failed before it tries Redis again"),
     "IMPORT_WAIT_SECONDS": ("600", seconds, "How long `festival-api import` waits for another import or update to finish before giving up"),
     "LOG_LEVEL": ("INFO", log_level, "Level of the access and error log (written to stderr as JSON lines)"),
+    "SERVER_TIMING": ("false", _bool, "Send a Server-Timing header on every API answer: the milliseconds its steps took (key, limit, cache, query, render), readable by the pages CORS_ORIGINS allows"),
     "DEMO_PAGE": ("false", _bool, "Serve the demo results page at / (`festival-api demo` turns it on)"),
     "HOST": ("127.0.0.1", host, "Address `festival-api serve` listens on"),
     "PORT": ("8080", port, "Port `festival-api serve` listens on"),

@@ -13,6 +13,7 @@ import pytest
 
 from app.door.access_log import ACCESS_LOGGER, MAX_HELD, JsonFormatter
 from conftest import API, BIG
+from custom_apps import app_with  # noqa: F401  (fixture)
 from db.source.keys import find_active_key
 
 
@@ -91,6 +92,23 @@ def test_as_configured_the_access_line_is_written_to_stderr_with_the_fields_of_t
     assert {**written, "time": None, "duration_ms": None} == {**logged, "time": None, "duration_ms": None}
     assert written["logger"] == ACCESS_LOGGER and written["status"] == 200 and written["query"] == ["limit"]
     assert len(written["time"]) == len("2026-11-24T19:40:41.123Z") and written["time"].endswith("Z")
+
+
+def test_the_access_line_is_the_same_with_server_timing_on(app_with, keys, capture_log):
+    """``SERVER_TIMING`` adds a header; the access line, made from the same observation, keeps
+    its fields."""
+    access_lines = capture_log(ACCESS_LOGGER)
+    for timed in (False, True):
+        client = app_with(SERVER_TIMING=timed).test_client()
+        for _ in range(2):
+            assert client.get(f"{API}/news?limit=5", headers={"X-API-Key": keys[BIG]}).status_code == 200
+        assert client.get(f"{API}/news", headers={"X-API-Key": "fds_wrong"}).status_code == 401
+    lines = access_lines()
+    assert len(lines) == 6
+    assert all(list(line) == ["time", "level", "logger", "method", "path", "query", "status", "duration_ms", "festival", "key_id",
+                              "bytes", "cache"] for line in lines)
+    same = [{**line, "time": None, "duration_ms": None} for line in lines]
+    assert same[:3] == same[3:]
 
 
 def test_the_access_lines_clock_writes_the_time_datetime_writes():

@@ -7,6 +7,7 @@ here is read off a socket from waitress on a port, for every kind of answer (pre
 allowed and with an allow-list (an origin on it and one not on it).
 """
 import contextlib
+import re
 import socket
 import threading
 
@@ -253,3 +254,92 @@ def test_headers_an_answer_already_has_are_made_once(app_with, setting):
     vary = [token.strip() for token in values(made, "Vary")[0].split(",")]
     assert vary == ["X-API-Key", "Accept-Encoding"] + ([] if cors_origins == ["*"] else ["Origin"]) + ["Cookie"]
     assert values(made, "Cache-Control") == [f"public, max-age={config['CACHE_MAX_AGE']}"]
+
+
+# --- Server-Timing (SERVER_TIMING; app/door/observation.py) ----------------------------------------
+
+TIMING = re.compile(r"^(key|limit|cache|query|render);dur=\d+\.\d{3}(, (key|limit|cache|query|render);dur=\d+\.\d{3})*$")
+
+# name: (method, path, headers, expected status, the steps named at least, in their order)
+TIMED = {
+    "200": ("GET", "/news", {"X-API-Key": "KEY"}, 200, ["key", "limit", "cache", "query", "render"]),
+    "200 compressed": ("GET", "/programmes?subFestSlug=general&limit=50", {"X-API-Key": "KEY", "Accept-Encoding": "br"},
+                       200, ["key", "limit", "cache", "query", "render"]),
+    "cache hit": ("GET", "/news?limit=3", {"X-API-Key": "KEY"}, 200, ["key", "limit", "cache", "render"]),
+    "304": ("GET", "/news", {"X-API-Key": "KEY", "If-None-Match": "ETAG"}, 304, ["key", "limit", "cache", "render"]),
+    "HEAD": ("HEAD", "/news", {"X-API-Key": "KEY"}, 200, ["key", "cache", "render"]),
+    "400": ("GET", "/news?limit=0", {"X-API-Key": "KEY"}, 400, ["key", "limit", "cache", "query"]),
+    "401": ("GET", "/news", {}, 401, ["key", "render"]),
+    "404 of a view": ("GET", "/programme-detail?programCode=NO-SUCH", {"X-API-Key": "KEY"}, 404,
+                      ["key", "cache", "query"]),
+    "404 of a path": ("GET", "/no-such-endpoint", {"X-API-Key": "KEY"}, 404, ["render"]),
+    "429": ("GET", "/news?limit=4", {"X-API-Key": "KEY"}, 429, ["key", "limit", "render"]),
+    "preflight": ("OPTIONS", "/news", PREFLIGHT, 200, ["render"]),
+}
+
+
+def steps_of(value):
+    return [part.split(";")[0] for part in value.split(", ")]
+
+
+@pytest.mark.parametrize("timed", [True, False], ids=["on", "off"])
+@pytest.mark.parametrize("answer", TIMED)
+def test_server_timing_is_sent_once_when_on_and_never_when_off(app_with, keys, timed, answer):
+    method, path, wanted, status, steps = TIMED[answer]
+    wanted = {name: keys[BIG] if value == "KEY" else value for name, value in wanted.items()}
+    app = app_with(CORS_ORIGINS=[ORIGIN], SERVER_TIMING=timed, RESPONSE_CACHE_SECONDS=60,
+                   RATELIMIT_DEFAULT="3 per minute" if answer == "429" else "1000 per minute")
+    with serving(app) as port:
+        if "If-None-Match" in wanted:
+            _, first, _ = request(port, "GET", path, {**wanted, "If-None-Match": "-"})
+            wanted["If-None-Match"] = values(first, "ETag")[0]
+        if answer in ("cache hit", "429"):
+            for _ in range(1 if answer == "cache hit" else 3):
+                request(port, method, path, wanted)
+        code, headers, body = request(port, method, path, {**wanted, "Origin": ORIGIN})
+    assert code == status, (body, headers)
+    assert_one_of_each(headers)
+    found = values(headers, "Server-Timing")
+    if not timed:
+        assert found == [] and values(headers, "Timing-Allow-Origin") == []
+        return
+    [value] = found
+    assert TIMING.match(value), value
+    named = steps_of(value)
+    assert named == [step for step in ("key", "limit", "cache", "query", "render") if step in named], value
+    assert set(steps) <= set(named), value
+    if method != "OPTIONS":
+        assert values(headers, "Timing-Allow-Origin") == [ORIGIN]
+
+
+def test_a_cache_hit_times_no_view_and_a_miss_does(app_with, keys):
+    """On a miss the view's reads count to ``query``; on a hit only the revision's read does."""
+    app = app_with(SERVER_TIMING=True, RESPONSE_CACHE_SECONDS=60)
+    headers = {"X-API-Key": keys[BIG]}
+    path = "/programmes?subFestSlug=general&limit=100"
+    with serving(app) as port:
+        timings = []
+        for _ in range(5):
+            _, miss, _ = request(port, "GET", path + f"&page={len(timings) + 1}", headers)
+            _, hit, _ = request(port, "GET", path + f"&page={len(timings) + 1}", headers)
+            timings.append([dict(part.split(";dur=") for part in values(h, "Server-Timing")[0].split(", "))
+                            for h in (miss, hit)])
+    assert all(m.keys() == h.keys() >= {"key", "cache", "query", "render"} for m, h in timings), timings
+    median = sorted(float(m["query"]) - float(h["query"]) for m, h in timings)[2]
+    assert median > 0, timings
+
+
+@pytest.mark.parametrize("setting", SETTINGS, ids=[s[0] for s in SETTINGS])
+def test_server_timing_is_exposed_to_the_origins_that_may_read_the_answer(app_with, keys, setting):
+    _, cors_origins, origin, allowed = setting
+    for timed in (True, False):
+        with serving(app_with(CORS_ORIGINS=cors_origins, SERVER_TIMING=timed)) as port:
+            _, headers, _ = request(port, "GET", "/news", {"X-API-Key": keys[BIG], "Origin": origin})
+            _, preflight, _ = request(port, "OPTIONS", "/news", {**PREFLIGHT, "Origin": origin})
+        assert_one_of_each(headers)
+        assert_cors_of(headers, allowed)
+        exposed = {v.strip().lower() for v in ",".join(values(headers, "Access-Control-Expose-Headers")).split(",")}
+        assert ("server-timing" in exposed) == (timed and allowed is not None)
+        assert values(headers, "Timing-Allow-Origin") == ([allowed] if timed and allowed else [])
+        assert values(preflight, "Timing-Allow-Origin") == []
+        assert (len(values(preflight, "Server-Timing")) == 1) == timed

@@ -308,13 +308,17 @@ def test_every_operation_has_a_description(spec):
 
 
 ANSWER_HEADERS = {"ETag", "X-Data-Revision", "Cache-Control", "X-RateLimit-Limit", "X-RateLimit-Remaining",
-                  "X-RateLimit-Reset"}
+                  "X-RateLimit-Reset", "Server-Timing"}
 
 
 @pytest.mark.parametrize("status, headers", [
     ("200", ANSWER_HEADERS),
     ("304", ANSWER_HEADERS),
-    ("429", {"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"}),
+    ("429", {"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After", "Server-Timing"}),
+    ("400", {"Server-Timing"}),
+    ("401", {"Server-Timing"}),
+    ("404", {"Server-Timing"}),
+    ("503", {"Server-Timing"}),
 ])
 def test_every_get_declares_its_headers(spec, status, headers):
     for path, op in operations(spec).items():

@@ -30,6 +30,11 @@ It owns everything requests share, each step written once, in this order:
    (``app/door/access_log.py``; under ``festival-api serve`` written after the answer, and held
    while requests wait).
 
+What the door sees of a request as it passes these steps is one record, its
+:class:`~app.door.observation.Observation`: the access line is written from it and, with
+``SERVER_TIMING`` on, the ``Server-Timing`` header of an API answer (the time of each step:
+``key``, ``limit``, ``cache``, ``query``, ``render``) is made from it.
+
 Views read what the front door resolved (festival, revision) from ``app/door/request.py``.
 Requests outside the API's data endpoints (``/healthz``, the documentation, the demo page,
 unknown paths, other methods) go to Flask with no key and no snapshot; the front door
@@ -52,11 +57,12 @@ from schemas.candidates import PRIVATE_PARAMETERS
 from ..database import DATABASE_ERRORS, ServiceDatabase, Unavailable
 from ..server.healthz import HealthCheck
 from ..server.waitress_compat import AFTER_ANSWER
-from .access_log import log_request
+from .access_log import log_observation
 from .auth import CHALLENGE, ENVIRON_HEADER, MISSING_MESSAGE, UNKNOWN_MESSAGE, KeyCache
 from .errors import error_json
 from .headers import ALLOW, REVISION_HEADER, ApiHeaders, compress, not_modified, weak_etag
 from .limits import make_private_filter_limits, make_rate_limits
+from .observation import CACHE, KEY, LIMIT, QUERY, RENDER, SERVER_TIMING, Observation
 from .quiet_log import QuietLog
 from .request import RequestState, begin_request, end_request
 from .response_cache import CachedResponse, ResponseCache
@@ -101,6 +107,7 @@ class FrontDoor:
         self.cache = ResponseCache(config["RESPONSE_CACHE_SECONDS"], config["RESPONSE_CACHE_ENTRIES"],
                                    max_bytes=config["RESPONSE_CACHE_MB"] * 2**20)
         self.headers = ApiHeaders(config)
+        self.timed = config["SERVER_TIMING"]
         self.trusts_proxies = config["TRUSTED_PROXIES"] > 0
         self._warned_about_proxy = False
         self.operations = {}  # path -> Operation: GET needs a key and reads the database
@@ -118,7 +125,7 @@ class FrontDoor:
     # -- the door ----------------------------------------------------------------------
 
     def __call__(self, environ, start_response):
-        state = RequestState(environ.get("QUERY_STRING"))
+        state = RequestState(environ.get("QUERY_STRING"), Observation(self.timed))
         path = environ.get("PATH_INFO", "")
         method = environ.get("REQUEST_METHOD", "GET")
         if path in self.data_paths and method in ("GET", "HEAD"):
@@ -162,18 +169,23 @@ class FrontDoor:
                 self.database.end()
 
     def _answer(self, environ, state):
+        seen = state.seen
         revision_of = self.database.begin()
+        seen.lap(QUERY)
         plain = environ.get(ENVIRON_HEADER, "").strip()
         limits = self.limits
         if plain and limits is not None and limits.wrong_keys:
             state.limit_headers = limits.barred(environ.get("REMOTE_ADDR"))
+            seen.lap(LIMIT)
             if state.limit_headers is not None:  # over its wrong-key budget: no lookup
                 return self._error(429, WRONG_KEYS_MESSAGE, [])
         digest, found = self.keys.lookup(plain) if plain else (None, None)
+        seen.lap(KEY)
         if found is None:
             return self._unauthorized(environ, state, plain)
         state.key_id, state.festival = found
         state.revision, state.changed_at = revision_of(state.festival.id)
+        seen.lap(QUERY)
         if_none_match = environ.get("HTTP_IF_NONE_MATCH")
         counts = limits is not None and limits.counts_requests
         first_look = state.limit_headers is None
@@ -184,11 +196,13 @@ class FrontDoor:
             state.limit_spent = not if_none_match or state.private
             allowed, state.limit_headers = limits.count(state.key_id, environ.get("REMOTE_ADDR"),
                                                         spend=state.limit_spent)
+            seen.lap(LIMIT)
             if not allowed:
                 return self._error(429, None, [])
         if state.private:
             if first_look:
                 allowed, state.limit_headers = self.private_limits.count(state.key_id, environ.get("REMOTE_ADDR"))
+                seen.lap(LIMIT)
                 if not allowed:
                     return self._error(429, None, [])
             # What a private value confirms is for this visitor alone: nothing keeps it, and
@@ -202,7 +216,9 @@ class FrontDoor:
             remove_entity_headers(answer.headers)
         elif counts and not state.limit_spent:
             state.limit_spent = True
+            seen.lap(RENDER)
             _, state.limit_headers = limits.count(state.key_id, environ.get("REMOTE_ADDR"))
+            seen.lap(LIMIT)
         return answer
 
     def _unauthorized(self, environ, state, plain):
@@ -210,6 +226,7 @@ class FrontDoor:
         wrong keys than its budget (``RATELIMIT_WRONG_KEYS``)."""
         if plain and self.limits is not None and self.limits.wrong_keys:
             allowed, headers = self.limits.wrong_key(environ.get("REMOTE_ADDR"))
+            state.seen.lap(LIMIT)
             if not allowed:
                 state.limit_headers = headers
                 return self._error(429, WRONG_KEYS_MESSAGE, [])
@@ -220,6 +237,7 @@ class FrontDoor:
         if not self.cache.enabled:
             return self._made(environ, state)
         # The key's digest names the key, and so its festival: two keys never share answers.
+        seen = state.seen
         cache_key = (digest, state.revision, environ["PATH_INFO"], _query_key(state.query))
         entry = self.cache.get(cache_key)
         maker = None
@@ -228,9 +246,11 @@ class FrontDoor:
                 maker = self.cache.make_or_wait(cache_key)
                 entry = self.cache.get(cache_key)  # made while this request waited?
             if entry is not None:
-                state.cache = "hit"
+                seen.cache = "hit"
+                seen.lap(CACHE)
                 return Answer(200, list(entry.headers), entry.body, entry.etag, entry)
-            state.cache = "miss"
+            seen.cache = "miss"
+            seen.lap(CACHE)
             answer = self._made(environ, state)
             # Kept unless an import moved the revision between the key and the snapshot.
             if answer.status == 200 and answer.etag is not None and state.revision == cache_key[1]:
@@ -240,6 +260,7 @@ class FrontDoor:
                 # The same request gets the same error: the next ones need not wait for it.
                 self.cache.made(cache_key, maker, kept=False)
                 maker = None
+            seen.lap(CACHE)
             return answer
         finally:
             if maker is not None:
@@ -265,9 +286,12 @@ class FrontDoor:
             return self._http_failure(InternalServerError())
         finally:
             end_request()
+            state.seen.lap(QUERY)
         view = state.view
-        return Answer(200, [("Content-Type", "application/json")], body,
-                      weak_etag(body, view.revision_block if view is not None else None))
+        answer = Answer(200, [("Content-Type", "application/json")], body,
+                        weak_etag(body, view.revision_block if view is not None else None))
+        state.seen.lap(RENDER)
+        return answer
 
     def _through_flask(self, environ):
         started = []
@@ -342,14 +366,20 @@ class FrontDoor:
             body = self._compressed(environ, answer, headers)
         if status != 304:
             headers.append(("Content-Length", str(len(body))))
+        seen = state.seen
+        if seen.steps is not None and path.startswith(self.prefix):
+            seen.lap(RENDER)
+            headers.append((SERVER_TIMING, seen.server_timing()))
         start_response(_REASONS.get(status) or f"{status} {HTTP_STATUS_CODES.get(status, 'Unknown').upper()}",
                        headers)
-        line = (method, path, state, status, 0 if method == "HEAD" else len(body), time.perf_counter())
+        seen.method, seen.path, seen.query, seen.status = method, path, state.query, status
+        seen.size, seen.festival, seen.key_id = 0 if method == "HEAD" else len(body), state.festival, state.key_id
+        seen.ended = time.perf_counter()
         after = environ.get(AFTER_ANSWER)
         if after is None:
-            _log(*line)
+            log_observation(seen)
         else:  # once the answer is on its way (the client does not wait for it), held
-            after.append(lambda: _log(*line, held=True))  # while requests wait (access_log)
+            after.append(lambda: log_observation(seen, held=True))  # while requests wait (access_log)
         # b"": waitress sends the headers of an answer without a body before the after work.
         return [b""] if method == "HEAD" or not body else [body]
 
@@ -366,12 +396,6 @@ class FrontDoor:
                 entry.remember_encoding(encoding, data)
         headers.append(("Content-Encoding", encoding))
         return data
-
-
-def _log(method, path, state, status, size, ended, held=False):
-    log_request(method=method, path=path, query=state.query, status=status, started=state.started,
-                festival=state.festival, key_id=state.key_id, size=size, cache=state.cache,
-                started_at=state.started_at, ended=ended, held=held)
 
 
 def is_private(pairs):

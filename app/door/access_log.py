@@ -1,10 +1,11 @@
 """One JSON line per request on stderr, and errors with their traceback (server side only).
 
-An access line holds the time, method, path, the *names* of the query parameters (values
-can be personal, e.g. a chest number), status, duration, festival slug, the API key's id
-(never the key), bytes sent and whether the response cache answered.
+An access line, written from the request's :class:`~app.door.observation.Observation`, holds the
+time, method, path, the *names* of the query parameters (values can be personal, e.g. a
+chest number), status, duration, festival slug, the API key's id (never the key), bytes
+sent and whether the response cache answered.
 
-Under ``festival-api serve`` a line may be *held* (:func:`log_request`'s ``held``): it
+Under ``festival-api serve`` a line may be *held* (:func:`log_observation`'s ``held``): it
 waits in memory while other requests wait for a worker, and goes out with the others in one
 ``write(2)`` once the server has no request waiting (``app/server/__init__.py`` calls
 :func:`write_held`), or at ``MAX_HELD`` lines. Under load one system call then writes many
@@ -20,6 +21,8 @@ import time
 
 import orjson
 from flask.logging import default_handler
+
+from .observation import Observation
 
 ACCESS_LOGGER = "festival_api.access"
 
@@ -164,34 +167,45 @@ class _Clock:
 _CLOCK = _Clock()
 
 
-def log_request(method, path, query, status, started, festival, key_id, size, cache, started_at=None, ended=None,
-                held=False):
-    """Write one access line (the front door, ``app/door/__init__.py``, writes one per request);
-    ``query`` is the request's ``(name, value)`` pairs, of which only the names are logged;
-    ``started`` and ``ended`` (default: now) are ``time.perf_counter()`` readings; ``held``:
-    the line may wait for :func:`write_held`, which the server calls."""
+def log_observation(seen, held=False):
+    """Write the access line of ``seen`` (an :class:`~app.door.observation.Observation`: the front
+    door, ``app/door/__init__.py``, writes one per request), of which the query's names alone are
+    logged; ``held``: the line may wait for :func:`write_held`, which the server calls."""
     logger = _ACCESS
     if not logger.isEnabledFor(logging.INFO):
         return
+    started, festival = seen.started, seen.festival
     line = {
-        "time": _CLOCK.iso(started_at or time.time()),
+        "time": _CLOCK.iso(seen.started_at or time.time()),
         "level": "INFO",
         "logger": ACCESS_LOGGER,
-        "method": method,
-        "path": path,
-        "query": sorted({name for name, _ in query}),
-        "status": status,
-        "duration_ms": round(((ended or time.perf_counter()) - started) * 1000, 2) if started else None,
+        "method": seen.method,
+        "path": seen.path,
+        "query": sorted({name for name, _ in seen.query}),
+        "status": seen.status,
+        "duration_ms": round(((seen.ended or time.perf_counter()) - started) * 1000, 2) if started else None,
         "festival": festival.slug if festival is not None else None,
-        "key_id": key_id,  # text: the key cache keeps it so
-        "bytes": size,
-        "cache": cache,
+        "key_id": seen.key_id,  # text: the key cache keeps it so
+        "bytes": seen.size,
+        "cache": seen.cache,
     }
     if not logger.handlers and _SERVICE.handlers == [_HANDLER]:  # as configured: no other handler wants a record
         _HANDLER.write_line(line, held)
     else:
         del line["level"], line["logger"]
         logger.info("request", extra={"fields": line})
+
+
+def log_request(method, path, query, status, started, festival, key_id, size, cache, started_at=None, ended=None,
+                held=False):
+    """Write one access line from its fields (:func:`log_observation` of an observation that
+    holds them); ``started`` and ``ended`` (default: now) are ``time.perf_counter()``
+    readings."""
+    seen = Observation()
+    seen.method, seen.path, seen.query, seen.status, seen.size = method, path, query, status, size
+    seen.started, seen.started_at, seen.ended = started, started_at, ended
+    seen.festival, seen.key_id, seen.cache = festival, key_id, cache
+    log_observation(seen, held)
 
 
 def _use_json_lines(logger, level):

@@ -2,7 +2,8 @@
 
 - CORS, decided by flask-cors's own rules (``flask_cors.core``) for the configured origins,
   so browsers on festival websites may call the API and read ``ETag``, ``X-Data-Revision``
-  and the rate-limit headers;
+  and the rate-limit headers (and, with ``SERVER_TIMING`` on, ``Server-Timing``, which
+  ``Timing-Allow-Origin`` also lets the page's Resource Timing show);
 - the weak ``ETag`` of a ``200`` and the ``304`` it allows: the validator is the answer's data
   without the festival's revision, so an import that did not change an answer keeps its
   validator, and ``X-Data-Revision`` says the current revision on every answer of a festival;
@@ -30,6 +31,7 @@ from werkzeug.http import parse_accept_header, parse_etags
 
 from .auth import HEADER as KEY_HEADER
 from .limits import RATE_LIMIT_HEADERS
+from .observation import SERVER_TIMING
 
 # The festival's data revision at the moment of the answer, on every answer of a festival's
 # data (200, 304 and errors alike): after a 304 the body held shows the revision it was made at.
@@ -38,6 +40,8 @@ REVISION_HEADER = "X-Data-Revision"
 # Response headers that scripts on other origins may read: the one list of them. Pagination
 # travels in the body's ``meta``; there are no pagination headers.
 EXPOSED_HEADERS = ("ETag", REVISION_HEADER, *RATE_LIMIT_HEADERS)
+# ... and with SERVER_TIMING on (app/door/observation.py)
+TIMED_EXPOSED_HEADERS = (*EXPOSED_HEADERS, SERVER_TIMING)
 
 # Browsers may reuse a preflight answer this long (they cap it: Chrome at 2 hours).
 PREFLIGHT_MAX_AGE = 86400
@@ -62,6 +66,7 @@ class ApiHeaders:
     def __init__(self, config):
         origins = config["CORS_ORIGINS"] or ["*"]
         any_origin = origins == ["*"]
+        self._timed = config["SERVER_TIMING"]
         # flask-cors would also read CORS_* settings from an app's config: there are none.
         self._cors = get_cors_options(SimpleNamespace(config={}), {
             "origins": origins,
@@ -69,7 +74,7 @@ class ApiHeaders:
             "send_wildcard": any_origin,
             "vary_header": not any_origin,
             "methods": list(METHODS),
-            "expose_headers": list(EXPOSED_HEADERS),
+            "expose_headers": list(TIMED_EXPOSED_HEADERS if self._timed else EXPOSED_HEADERS),
             "max_age": PREFLIGHT_MAX_AGE,
         })
         self._any_origin = any_origin
@@ -108,9 +113,14 @@ class ApiHeaders:
 
     def _cors_headers(self, environ, method):
         # flask-cors's Vary: Origin is one of our own Vary names (finish).
-        return [(name, str(value)) for name, value in
-                get_cors_headers(self._cors, EnvironHeaders(environ), method).items(multi=True)
-                if name != "Vary"]
+        headers = [(name, str(value)) for name, value in
+                   get_cors_headers(self._cors, EnvironHeaders(environ), method).items(multi=True)
+                   if name != "Vary"]
+        if self._timed and method != "OPTIONS":
+            # The origins that may read the answer may see its Server-Timing in Resource Timing.
+            headers += [("Timing-Allow-Origin", value) for name, value in headers
+                        if name == "Access-Control-Allow-Origin"]
+        return headers
 
     def finish(self, environ, status, headers, cacheable, private=False):
         """Give ``headers`` of an answer with ``status`` their CORS headers, ``Vary`` and
@@ -150,7 +160,7 @@ class ApiHeaders:
 def _made_here(name):
     """Whether ``finish`` makes the header ``name`` (so an answer's own one is dropped)."""
     lowered = name.lower()
-    return lowered in ("vary", "cache-control") or lowered.startswith("access-control-")
+    return lowered in ("vary", "cache-control", "timing-allow-origin") or lowered.startswith("access-control-")
 
 
 def _unique(names):

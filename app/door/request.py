@@ -7,7 +7,6 @@ data revision and kept in memory (:class:`FestivalView`), so a request builds it
 without a query.
 """
 import threading
-import time
 from urllib.parse import parse_qsl
 
 import werkzeug.urls  # noqa: F401  (registers the "werkzeug.url_quote" decoding error handler)
@@ -39,21 +38,20 @@ def parse_query(query_string):
 
 
 class RequestState:
-    """One API request as the front door resolved it (key, festival, revision) and answered it."""
+    """One API request as the front door resolved it (key, festival, revision); ``seen`` is
+    what the door saw of it (app/door/observation.py), for the access log and ``Server-Timing``."""
 
-    __slots__ = ("started", "started_at", "query", "key_id", "festival", "revision", "changed_at",
-                 "limit_headers", "limit_spent", "cache", "view", "private")
+    __slots__ = ("seen", "query", "key_id", "festival", "revision", "changed_at",
+                 "limit_headers", "limit_spent", "view", "private")
 
-    def __init__(self, query_string):
-        self.started = time.perf_counter()
-        self.started_at = time.time()
+    def __init__(self, query_string, seen):
+        self.seen = seen
         # (name, value) pairs of the query string, for the view's arguments, the cache key and the log
         self.query = parse_query(query_string) if query_string else ()
         self.key_id = self.festival = None
         self.revision, self.changed_at = 0, None
         self.limit_headers = None  # X-RateLimit-* of the key's budget, once looked at
         self.limit_spent = False  # whether the request was counted (a 304 is not)
-        self.cache = None  # "hit" or "miss" when the response cache was asked
         self.view = None  # the FestivalView, once a view asked for it
         self.private = False  # the query tests a private value (app/door/__init__.py)
 

@@ -1,4 +1,5 @@
-"""What the OpenAPI document declares beside the schemas, as data: the headers of every answer,
+"""What the OpenAPI document declares beside the schemas, as data: the headers of every answer
+(``Server-Timing`` too, sent when ``SERVER_TIMING`` is on),
 the 304 of a revalidation, the error answers with their examples, the server, and an example
 answer of every operation (``app/views/openapi_examples.json``, answers of the bundled Kalolsavam).
 
@@ -57,10 +58,22 @@ HEADERS = {
         "schema": {"type": "integer"},
         "example": 42,
     },
+    "Server-Timing": {
+        "description": "Milliseconds the answer's steps took in the service, as a browser's developer tools "
+                       "show them: `key` (the API key), `limit` (rate limits), `cache` (the response cache), "
+                       "`query` (the database and the view), `render` (validator, compression, headers); a "
+                       "step the request did not take is left out. Sent only when the service's "
+                       "`SERVER_TIMING` setting is on.",
+        "schema": {"type": "string"},
+        "example": "key;dur=0.012, limit;dur=0.004, cache;dur=0.003, query;dur=0.912, render;dur=0.087",
+    },
 }
 RATE_LIMIT_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
 # name -> component name, as flask-smorest's ``headers=`` takes them
-ANSWER_HEADERS = {name: name for name in ("ETag", "X-Data-Revision", "Cache-Control", *RATE_LIMIT_HEADERS)}
+ANSWER_HEADERS = {name: name for name in ("ETag", "X-Data-Revision", "Cache-Control", *RATE_LIMIT_HEADERS,
+                                          "Server-Timing")}
+# ... and of every error answer
+ERROR_HEADERS = {"Server-Timing": "Server-Timing"}
 
 # The request header of a revalidation, documented on every GET.
 IF_NONE_MATCH = {
@@ -92,24 +105,24 @@ ERRORS = {
           "messages per parameter.",
           _error(400, "Bad Request", errors={"query": {"limit": [
               "Must be greater than or equal to 1 and less than or equal to 500."]}}),
-          {}),
+          dict(ERROR_HEADERS)),
     401: ("Unauthorized: the `X-API-Key` header is missing, or the key is unknown or revoked.",
-          _error(401, "Unauthorized"), {}),
+          _error(401, "Unauthorized"), dict(ERROR_HEADERS)),
     404: ("Not Found: no public record has this id, code or chest number (a record that is not public "
           "answers the same).",
-          _error(404, "Not Found", "Programme not found."), {}),
+          _error(404, "Not Found", "Programme not found."), dict(ERROR_HEADERS)),
     429: ("Too Many Requests: the key's (or the address's) budget is spent; ask again after "
           "`Retry-After` seconds.",
           _error(429, "Too Many Requests"),
-          {name: name for name in (*RATE_LIMIT_HEADERS, "Retry-After")}),
+          {name: name for name in (*RATE_LIMIT_HEADERS, "Retry-After", *ERROR_HEADERS)}),
     409: ("Conflict: `sinceRevision` is ahead of the festival's revision (the data was restored from an "
           "older copy) or older than the changes kept. Read the lists again and poll from the revision "
           "of that answer.",
           _error(409, "Conflict", "sinceRevision 120 is ahead of the festival's data revision 96: the data "
                  "was restored from an older copy. Drop what you kept, read the lists again, and poll from "
-                 "sinceRevision=96."), {}),
+                 "sinceRevision=96."), dict(ERROR_HEADERS)),
     503: ("Service Unavailable: the database did not answer in time; try again shortly.",
-          _error(503, "Service Unavailable"), {}),
+          _error(503, "Service Unavailable"), dict(ERROR_HEADERS)),
 }
 
 
