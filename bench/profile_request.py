@@ -2,11 +2,16 @@
 
     DATABASE_URL=sqlite:////path/festival.db .venv/bin/python bench/profile_request.py KEY \
         [--path '/public-api/v1/programmes?subFestSlug=general&limit=20'] [-n 2000] [--profile]
+        [--cpu] [--log] [--setting NAME=VALUE ...]
 
 Calls the service's WSGI app (everything a request passes through, response cache off, rate
 limits and access log as configured) and the bare rows baseline of ``bench/baselines.py``
 in the same process, and prints microseconds per request for each; ``--profile`` adds
-cProfile's top functions for the service's path (by cumulative and by own time).
+cProfile's top functions for the service's path (by cumulative and by own time). ``--cpu``
+counts the process's CPU time instead of the clock's (a shared machine's load then moves
+it less); ``--log`` writes the access lines (to stderr) as a served request does;
+``--setting`` overrides one of the settings above (``RESPONSE_CACHE_SECONDS=60``).
+``bench/profile_before_after.py`` runs it on two checkouts side by side.
 """
 import argparse
 import cProfile
@@ -39,12 +44,12 @@ def call(app, environ):
     return status[0], body
 
 
-def per_request(app, environ, n):
+def per_request(app, environ, n, clock=time.perf_counter):
     call(app, environ)  # warm: connection, caches per revision
-    started = time.perf_counter()
+    started = clock()
     for _ in range(n):
         call(app, environ)
-    return (time.perf_counter() - started) / n * 1e6
+    return (clock() - started) / n * 1e6
 
 
 def main():
@@ -53,18 +58,28 @@ def main():
     parser.add_argument("--path", action="append")
     parser.add_argument("-n", type=int, default=2000)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--cpu", action="store_true")
+    parser.add_argument("--log", action="store_true")
+    parser.add_argument("--setting", action="append", default=[], metavar="NAME=VALUE")
     options = parser.parse_args()
+    clock = time.process_time if options.cpu else time.perf_counter
 
     from app import create_app
     from baselines import rows_app
     from db.database import sqlite_path
 
-    app = create_app({"RESPONSE_CACHE_SECONDS": 0, "RATELIMIT_DEFAULT": "", "LOG_LEVEL": "WARNING"})
+    from app.config import parse_setting
+
+    settings = {"RESPONSE_CACHE_SECONDS": 0, "RATELIMIT_DEFAULT": "", "LOG_LEVEL": "INFO" if options.log else "WARNING"}
+    for setting in options.setting:
+        name, _, value = setting.partition("=")
+        settings[name] = parse_setting(name, value)
+    app = create_app(settings)
     wsgi = app.wsgi_app
     for path in options.path or DEFAULT_PATHS:
         environ = environ_for(path, options.key)
         status, body = call(wsgi, environ)
-        print(f"{per_request(wsgi, environ, options.n):8.1f} us  {status}  {len(body):6d} B  {path}")
+        print(f"{per_request(wsgi, environ, options.n, clock):8.1f} us  {status}  {len(body):6d} B  {path}", flush=True)
         if options.profile:
             profiler = cProfile.Profile()
             profiler.enable()
@@ -77,7 +92,7 @@ def main():
                 print(out.getvalue())
 
     db_path = sqlite_path(os.environ.get("DATABASE_URL", "sqlite:///festival.db"))
-    if db_path is None:
+    if db_path is None or options.setting:
         return  # the bare baseline reads a SQLite file
     import sqlite3
     sub_fest = sqlite3.connect(db_path).execute("SELECT id FROM sub_fest WHERE slug = 'general'").fetchone()[0]
