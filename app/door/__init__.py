@@ -170,22 +170,27 @@ class FrontDoor:
 
     def _answer(self, environ, state):
         seen = state.seen
+        timed = seen.steps is not None  # SERVER_TIMING: each step's time is counted
         revision_of = self.database.begin()
-        seen.lap(QUERY)
+        if timed:
+            seen.lap(QUERY)
         plain = environ.get(ENVIRON_HEADER, "").strip()
         limits = self.limits
         if plain and limits is not None and limits.wrong_keys:
             state.limit_headers = limits.barred(environ.get("REMOTE_ADDR"))
-            seen.lap(LIMIT)
+            if timed:
+                seen.lap(LIMIT)
             if state.limit_headers is not None:  # over its wrong-key budget: no lookup
                 return self._error(429, WRONG_KEYS_MESSAGE, [])
         digest, found = self.keys.lookup(plain) if plain else (None, None)
-        seen.lap(KEY)
+        if timed:
+            seen.lap(KEY)
         if found is None:
             return self._unauthorized(environ, state, plain)
         state.key_id, state.festival = found
         state.revision, state.changed_at = revision_of(state.festival.id)
-        seen.lap(QUERY)
+        if timed:
+            seen.lap(QUERY)
         if_none_match = environ.get("HTTP_IF_NONE_MATCH")
         counts = limits is not None and limits.counts_requests
         first_look = state.limit_headers is None
@@ -196,13 +201,15 @@ class FrontDoor:
             state.limit_spent = not if_none_match or state.private
             allowed, state.limit_headers = limits.count(state.key_id, environ.get("REMOTE_ADDR"),
                                                         spend=state.limit_spent)
-            seen.lap(LIMIT)
+            if timed:
+                seen.lap(LIMIT)
             if not allowed:
                 return self._error(429, None, [])
         if state.private:
             if first_look:
                 allowed, state.limit_headers = self.private_limits.count(state.key_id, environ.get("REMOTE_ADDR"))
-                seen.lap(LIMIT)
+                if timed:
+                    seen.lap(LIMIT)
                 if not allowed:
                     return self._error(429, None, [])
             # What a private value confirms is for this visitor alone: nothing keeps it, and
@@ -216,9 +223,11 @@ class FrontDoor:
             remove_entity_headers(answer.headers)
         elif counts and not state.limit_spent:
             state.limit_spent = True
-            seen.lap(RENDER)
+            if timed:
+                seen.lap(RENDER)
             _, state.limit_headers = limits.count(state.key_id, environ.get("REMOTE_ADDR"))
-            seen.lap(LIMIT)
+            if timed:
+                seen.lap(LIMIT)
         return answer
 
     def _unauthorized(self, environ, state, plain):
@@ -226,7 +235,8 @@ class FrontDoor:
         wrong keys than its budget (``RATELIMIT_WRONG_KEYS``)."""
         if plain and self.limits is not None and self.limits.wrong_keys:
             allowed, headers = self.limits.wrong_key(environ.get("REMOTE_ADDR"))
-            state.seen.lap(LIMIT)
+            if state.seen.steps is not None:
+                state.seen.lap(LIMIT)
             if not allowed:
                 state.limit_headers = headers
                 return self._error(429, WRONG_KEYS_MESSAGE, [])
@@ -238,6 +248,7 @@ class FrontDoor:
             return self._made(environ, state)
         # The key's digest names the key, and so its festival: two keys never share answers.
         seen = state.seen
+        timed = seen.steps is not None
         cache_key = (digest, state.revision, environ["PATH_INFO"], _query_key(state.query))
         entry = self.cache.get(cache_key)
         maker = None
@@ -247,10 +258,12 @@ class FrontDoor:
                 entry = self.cache.get(cache_key)  # made while this request waited?
             if entry is not None:
                 seen.cache = "hit"
-                seen.lap(CACHE)
+                if timed:
+                    seen.lap(CACHE)
                 return Answer(200, list(entry.headers), entry.body, entry.etag, entry)
             seen.cache = "miss"
-            seen.lap(CACHE)
+            if timed:
+                seen.lap(CACHE)
             answer = self._made(environ, state)
             # Kept unless an import moved the revision between the key and the snapshot.
             if answer.status == 200 and answer.etag is not None and state.revision == cache_key[1]:
@@ -260,7 +273,8 @@ class FrontDoor:
                 # The same request gets the same error: the next ones need not wait for it.
                 self.cache.made(cache_key, maker, kept=False)
                 maker = None
-            seen.lap(CACHE)
+            if timed:
+                seen.lap(CACHE)
             return answer
         finally:
             if maker is not None:
@@ -286,11 +300,13 @@ class FrontDoor:
             return self._http_failure(InternalServerError())
         finally:
             end_request()
-            state.seen.lap(QUERY)
+            if state.seen.steps is not None:
+                state.seen.lap(QUERY)
         view = state.view
         answer = Answer(200, [("Content-Type", "application/json")], body,
                         weak_etag(body, view.revision_block if view is not None else None))
-        state.seen.lap(RENDER)
+        if state.seen.steps is not None:
+            state.seen.lap(RENDER)
         return answer
 
     def _through_flask(self, environ):

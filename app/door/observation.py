@@ -15,7 +15,8 @@ The steps, as ``Server-Timing`` names them (milliseconds, in this order):
 
 A step the request did not pass is left out (a preflight has ``render`` alone). Time
 between two steps counts to the later one. With ``SERVER_TIMING`` off nothing is timed:
-:meth:`Observation.lap` returns at once.
+``steps`` is None and the door does not call :meth:`Observation.lap` (a test of one
+attribute a step instead of a call: ``docs/performance.md``, "Server-Timing").
 """
 import time
 
