@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from app.cli import main as cli
 from conftest import API, writable
-from db.compiled.tables import KEPT_REVISIONS, PublicChange, PublicScope
+from db.compiled.tables import HISTORY_MODELS, KEPT_REVISIONS, PublicChange, PublicRecompile
 from db.compiler.changes import record
 from db.source import models as m
 from db.source.keys import create_key
@@ -103,10 +103,16 @@ def test_the_changes_of_the_last_thousand_revisions_are_kept(festival):
                 record(festival_id, (revision, now), [("news", f"00000000-0000-0000-0000-{revision:012d}", "changed",
                                                        None, now, '{"title":"News"}')], now)
         kept = {model: sorted(r for (r,) in model.select(model.revision).where(model.festival == festival_id).tuples())
-                for model in (PublicChange, PublicScope)}
+                for model in (PublicChange, PublicRecompile)}
     assert KEPT_REVISIONS >= 1000
-    assert kept == {model: list(range(last - KEPT_REVISIONS + 1, last + 1)) for model in (PublicChange, PublicScope)}
+    assert kept == {model: list(range(last - KEPT_REVISIONS + 1, last + 1)) for model in (PublicChange, PublicRecompile)}
 
+
+
+def test_the_kept_tables_keep_the_names_they_were_created_with():
+    """Their rows are history a database keeps across upgrades: a class renamed in the code
+    (``PublicRecompile``, once ``PublicScope``) names the same table."""
+    assert [model._meta.table_name for model in HISTORY_MODELS] == ["public_change", "public_revision", "public_scope"]
 
 def test_a_programme_an_update_hides_is_a_removal_and_no_other_programme_is_listed(festival):
     changes, url, _, revision, _ = festival

@@ -6,7 +6,7 @@ import pytest
 
 from conftest import writable
 from db.compiled.tables import READ_MODELS
-from db.compiler import Scope, compile_festival
+from db.compiler import Recompile, compile_festival
 from db import clock
 from db.source import models as m
 from db.compiler.leaderboards import recompute_toppers
@@ -72,14 +72,14 @@ def test_an_update_compiles_the_same_rows_as_a_full_compile(natural, name):
     assert compiled_rows(festival_id) == after_update
 
 
-def test_a_scope_compiles_only_its_records(natural):
+def test_a_recompile_compiles_only_its_records(natural):
     festival_id = natural
     from db.compiled.tables import PublicCandidate, PublicProgramme
 
     programmes = PublicProgramme.select().where(PublicProgramme.festival == festival_id).count()
     candidates = PublicCandidate.select().where(PublicCandidate.festival == festival_id).count()
     one = PublicProgramme.select(PublicProgramme.id).where(PublicProgramme.festival == festival_id).first().id
-    compile_festival(festival_id, Scope(programme_ids={one}))
+    compile_festival(festival_id, Recompile(programme_ids={one}))
     assert PublicProgramme.select().where(PublicProgramme.festival == festival_id).count() == programmes
     assert PublicCandidate.select().where(PublicCandidate.festival == festival_id).count() == candidates
 
@@ -121,8 +121,8 @@ def test_publishing_a_programme_of_the_bundled_festival_compiles_the_same_rows_a
                                                "chest_no": chest, "position": n + 1, "is_published": True,
                                                "published_at": "2026-01-18T12:00:00Z"}
                                               for n, chest in enumerate(entries[programme["id"]][:3])]})
-        scope = Scope.of(summary.row_diff)
-        assert scope.programme_ids == {uuid.UUID(programme["id"])}
+        recompile = Recompile.of(summary.row_diff)
+        assert recompile.programme_ids == {uuid.UUID(programme["id"])}
         after_update = compiled_rows(festival_id), topper_rows(festival_id)
         recompute_toppers(m.Festival.get_by_id(festival_id))
         compile_festival(festival_id)

@@ -452,14 +452,14 @@ def test_an_update_copies_only_what_its_compile_wrote_and_gives_the_servers_answ
         key = create_key(festival, label="t")[1]
     client = app_with(database_url=url, LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0).test_client()
     copy_ = copied(client, key)
-    scopes = []
-    real_replace_scope = copy_._replace_scope
+    updates = []
+    real_replace_recompiled = copy_._replace_recompiled
 
-    def replace_scope(server, copy, festival_id, scope, since, until):
-        scopes.append((scope, since, until))
-        return real_replace_scope(server, copy, festival_id, scope, since, until)
+    def replace_recompiled(server, copy, festival_id, recompiled, since, until):
+        updates.append((recompiled, since, until))
+        return real_replace_recompiled(server, copy, festival_id, recompiled, since, until)
 
-    copy_._replace_scope = replace_scope
+    copy_._replace_recompiled = replace_recompiled
     with writable(url):
         update_fixture(junior_results())  # junior P1, the sub-fest's one programme
         programme = m.SubFestProgramme.select().join(m.SubFest).where(
@@ -470,9 +470,9 @@ def test_an_update_copies_only_what_its_compile_wrote_and_gives_the_servers_answ
     read_copy = _reads_of(copy_)
     copied_pages = every_page(client, key)
     assert len(read_copy) >= len(copied_pages)  # every page from the copy
-    assert len(scopes) == 1  # brought up to date by the compile's scope, not whole
-    scope, since, until = scopes[0]
-    assert until == since + 1 and scope["programme_ids"] == {str(programme.id)} and scope["candidate_ids"]
+    assert len(updates) == 1  # brought up to date by what the compile wrote again, not whole
+    recompiled, since, until = updates[0]
+    assert until == since + 1 and recompiled["programme_ids"] == {str(programme.id)} and recompiled["candidate_ids"]
     direct = every_page(app_with(database_url=url, LOCAL_COPY=False, RESPONSE_CACHE_SECONDS=0).test_client(), key)
     assert list(copied_pages) == list(direct)
     assert [page for page in copied_pages if copied_pages[page] != direct[page]] == []

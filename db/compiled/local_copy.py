@@ -14,7 +14,7 @@ runs while there is something to copy (no request waits for the copy). An
 update copies a festival's compiled rows whole, from one snapshot of the server, in one
 SQLite transaction: readers of the copy see the previous revision or the next, never
 half. What is copied is what the compiles since the copy's revision wrote again
-(``PublicScope``): a result's programme and its participants, and the festival's small
+(``PublicRecompile``): a result's programme and its participants, and the festival's small
 lists; the whole festival when a compile was whole, when the history in between is not
 kept, or when the copy's revision is not in the server's history (a restored backup).
 An update that fails (the copy's file, the server, a statement past its deadline) is
@@ -58,7 +58,7 @@ from .tables import (
     READ_MODELS,
     PublicChange,
     PublicRevision,
-    PublicScope,
+    PublicRecompile,
     PublicSecret,
     PublicTag,
 )
@@ -287,15 +287,15 @@ class LocalCopy:
                 return False
             target = _held_form(found)
             held = None if held is None else _held_form(held)
-            scope = None if held is None else _scope_between(server, key, held, target)
+            recompiled = None if held is None else _recompiled_between(server, key, held, target)
             copy = self.db.connection()
             copy.execute("BEGIN IMMEDIATE")
             try:
-                if scope is None:
+                if recompiled is None:
                     for table in self._tables.values():
                         table.replace(server, copy, key)
                 else:
-                    self._replace_scope(server, copy, key, scope, since=held[0], until=target[0])
+                    self._replace_recompiled(server, copy, key, recompiled, since=held[0], until=target[0])
                 refresh_text_index(copy, _uuid_hex(key))
                 copy.execute(f'INSERT OR REPLACE INTO "{HELD_TABLE}" VALUES (?, ?, ?)', (key, *target))
                 copy.execute("COMMIT")
@@ -305,13 +305,13 @@ class LocalCopy:
             self._held[key] = tuple(found)
             if self._logger is not None:
                 self._logger.info("the local copy holds festival %s at revision %d (%s, %.2f s)", key, found[0],
-                                  "whole" if scope is None else "what its compiles wrote", time.monotonic() - started)
+                                  "whole" if recompiled is None else "what its compiles wrote", time.monotonic() - started)
             return True
         finally:
             server.execute("ROLLBACK")
 
-    def _replace_scope(self, server, copy, festival_id, scope, since, until):
-        """Replace what the compiles after revision ``since`` wrote again (``scope``: ids by
+    def _replace_recompiled(self, server, copy, festival_id, recompiled, since, until):
+        """Replace what the compiles after revision ``since`` wrote again (``recompiled``: ids by
         the names of ``PER_RECORD_ROWS``); copy the history from ``since`` on."""
         tables = self._tables
         for model, table in tables.items():
@@ -325,7 +325,7 @@ class LocalCopy:
         tables[PublicTag].replace(server, copy, festival_id, f'"kind" NOT IN ({marks})', PER_RECORD_TAGS,
                                   PER_RECORD_TAGS)
         for name, rows in PER_RECORD_ROWS.items():
-            ids = sorted(scope[name])
+            ids = sorted(recompiled[name])
             for start in range(0, len(ids), CHUNK):
                 chunk = ids[start:start + CHUNK]
                 for model, column, *tags in rows:
@@ -339,7 +339,7 @@ class LocalCopy:
                                           by_record=True)
 
 
-def _scope_between(server, festival_id, held, target):
+def _recompiled_between(server, festival_id, held, target):
     """The ids the compiles after ``held`` up to ``target`` (both ``_held_form``) wrote again,
     by the names of ``PER_RECORD_ROWS``; None when the festival must be copied whole: a
     compile was whole, a revision in between is not kept, or ``held`` is not the server's."""
@@ -347,20 +347,20 @@ def _scope_between(server, festival_id, held, target):
     if until <= since:
         return None
     server.execute(f'SELECT revision, changed_at, whole, programme_ids, candidate_ids '
-                   f'FROM "{PublicScope._meta.table_name}" WHERE festival = %s AND revision BETWEEN %s AND %s '
+                   f'FROM "{PublicRecompile._meta.table_name}" WHERE festival = %s AND revision BETWEEN %s AND %s '
                    f'ORDER BY revision', (str(festival_id), since, until))
     rows = server.fetchall()
     if [row[0] for row in rows] != list(range(since, until + 1)):
         return None
     if _held_form(rows[0][:2]) != held or _held_form(rows[-1][:2]) != target:
         return None
-    scope = {name: set() for name in PER_RECORD_ROWS}
+    recompiled = {name: set() for name in PER_RECORD_ROWS}
     for _, _, whole, programme_ids, candidate_ids in rows[1:]:
         if whole:
             return None
-        scope["programme_ids"].update(json.loads(programme_ids))
-        scope["candidate_ids"].update(json.loads(candidate_ids))
-    return scope
+        recompiled["programme_ids"].update(json.loads(programme_ids))
+        recompiled["candidate_ids"].update(json.loads(candidate_ids))
+    return recompiled
 
 
 def _record_indexes():

@@ -479,7 +479,7 @@ READ_MODELS = [
 KEPT_BY_DIGEST = {PublicTopperHistory, PublicTopperStep, PublicTopperPastEntry}
 
 # The rows the compile of one record writes, by the kind of record (the names of
-# ``db.compiler.Scope``'s id sets): (model, the column naming the record[, its kinds of tag]).
+# ``db.compiler.Recompile``'s id sets): (model, the column naming the record[, its kinds of tag]).
 # Every other compiled row is of the festival as a whole.
 PER_RECORD_ROWS = {
     "programme_ids": ((PublicProgramme, PublicProgramme.id), (PublicTag, PublicTag.item, kinds.PROGRAMME_TAGS),
@@ -546,9 +546,10 @@ class PublicRevision(Model):
         primary_key = CompositeKey("festival", "revision")
 
 
-class PublicScope(Model):
-    """What the compile of a revision wrote again: the whole festival, or the rows of some
-    programmes and candidates (JSON arrays of ids) and every row of the festival as a whole.
+class PublicRecompile(Model):
+    """What the compile of a revision wrote again (its ``db.compiler.Recompile``): the whole
+    festival, or the rows of some programmes and candidates (JSON arrays of ids) and every
+    row of the festival as a whole.
 
     ``changed_at`` is the festival's ``FestivalRevision.changed_at`` of that revision: with
     the number, it names the revision in this database's history (a database restored from
@@ -566,10 +567,11 @@ class PublicScope(Model):
     class Meta:
         database = database
         legacy_table_names = False
+        table_name = "public_scope"  # the name it was created with: a kept table, never renamed
         primary_key = CompositeKey("festival", "revision")
 
 
-HISTORY_MODELS = [PublicChange, PublicRevision, PublicScope]
+HISTORY_MODELS = [PublicChange, PublicRevision, PublicRecompile]
 # Columns of the kept tables added after their first release: ``create_tables`` adds them.
 ADDED_COLUMNS = [PublicChange.natural_keys, PublicSecret.admission_number_filter]
 

@@ -39,8 +39,8 @@ SHOWN_BY_OTHERS = {"subFests", "categories", "teams", "sections", "venues", "jud
 
 
 @dataclass
-class Scope:
-    """What a change touched: the programmes and candidates to compile again.
+class Recompile:
+    """The recompile set: the programmes and candidates a change touched, to compile again.
 
     Everything else of the festival (sub-fests, teams, categories, news and gallery,
     leaderboards, filter options) is small and compiled whole; the long lists (programmes
@@ -57,8 +57,8 @@ class Scope:
 
     @classmethod
     def of(cls, row_diff):
-        """The scope of an import's row diff (``seed.row_diff.RowDiff``), or None when
-        the whole festival must be compiled again."""
+        """What an import's row diff (``seed.row_diff.RowDiff``) makes compile again, or
+        None when the whole festival must be compiled again."""
         if row_diff is None or SHOWN_BY_OTHERS & {key for key, ids in row_diff.rows.items() if ids}:
             return None
         touched = row_diff.touched
@@ -98,17 +98,17 @@ def _per_record_steps():
             (people.compile_candidates, "candidate_ids"))
 
 
-def clear_festival(festival_id, scope=None):
-    """Delete the festival's compiled rows: all of them, or what ``scope`` compiles again
+def clear_festival(festival_id, recompile=None):
+    """Delete the festival's compiled rows: all of them, or what ``recompile`` compiles again
     (its records' rows and every row of the small, whole-compiled lists)."""
     for model in READ_MODELS:
-        if scope is None or model not in PER_RECORD_MODELS | KEPT_BY_DIGEST:
+        if recompile is None or model not in PER_RECORD_MODELS | KEPT_BY_DIGEST:
             model.delete().where(model.festival == festival_id).execute()
-    if scope is None:
+    if recompile is None:
         return
     PublicTag.delete().where((PublicTag.festival == festival_id) & PublicTag.kind.not_in(PER_RECORD_TAGS)).execute()
     for name, rows in PER_RECORD_ROWS.items():
-        ids = list(getattr(scope, name))
+        ids = list(getattr(recompile, name))
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
             for model, column, *tags in rows:
@@ -118,19 +118,19 @@ def clear_festival(festival_id, scope=None):
                 model.delete().where(condition).execute()
 
 
-def compile_festival(festival_id, scope=None):
+def compile_festival(festival_id, recompile=None):
     """Compile the public view of one festival (inside the caller's transaction): all of
-    it, or, with a :class:`Scope`, what a change touched."""
+    it, or, with a :class:`Recompile`, what a change touched."""
     with database.atomic():
-        clear_festival(festival_id, scope)
+        clear_festival(festival_id, recompile)
         writer = Writer(festival_id)
         for step in _whole_steps():
             step(festival_id, writer)
         for step, name in _per_record_steps():
-            if scope is None:
+            if recompile is None:
                 step(festival_id, writer)
-            elif getattr(scope, name):
-                step(festival_id, writer, getattr(scope, name))
+            elif getattr(recompile, name):
+                step(festival_id, writer, getattr(recompile, name))
         writer.flush()
         store_totals(festival_id)
         if not is_postgres():  # PostgreSQL's trigram index is the table's own; its local copy keeps this
@@ -156,17 +156,17 @@ def publish(festival, now=None, recompute=True, row_diff=None, explain=False):
     now = now or clock.utcnow()
     with database.atomic():
         boards = leaderboard_entries(festival.id) if explain else None
-        scope = Scope.of(row_diff)
+        recompile = Recompile.of(row_diff)
         if recompute:
             # A leaderboard counts its own sub-fest's results: those of the sub-fests the
-            # change touched are recomputed (all of them when the scope is the festival).
-            touched = None if scope is None else row_diff.touched.get("subFests", set())
+            # change touched are recomputed (all of them when the whole festival is compiled).
+            touched = None if recompile is None else row_diff.touched.get("subFests", set())
             recompute_toppers(festival, now=now, sub_fest_ids=touched)
-        programme_ids = None if scope is None else scope.programme_ids
+        programme_ids = None if recompile is None else recompile.programme_ids
         before = snapshot(festival.id, programme_ids)
-        compile_festival(festival.id, scope)
+        compile_festival(festival.id, recompile)
         changes = differences(before, snapshot(festival.id, programme_ids), now)
         revision, changed_at = bump_revision(festival)
-        record(festival.id, (revision, changed_at), changes, now, scope)
+        record(festival.id, (revision, changed_at), changes, now, recompile)
         moves = leaderboard_moves(boards, leaderboard_entries(festival.id)) if explain else []
     return Publication(revision, changes, moves)

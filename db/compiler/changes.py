@@ -28,7 +28,7 @@ from ..compiled.tables import (
     PublicPlaceholder,
     PublicProgramme,
     PublicRevision,
-    PublicScope,
+    PublicRecompile,
     PublicTopperEntry,
 )
 
@@ -68,8 +68,8 @@ def natural_keys(kind, body):
 
 def snapshot(festival_id, programme_ids=None):
     """``{kind: {id: (digest, detail digest, sub-fest, visible_at, natural keys)}}`` of the
-    tracked records (of the programmes ``programme_ids`` only, when given: a scoped compile
-    changes no other).
+    tracked records (of the programmes ``programme_ids`` only, when given: a compile of a
+    ``Recompile`` changes no other).
 
     For programmes the second digest is of the results, so a change can say ``results``.
     """
@@ -190,22 +190,22 @@ def differences(before, after, now):
     return changes
 
 
-def record(festival_id, revision, changes, now, scope=None):
-    """Store the revision's time, its changes and its compile's scope (``revision`` is
-    ``(number, FestivalRevision.changed_at)``; ``scope`` a ``db.compiler.Scope``, None for
+def record(festival_id, revision, changes, now, recompile=None):
+    """Store the revision's time, its changes and what its compile wrote again (``revision`` is
+    ``(number, FestivalRevision.changed_at)``; ``recompile`` a ``db.compiler.Recompile``, None for
     the whole festival); prune those of revisions older than the last :data:`KEPT_REVISIONS`."""
     revision, changed_at = revision
     # A revision is recorded once; a rolled-back dry run leaves nothing behind.
     PublicRevision.insert(festival=festival_id, revision=revision, changed_at=now).execute()
-    PublicScope.insert(festival=festival_id, revision=revision, changed_at=changed_at, whole=scope is None,
-                       programme_ids=None if scope is None else _ids(scope.programme_ids),
-                       candidate_ids=None if scope is None else _ids(scope.candidate_ids)).execute()
+    PublicRecompile.insert(festival=festival_id, revision=revision, changed_at=changed_at, whole=recompile is None,
+                           programme_ids=None if recompile is None else _ids(recompile.programme_ids),
+                           candidate_ids=None if recompile is None else _ids(recompile.candidate_ids)).execute()
     rows = [{"festival": festival_id, "revision": revision, "kind": kind, "item": item, "action": action,
              "sub_fest": sub_fest, "visible_at": visible_at, "natural_keys": keys}
             for kind, item, action, sub_fest, visible_at, keys in changes]
     for start in range(0, len(rows), CHUNK):
         PublicChange.insert_many(rows[start:start + CHUNK]).execute()
-    for model in (PublicChange, PublicScope):
+    for model in (PublicChange, PublicRecompile):
         model.delete().where((model.festival == festival_id) & (model.revision <= revision - KEPT_REVISIONS)).execute()
     return len(rows)
 
