@@ -35,14 +35,15 @@ RESULTS = "results"  # a programme whose published results changed
 REMOVED = "removed"
 CHANGE_ACTIONS = (ADDED, CHANGED, RESULTS, REMOVED)
 
-# PublicTotal.list_name: the lists whose total is stored, for a request no filter narrows
-LIST_SUB_FESTS = "sub-fests"  # scope: the festival
-LIST_PROGRAMMES = "programmes"  # scope: the sub-fest
-LIST_CANDIDATES = "candidates"  # scope: the sub-fest
-LIST_TEAMS = "teams"  # scope: the sub-fest
-LIST_CATEGORIES = "categories"  # scope: the sub-fest
-LIST_SCHEDULES = "schedules"  # scope: the festival, and each sub-fest
-LIST_DOWNLOADS = "downloads"  # scope: the festival
-LIST_IMAGES = "images"  # scope: the festival
-LIST_PLACEHOLDERS = "placeholders"  # scope: the sub-fest
-LIST_ENTRIES = "entries"  # scope: the placeholder
+# PublicTotal.list_name: the lists whose total is stored, for a request no filter narrows;
+# each list is of an owner (PublicTotal.list_owner)
+LIST_SUB_FESTS = "sub-fests"  # of the festival
+LIST_PROGRAMMES = "programmes"  # of the sub-fest
+LIST_CANDIDATES = "candidates"  # of the sub-fest
+LIST_TEAMS = "teams"  # of the sub-fest
+LIST_CATEGORIES = "categories"  # of the sub-fest
+LIST_SCHEDULES = "schedules"  # of the festival, and each sub-fest
+LIST_DOWNLOADS = "downloads"  # of the festival
+LIST_IMAGES = "images"  # of the festival
+LIST_PLACEHOLDERS = "placeholders"  # of the sub-fest
+LIST_ENTRIES = "entries"  # of the placeholder

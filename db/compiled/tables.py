@@ -14,7 +14,7 @@ Each row carries:
   time from instants stored beside it (see :mod:`db.compiled.templates`).
 
 Every list is flat at any size: each of its sort fields has an index that starts with the
-list's scope (the festival, and the sub-fest or placeholder) and ends with the tie-breaking
+list's owner (the festival, and the sub-fest or placeholder) and ends with the tie-breaking
 id, so a page is read in order, ``LIMIT`` rows and no more, and never sorted; the total of a
 list that no filter narrows is stored (:class:`PublicTotal`), so it is not counted per
 request. ``tests/test_query_plans.py`` reads the plan of every list and sort.
@@ -59,9 +59,10 @@ class Compiled(Model):
         legacy_table_names = False
 
 
-def sort_indexes(model, scope, *keys, covering=()):
+def sort_indexes(model, owner, *keys, covering=()):
     """The indexes a list of ``model`` is read in order by: for each sort key (a field, or
-    a tuple of fields sorted one after the other), ``scope`` fields, the key, the id, and
+    a tuple of fields sorted one after the other), the ``owner`` fields (whose list it is:
+    the festival, and the sub-fest or placeholder), the key, the id, and
     the fields of ``covering`` (a filter the index then decides without reading the row).
 
     A nullable key sorts NULLs last in both directions (``db.read.sql.Select.sort``):
@@ -69,7 +70,7 @@ def sort_indexes(model, scope, *keys, covering=()):
     """
     tie = model._meta.primary_key
     tie = tie if not isinstance(tie, CompositeKey) else model._meta.fields[tie.field_names[-1]]
-    scope = [model._meta.fields[name] for name in scope]
+    owner = [model._meta.fields[name] for name in owner]
     for key in keys:
         fields = key if isinstance(key, tuple) else (key,)
         name = "_".join([model._meta.table_name, "by", *(f.column_name for f in fields)])
@@ -77,7 +78,7 @@ def sort_indexes(model, scope, *keys, covering=()):
             name = "_".join([name, "with", *(f.column_name for f in covering)])
         nullable = [f for f in fields if f.null]
         if not nullable:
-            model.add_index(model.index(*scope, *fields, tie, *covering, name=name))
+            model.add_index(model.index(*owner, *fields, tie, *covering, name=name))
             continue
         if covering:
             raise ValueError("a covering sort index of a nullable key is not made")
@@ -87,7 +88,7 @@ def sort_indexes(model, scope, *keys, covering=()):
                 if f.null:
                     terms.append(SQL(f'("{f.column_name}" IS NULL)'))
                 terms.append(SQL(f'"{f.column_name}"{direction}'))
-            model.add_index(model.index(*scope, *terms, SQL(f'"{tie.column_name}"{direction}'),
+            model.add_index(model.index(*owner, *terms, SQL(f'"{tie.column_name}"{direction}'),
                                         name=name + ("_desc" if direction else "")))
 
 
@@ -425,17 +426,18 @@ class PublicPage(Compiled):
 
 class PublicTotal(Compiled):
     """How many rows a list has when no filter narrows it: ``list_name`` names the list
-    (``db.compiled.kinds``), ``scope`` the sub-fest, placeholder or festival it is of."""
+    (``db.compiled.kinds``), ``list_owner`` the sub-fest, placeholder or festival whose list
+    it is (the column is named ``scope``, as it was created)."""
 
     list_name = CharField(max_length=24)
-    scope = UUIDField()
+    list_owner = UUIDField(column_name="scope")
     total = IntegerField()
 
     class Meta:
-        primary_key = CompositeKey("festival", "list_name", "scope")
+        primary_key = CompositeKey("festival", "list_name", "list_owner")
 
 
-# Each sort field of each list (db/read/*.py's sort tables) with the list's scope.
+# Each sort field of each list (db/read/*.py's sort tables) after the list's owner.
 sort_indexes(PublicSubFest, ("festival",), PublicSubFest.display_order, PublicSubFest.name_key,
              PublicSubFest.start_date)
 sort_indexes(PublicProgramme, ("festival", "sub_fest"), PublicProgramme.display_order, PublicProgramme.code_key,

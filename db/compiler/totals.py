@@ -17,7 +17,7 @@ from ..compiled.tables import (
     PublicTotal,
 )
 
-# (list, its table, the column a list is scoped by; None: the whole festival)
+# (list, its table, the column naming the list's owner; None: the festival)
 TOTALS = (
     (kinds.LIST_SUB_FESTS, PublicSubFest, None),
     (kinds.LIST_PROGRAMMES, PublicProgramme, PublicProgramme.sub_fest),
@@ -37,14 +37,14 @@ def store_totals(festival_id):
     """Count the festival's compiled lists (after every compile, whole or in part: the
     caller has cleared the previous totals). An empty list has no row: its total is 0."""
     rows = []
-    for name, model, scope in TOTALS:
-        scope = scope or model.festival
+    for name, model, owner in TOTALS:
+        owner = owner or model.festival
         counts = (model
-                  .select(scope, fn.COUNT(SQL("*")))
+                  .select(owner, fn.COUNT(SQL("*")))
                   .where(model.festival == festival_id)
-                  .group_by(scope)
+                  .group_by(owner)
                   .tuples())
-        rows += [{"festival": festival_id, "list_name": name, "scope": value, "total": total}
+        rows += [{"festival": festival_id, "list_name": name, "list_owner": value, "total": total}
                  for value, total in counts]
     for start in range(0, len(rows), 200):
         PublicTotal.insert_many(rows[start:start + 200]).execute()

@@ -182,10 +182,11 @@ class Select:
         self.params.extend(params)
         return self
 
-    def total_of(self, list_name, festival_id, scope_id):
-        """The rows so far are the whole list ``list_name`` of ``scope_id``: while no
-        later condition narrows them, ``count`` reads the total the compiler stored."""
-        self.stored_total = (len(self.conditions), list_name, festival_id, scope_id)
+    def total_of(self, list_name, festival_id, owner_id):
+        """The rows so far are the whole list ``list_name`` of ``owner_id`` (the festival,
+        a sub-fest or a placeholder): while no later condition narrows them, ``count`` reads
+        the total the compiler stored."""
+        self.stored_total = (len(self.conditions), list_name, festival_id, owner_id)
         return self
 
     def filter(self, filters, args):
@@ -265,12 +266,13 @@ class Select:
         return Page(items=[], page=page, limit=limit, total=self.count() if offset else 0)
 
 
-def stored_total_sql(list_name, festival_id, scope_id):
+def stored_total_sql(list_name, festival_id, owner_id):
     """``(sql, params)`` of the total the compiler stored for a list (no row: the list is
     empty)."""
     T = PublicTotal
-    return (f'SELECT "total" FROM "{T._meta.table_name}" WHERE "festival" = ? AND "list_name" = ? AND "scope" = ?',
-            [T.festival.db_value(festival_id), list_name, T.scope.db_value(scope_id)])
+    return (f'SELECT "total" FROM "{T._meta.table_name}" WHERE "festival" = ? AND "list_name" = ? '
+            f'AND "{T.list_owner.column_name}" = ?',
+            [T.festival.db_value(festival_id), list_name, T.list_owner.db_value(owner_id)])
 
 
 def run(sql, params):
