@@ -8,12 +8,12 @@ The front door (``app/door/__init__.py``) begins a request's reads before it rea
   (a connection keeps reading the file it opened): a new file gets a new connection, no
   file is a 503;
 - gives the festival's revision, read as seldom as the engine allows
-  (``db.source.revisions.RevisionCache``: on SQLite only after a commit, on PostgreSQL in
+  (``db.serving.snapshot.RevisionCache``: on SQLite only after a commit, on PostgreSQL in
   the round trip of ``BEGIN``), and begins the snapshot only for a request that reads
   pages (:meth:`ServiceDatabase.snapshot`): an answer from the response cache reads
   nothing else, on SQLite one ``PRAGMA``;
-- on PostgreSQL with the local copy (``LOCAL_COPY``, :mod:`db.compiled.local_copy`): takes
-  every festival's revision from a :class:`~db.source.revisions.RevisionWatch`, which keeps
+- on PostgreSQL with the local copy (``LOCAL_COPY``, :mod:`db.serving.local_copy`): takes
+  every festival's revision from a :class:`~db.serving.revision_watch.RevisionWatch`, which keeps
   them in memory from the server's notifications (a trigger sends one when an import
   commits), so a request makes no round trip to the server; opens the snapshot on the copy
   when the copy holds the festival at that revision, and routes the request's statements
@@ -42,11 +42,13 @@ import weakref
 import psycopg2
 from peewee import DatabaseError, InterfaceError
 
-from db.compiled.local_copy import COPY_ERRORS, LocalCopy
-from db.database import bind_database, database, end_read_snapshot, is_postgres, sqlite_path
-from db.deadlines import GRACE_SECONDS, deadline_connection, is_deadline_error, request_deadline
+from db.database import database, is_postgres, sqlite_path
 from db.health import NOT_A_DATABASE, Problem, file_identity
-from db.source.revisions import NO_REVISION, RevisionCache, RevisionWatch
+from db.serving.deadlines import is_deadline_error, request_deadline, service_database
+from db.serving.local_copy import COPY_ERRORS, LocalCopy
+from db.serving.revision_watch import RevisionWatch, watch_connector
+from db.serving.snapshot import RevisionCache, end_read_snapshot
+from db.source.revisions import NO_REVISION
 
 # Peewee's exceptions, and the drivers' own from reads on the raw connection.
 DATABASE_ERRORS = (DatabaseError, InterfaceError, sqlite3.Error, psycopg2.Error)
@@ -63,26 +65,15 @@ class Unavailable(Exception):
     """The database cannot serve this request (the reason is logged, never shown)."""
 
 
-def _watch_connector(db, deadline_seconds):
-    """``connect()`` for the revision watch: a connection like ``db``'s, whose statements
-    have a deadline of ``deadline_seconds`` (the server's ``statement_timeout`` and the
-    client's own), however long the requests' may be."""
-    params = dict(db.connect_params)
-    factory = params.get("connection_factory")
-    connect_seconds = getattr(factory, "connect_seconds", None)
-    params["connection_factory"] = deadline_connection(connect_seconds, deadline_seconds + GRACE_SECONDS)
-    params["options"] = f"{params.get('options') or ''} -c statement_timeout={int(deadline_seconds * 1000)}".strip()
-    return lambda: psycopg2.connect(dbname=db.database, **params)
-
-
 class ServiceDatabase:
     """The bound Peewee database with per-thread read snapshots (see the module doc)."""
 
     def __init__(self, url, readonly=True, local_copy=False, local_copy_dir=None, logger=None,
                  request_deadline_ms=None, **deadlines):
         self.url = url
-        # deadlines: connect_timeout and statement_timeout_ms of PostgreSQL (db/deadlines.py)
-        self.db = bind_database(url, readonly=readonly, **deadlines)
+        # deadlines: connect_timeout and statement_timeout_ms of PostgreSQL (db/serving/deadlines.py)
+        self.db = service_database(url, readonly=readonly, **deadlines)
+        database.initialize(self.db)
         path = sqlite_path(url)
         self._path = path if path not in (None, ":memory:") else None
         self._postgres = is_postgres(self.db)
@@ -95,7 +86,7 @@ class ServiceDatabase:
         if local_copy and is_postgres(self.db):
             self.copy = copy = LocalCopy(self.db, local_copy_dir or None, logger=logger)
             # Neither holds this object: when the app goes, its finalizer stops the watch.
-            self.watch = RevisionWatch(_watch_connector(self.db, RevisionWatch.DEADLINE_SECONDS),
+            self.watch = RevisionWatch(watch_connector(self.db, RevisionWatch.DEADLINE_SECONDS),
                                        changed=lambda moved: [copy.want(key) for key in moved], logger=logger)
             weakref.finalize(self, self.watch.stop)
 
@@ -118,7 +109,7 @@ class ServiceDatabase:
 
     def deadline(self):
         """A context for one request: all its waits on PostgreSQL, connecting included, end
-        within ``DATABASE_REQUEST_DEADLINE_MS`` (:func:`db.deadlines.request_deadline`)."""
+        within ``DATABASE_REQUEST_DEADLINE_MS`` (:func:`db.serving.deadlines.request_deadline`)."""
         if self._request_seconds is None:
             return contextlib.nullcontext()
         return request_deadline(self._request_seconds)

@@ -9,7 +9,6 @@ from peewee import DatabaseProxy, PostgresqlDatabase, SqliteDatabase
 from playhouse.db_url import parse as parse_url
 from playhouse.pool import PooledPostgresqlDatabase
 
-from .deadlines import GRACE_SECONDS, deadline_connection, take_turn
 
 DEFAULT_DATABASE_URL = "sqlite:///festival.db"
 
@@ -17,7 +16,7 @@ DEFAULT_DATABASE_URL = "sqlite:///festival.db"
 class RoutedDatabaseProxy(DatabaseProxy):
     """The models' database: the one bound at start-up or, for one thread while it answers a
     request, another one holding the same tables (the local copy of the compiled tables,
-    :mod:`db.compiled.local_copy`).
+    :mod:`db.serving.local_copy`).
 
     Peewee's ``ThreadSafeDatabaseMetadata`` swaps the database per thread and model; here one
     thread-local covers every model and every raw statement (``database.obj``), so a
@@ -83,33 +82,11 @@ class ByteOrderTextMixin:
         return {**super().get_context_options(), "byte_order_collation": '"C"'}
 
 
-class ConnectByDeadlineMixin:
-    """Connect within the request's deadline, however long another thread's connecting takes.
-
-    Peewee (written against 4.5; ``peewee<5`` in setup.cfg) holds one lock of the database,
-    for every thread, while a thread connects: behind one connection to a server that does
-    not answer, every other request's connect waited for that lock without a deadline, up to
-    the other's whole connect timeout. Here the lock is reentrant, and a request takes it
-    first by its own deadline (:func:`db.deadlines.take_turn`), then Peewee takes it again.
-    """
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._lock = threading.RLock()  # Peewee's own is a Lock, taken again inside connect()
-
-    def connect(self, reuse_if_open=False):
-        take_turn(self._lock)
-        try:
-            return super().connect(reuse_if_open)
-        finally:
-            self._lock.release()
-
-
-class PostgresDatabase(ConnectByDeadlineMixin, ByteOrderTextMixin, PostgresqlDatabase):
+class PostgresDatabase(ByteOrderTextMixin, PostgresqlDatabase):
     """PostgreSQL, one connection per request."""
 
 
-class PooledPostgresDatabase(ConnectByDeadlineMixin, ByteOrderTextMixin, PooledPostgresqlDatabase):
+class PooledPostgresDatabase(ByteOrderTextMixin, PooledPostgresqlDatabase):
     """PostgreSQL with a connection pool (``postgresql+pool://``); closing returns to the pool."""
 
 
@@ -150,13 +127,13 @@ def sqlite_path(url):
     return path or ":memory:"
 
 
-def make_database(url=None, readonly=False, connect_timeout=None, statement_timeout_ms=None):
+def make_database(url=None, readonly=False, **postgres):
     """Create (but do not open) a Peewee database for ``url``.
 
     ``readonly`` opens SQLite files with ``mode=ro`` and makes every PostgreSQL
-    transaction read-only: the HTTP service never writes. ``connect_timeout`` (seconds)
-    and ``statement_timeout_ms`` bound PostgreSQL calls (the HTTP service's; commands that
-    write leave them None: an import's statements may take long).
+    transaction read-only: the HTTP service never writes. ``postgres``: see
+    :func:`make_postgres_database` (the HTTP service's deadlines, :mod:`db.serving.deadlines`;
+    commands that write give none: an import's statements may take long).
     """
     url = url or os.environ.get("DATABASE_URL", DEFAULT_DATABASE_URL)
     path = sqlite_path(url)
@@ -170,42 +147,36 @@ def make_database(url=None, readonly=False, connect_timeout=None, statement_time
                 timeout=READ_BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
             )
         return SqliteDatabase(path, pragmas=SQLITE_PRAGMAS, check_same_thread=False)
-    return make_postgres_database(url, readonly=readonly, connect_timeout=connect_timeout,
-                                  statement_timeout_ms=statement_timeout_ms)
+    return make_postgres_database(url, readonly=readonly, **postgres)
 
 
-def make_postgres_database(url, readonly=False, connect_timeout=None, statement_timeout_ms=None):
+def make_postgres_database(url, readonly=False, schemes=POSTGRES_SCHEMES, options=(), more_params=None):
     """A PostgreSQL database for a ``postgresql://`` URL; query parameters go to libpq.
 
-    With ``connect_timeout`` or ``statement_timeout_ms``, connecting and every statement
-    have a deadline: the server cancels a statement after ``statement_timeout_ms``
-    (``statement_timeout``), and the client gives up on a server that does not answer at
-    all (:mod:`db.deadlines`). The URL's own ``connect_timeout`` wins over the argument.
+    ``schemes``: the database class of each URL scheme; ``options``: server settings
+    (``-c name=value``) after the URL's own; ``more_params(params)``: more connection
+    parameters, given the URL's (the HTTP service's deadlines, :mod:`db.serving.deadlines`).
     """
     scheme = urlparse(url).scheme
-    if scheme not in POSTGRES_SCHEMES:
+    if scheme not in schemes:
         raise ValueError(unknown_url(url))
     params = parse_url(url, unquote_password=True, unquote_user=True)
     name = params.pop("database")
-    options = [params.get("options") or ""]
+    settings = [params.get("options") or ""]
     if readonly:
-        options.append(READ_ONLY_OPTION)
-    if connect_timeout or statement_timeout_ms:
-        connect_seconds = int(params.get("connect_timeout") or connect_timeout or 0) or None
-        statement_seconds = None
-        if statement_timeout_ms:
-            options.append(f"-c statement_timeout={int(statement_timeout_ms)}")
-            statement_seconds = statement_timeout_ms / 1000 + GRACE_SECONDS
-        params["connection_factory"] = deadline_connection(connect_seconds, statement_seconds)
-    if " ".join(options).strip():
-        params["options"] = " ".join(o for o in options if o).strip()
-    return POSTGRES_SCHEMES[scheme](name, **params)
+        settings.append(READ_ONLY_OPTION)
+    settings.extend(options)
+    if more_params is not None:
+        params.update(more_params(params))
+    if " ".join(settings).strip():
+        params["options"] = " ".join(o for o in settings if o).strip()
+    return schemes[scheme](name, **params)
 
 
-def bind_database(url=None, readonly=False, **deadlines):
+def bind_database(url=None, readonly=False, **postgres):
     """Point the shared proxy at the database named by ``url`` and return it
-    (``deadlines``: see ``make_database``)."""
-    db = make_database(url, readonly=readonly, **deadlines)
+    (``postgres``: see ``make_database``)."""
+    db = make_database(url, readonly=readonly, **postgres)
     database.initialize(db)
     return db
 
@@ -213,50 +184,6 @@ def bind_database(url=None, readonly=False, **deadlines):
 def is_postgres(db=None):
     db = db or database.obj
     return isinstance(db, PostgresqlDatabase)
-
-
-def begin_read_snapshot(db, then=None):
-    """Start a read transaction in which every statement sees the same data.
-
-    A request may read more than once (the revision, then its page); in one snapshot it
-    sees an import whole or not at all. SQLite's WAL gives a deferred transaction a
-    snapshot at its first read; PostgreSQL needs REPEATABLE READ for that.
-
-    On SQLite the first read is ``PRAGMA data_version``, which also says whether another
-    connection committed anything since this one last looked: it is returned, so that the
-    revisions need to be read again only when it moved (:mod:`db.source.revisions`). On
-    PostgreSQL, ``then`` (a query without parameters) runs in the same round trip as
-    ``BEGIN`` and its rows are returned.
-    """
-    if isinstance(db, PostgresqlDatabase):
-        cursor = db.cursor()
-        cursor.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" + (f"; {then}" if then else ""))
-        return cursor.fetchall() if then else None
-    # The raw connection: two statements of transaction control need none of Peewee's work.
-    db.connection().execute("BEGIN")
-    return sqlite_data_version(db)
-
-
-def sqlite_data_version(db):
-    """SQLite's ``PRAGMA data_version``, in a transaction or outside one: it moves when
-    another connection commits, so equal values mean that nothing was written between the
-    two reads."""
-    return db.connection().execute("PRAGMA data_version").fetchone()[0]
-
-
-def end_read_snapshot(db):
-    """End the request's read transaction; the connection stays open for the next one."""
-    if db.is_closed():
-        return
-    try:
-        # On the raw connection, like BEGIN (psycopg2's own rollback() would do nothing in
-        # autocommit mode, where the transaction is not its own).
-        if isinstance(db, PostgresqlDatabase):
-            db.cursor().execute("ROLLBACK")
-        else:
-            db.connection().execute("ROLLBACK")
-    except Exception:  # a broken connection is replaced on the next request
-        db.close()
 
 
 def backup_sqlite(source_path, dest_path, pages=1024):

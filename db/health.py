@@ -10,11 +10,9 @@ from typing import NamedTuple
 from urllib.parse import urlparse
 
 import psycopg2
-from psycopg2 import extensions
 from playhouse.db_url import parse as parse_url
 
 from .database import POSTGRES_SCHEMES, sqlite_path, unknown_url
-from .deadlines import deadline_connection
 
 # Settings of the connection pool in a postgresql+pool:// URL; libpq does not know them.
 POOL_OPTIONS = ("max_connections", "stale_timeout", "timeout")
@@ -70,15 +68,18 @@ def integrity_problem(path, tables=None, timeout=1.0):
     return None
 
 
-def database_problem(url, tables, timeout=1.0):
+def database_problem(url, tables, timeout=1.0, deadlines=None):
     """None when the database at ``url`` opens and holds every table named in ``tables``
     (``db.compiled.tables.required_tables()``); else a ``Problem``.
+
+    ``deadlines(connect_seconds, answer_seconds)``: the connection class of PostgreSQL's
+    check, or None for libpq's (``db.serving.deadlines.check_deadlines``).
 
     Raises ``ValueError`` for a URL of an unknown scheme.
     """
     path = sqlite_path(url)
     if path is None:
-        return _postgres_problem(url, tables, timeout)
+        return _postgres_problem(url, tables, timeout, deadlines)
     if path == ":memory:":
         return None
     return _sqlite_problem(path, tables, timeout)
@@ -126,7 +127,7 @@ def _tables_problem(tables, found):
     return None
 
 
-def _postgres_problem(url, tables, timeout):
+def _postgres_problem(url, tables, timeout, deadlines):
     scheme = urlparse(url).scheme
     if scheme not in POSTGRES_SCHEMES:
         raise ValueError(unknown_url(url))
@@ -137,10 +138,9 @@ def _postgres_problem(url, tables, timeout):
     # libpq waits at least 2 seconds to connect; callers that need less wait in a thread.
     params["connect_timeout"] = max(2, round(timeout))
     params["options"] = f"{params.get('options') or ''} -c statement_timeout={int(timeout * 1000)}".strip()
-    if extensions.get_wait_callback() is not None:
-        # In the service, connections wait through db/deadlines.py (libpq's connect_timeout
-        # does not apply then): this one gets deadlines of its own. Commands keep libpq's.
-        params["connection_factory"] = deadline_connection(params["connect_timeout"], timeout + 0.2)
+    factory = deadlines and deadlines(params["connect_timeout"], timeout + 0.2)
+    if factory is not None:
+        params["connection_factory"] = factory
     try:
         connection = psycopg2.connect(**params)
     except psycopg2.Error:

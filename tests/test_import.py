@@ -160,7 +160,8 @@ def test_slug_of_another_festival_is_rejected(fresh_app, small, fixture_data):
 
 def test_a_read_snapshot_sees_an_import_whole_or_not_at_all(fresh_app, small):
     """What each request runs in: an import landing mid-request is not seen half-done."""
-    from db.database import begin_read_snapshot, end_read_snapshot, make_database
+    from db.database import make_database
+    from db.serving.snapshot import begin_read_snapshot, end_read_snapshot
 
     _, url = fresh_app
     reader = make_database(url, readonly=True)

@@ -2,8 +2,10 @@
 
 Top-level packages import each other one way only; ``db/`` imports no Flask; inside ``db/``
 no room imports a room above it (infrastructure < source < compiled < compiler), the
-request readers use only the compiled tables and the infrastructure, and the compile step
-never reaches into the readers; inside ``app/`` the rooms are its stages (the server, the
+request readers use only the compiled tables and the infrastructure, the compile step
+never reaches into the readers, and the serving path (``db/serving``: revision, snapshot,
+routing, the local copy, deadlines) sits above source and compiled, imported by no other
+room and by ``app`` alone; inside ``app/`` the rooms are its stages (the server, the
 door's steps, the views, the command line): nothing imports the command line, the views
 import neither the server nor the door itself (only its parts, e.g. what a request is),
 and neither the server nor the door imports the views; every module is imported by something; no two modules
@@ -24,6 +26,8 @@ PACKAGES = ("app", "db", "schemas", "seed")
 ROOMS = ("db", "db.source", "db.compiled", "db.compiler")
 # The request readers are beside the compile step, not above it: these only.
 READ_MAY_IMPORT = {"db", "db.compiled", "db.read"}
+# The serving path is above source and compiled, beside the compile step and the readers.
+SERVING_MAY_IMPORT = {"db", "db.source", "db.compiled", "db.serving"}
 # Rooms of app/, one per stage; "app" is the factory (create_app), the settings and what
 # every stage shares.
 APP_ROOMS = ("app", "app.server", "app.door", "app.views", "app.cli")
@@ -98,7 +102,7 @@ def room_of(module):
 def test_every_package_and_room_is_known():
     assert {_top(m) for m in CODE} == set(PACKAGES)
     rooms = {room_of(m) for m in CODE if _top(m) == "db"}
-    assert rooms == {*ROOMS, "db.read"}
+    assert rooms == {*ROOMS, "db.read", "db.serving"}
     assert {room_of(m) for m in CODE if _top(m) == "app"} == set(APP_ROOMS)
 
 
@@ -136,7 +140,22 @@ def _room_imports():
 
 def test_no_room_of_db_imports_a_room_above_it():
     found = sorted(f"{m} ({room}) imports {other}" for m, room, other in _room_imports()
-                   if room != "db.read" and (other == "db.read" or ROOMS.index(other) > ROOMS.index(room)))
+                   if room not in ("db.read", "db.serving")
+                   and (other in ("db.read", "db.serving") or ROOMS.index(other) > ROOMS.index(room)))
+    assert found == []
+
+
+def test_the_serving_path_uses_source_compiled_and_the_infrastructure_only():
+    found = sorted(f"{m} imports {other}" for m, room, other in _room_imports()
+                   if room == "db.serving" and other not in SERVING_MAY_IMPORT)
+    assert found == []
+
+
+def test_only_app_imports_the_serving_path():
+    """A request's database is the app's (the front door's); the importer, the compile step
+    and the readers never reach into it."""
+    found = sorted(f"{m} imports {i}" for m in CODE if _top(m) != "app" and not m.startswith("db.serving")
+                   for i in IMPORTS[m] if i.startswith("db.serving"))
     assert found == []
 
 
@@ -328,3 +347,20 @@ def test_every_file_the_code_map_names_exists():
         named = set(re.findall(r"`((?:app|db|seed|schemas|tests|bench|clients)/[\w/.-]+\.(?:py|json))`", fh.read()))
     named |= {"wsgi.py"}
     assert sorted(p for p in named if not os.path.exists(os.path.join(ROOT, p))) == []
+
+
+SERVING_STATES = os.path.join(ROOT, "db", "serving", "STATES.md")
+
+
+def test_every_test_the_serving_states_name_exists():
+    """db/serving/STATES.md names the test that holds each transition: each is there."""
+    with open(SERVING_STATES, encoding="utf-8") as fh:
+        named = set(re.findall(r"`(tests/[\w/]+\.py)::(\w+)`", fh.read()))
+    assert len(named) > 20
+    missing = []
+    for path, name in sorted(named):
+        with open(os.path.join(ROOT, path), encoding="utf-8") as fh:
+            text = fh.read()
+        if not re.search(rf"^def {name}\(", text, re.MULTILINE):
+            missing.append(f"{path}::{name}")
+    assert missing == []

@@ -1,6 +1,6 @@
 """On PostgreSQL the service reads pages from a local SQLite copy of the compiled tables
-(``LOCAL_COPY``, db/compiled/local_copy.py) and learns each festival's revision from the
-server's notifications (``RevisionWatch``, db/source/revisions.py): a request makes no
+(``LOCAL_COPY``, db/serving/local_copy.py) and learns each festival's revision from the
+server's notifications (``RevisionWatch``, db/serving/revision_watch.py): a request makes no
 round trip to the server.
 
 The copy must give the server's answers, byte for byte; follow every import on the next
@@ -23,19 +23,22 @@ import pytest
 
 from conftest import API, BIG, ON_POSTGRES, SMALL, writable
 from custom_apps import app_with  # noqa: F401  (fixture)
-from db.compiled.local_copy import COPIED_MODELS, HELD_TABLE
+from db.serving import revision_watch as watch_module
+from db.serving import snapshot as snapshot_module
+from db.serving.local_copy import COPIED_MODELS, HELD_TABLE
+from db.serving.revision_watch import RevisionWatch
 from db.source import models as m
 from db.source.keys import create_key
-from db.source import revisions as revisions_module
 from db.source.models import FestivalRevision
-from db.source.revisions import REVISION_TRIGGER, RevisionWatch, install_revision_notify
+from db.source.revisions import REVISION_TRIGGER, install_revision_notify
 from natural_festival import SLUG as NATURAL
 from natural_festival import junior_results, natural_festival
 from seed.importer import import_fixture
 from seed.update import update_fixture
 from test_response_cache import news_queries  # noqa: F401  (fixture)
 
-pytestmark = pytest.mark.skipif(not ON_POSTGRES, reason="the local copy is of a PostgreSQL database")
+pytestmark = [pytest.mark.postgres,
+              pytest.mark.skipif(not ON_POSTGRES, reason="the local copy is of a PostgreSQL database")]
 
 
 def get(client, key, path, **params):
@@ -100,7 +103,7 @@ def revision_reads(monkeypatch):
     runs them) reads the revisions from the server; the watch's own reads, on its thread,
     are not counted."""
     reads = []
-    real = revisions_module.read_revisions
+    real = snapshot_module.read_revisions
     requests = threading.current_thread()
 
     def read(cursor):
@@ -108,7 +111,8 @@ def revision_reads(monkeypatch):
             reads.append(cursor)
         return real(cursor)
 
-    monkeypatch.setattr(revisions_module, "read_revisions", read)
+    for module in (snapshot_module, watch_module):
+        monkeypatch.setattr(module, "read_revisions", read)
     return reads
 
 
@@ -276,7 +280,7 @@ def test_a_notification_taken_in_by_the_watchs_thread_while_a_request_looks_is_s
     copied(client, keys[SMALL])
     before = get(client, keys[SMALL], "/news").get_json()["context"]["data"]["revision"]
     watch = client.application.extensions["front_door"].database.watch
-    real_readable, looked = revisions_module._readable, []
+    real_readable, looked = watch_module._readable, []
 
     def thread_takes_it_in_meanwhile(connection):
         if not looked:
@@ -295,7 +299,7 @@ def test_a_notification_taken_in_by_the_watchs_thread_while_a_request_looks_is_s
         deadline = time.monotonic() + SETTLE_SECONDS
         while not select.select([watch._connection], [], [], 0.01)[0]:
             assert time.monotonic() < deadline  # until the notification is on the socket
-        monkeypatch.setattr(revisions_module, "_readable", thread_takes_it_in_meanwhile)
+        monkeypatch.setattr(watch_module, "_readable", thread_takes_it_in_meanwhile)
         answer = get(client, keys[SMALL], "/news").get_json()
     finally:
         if not looked:

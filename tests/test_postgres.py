@@ -19,6 +19,8 @@ from db.database import PooledPostgresDatabase, PostgresDatabase, bind_database,
 from db.read.sql import Select, contains_all, equals, pattern_any
 from db.source import models as m
 
+pytestmark = pytest.mark.postgres  # `pytest -m postgres` (db/serving/STATES.md)
+
 # Mixed case, accented Latin, Malayalam, LIKE metacharacters, a duplicate title (tie on
 # text, broken by id) and missing categories (NULLs sort last both ways).
 TITLES = [

@@ -362,7 +362,7 @@ def _serve(host, port, threads, config=None, workers=None):
                           start_health_listener, write_held_lines_on_sigterm)
     from ..server.workers import listening_socket, run_workers
 
-    from db.compiled.local_copy import remove_copies, remove_stale_copies
+    from db.serving.local_copy import remove_copies, remove_stale_copies
 
     settings = _server_settings(host, port, threads, workers)
     host, port, health_port = settings["HOST"], settings["PORT"], settings["HEALTH_PORT"]

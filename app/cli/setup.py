@@ -14,6 +14,7 @@ from peewee import PeeweeException
 from db import health
 from db.compiled.tables import required_tables
 from db.database import DEFAULT_DATABASE_URL, bind_database, shown_url, sqlite_path
+from db.serving.deadlines import check_deadlines
 
 LOAD = "then load festivals with `festival-api seed` (the demo festivals) or `festival-api import FILE`"
 
@@ -88,7 +89,7 @@ def check_database(allowed=frozenset(), integrity=False):
     """
     url = database_url()
     try:
-        problem = health.database_problem(url, required_tables(), timeout=5)
+        problem = health.database_problem(url, required_tables(), timeout=5, deadlines=check_deadlines)
     except ValueError as error:
         raise SetupError(str(error))
     if problem is None and integrity:

@@ -51,7 +51,7 @@ import orjson
 from werkzeug.exceptions import BadRequest, HTTPException, InternalServerError
 from werkzeug.http import HTTP_STATUS_CODES, remove_entity_headers
 
-from db.deadlines import is_deadline_error
+from db.serving.deadlines import is_deadline_error
 from schemas.candidates import PRIVATE_PARAMETERS
 
 from ..database import DATABASE_ERRORS, ServiceDatabase, Unavailable

@@ -21,6 +21,7 @@ from werkzeug.http import HTTP_STATUS_CODES
 from db.compiled.tables import HISTORY_MODELS, READ_MODELS, required_tables
 from db.database import is_postgres, sqlite_path
 from db.health import UNREACHABLE, Problem, database_problem, integrity_problem
+from db.serving.deadlines import check_deadlines
 
 from ..door.errors import error_body
 
@@ -130,7 +131,8 @@ class HealthCheck:
 
         def run():
             try:
-                future.set_result(database_problem(self._url, required_tables(), timeout=LOCK_SECONDS))
+                future.set_result(database_problem(self._url, required_tables(), timeout=LOCK_SECONDS,
+                                                   deadlines=check_deadlines))
             except Exception:  # anything unexpected still means "not usable"
                 future.set_result(Problem(UNREACHABLE, "The database cannot be checked."))
 

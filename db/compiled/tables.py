@@ -556,7 +556,7 @@ class PublicRecompile(Model):
     ``changed_at`` is the festival's ``FestivalRevision.changed_at`` of that revision: with
     the number, it names the revision in this database's history (a database restored from
     a backup may count the same numbers again). The local copy of a service on PostgreSQL
-    (:mod:`db.compiled.local_copy`) copies only these rows; kept like the changes.
+    (:mod:`db.serving.local_copy`) copies only these rows; kept like the changes.
     """
 
     festival = UUIDField()

@@ -8,10 +8,12 @@ import time
 
 import pytest
 
-from db.compiled.local_copy import PREFIX, _owner_mark
+from db.serving.local_copy import PREFIX, _owner_mark
 
 from .conftest import START_SECONDS
 from .test_postgres_faults import watched_and_copied
+
+pytestmark = pytest.mark.postgres  # `pytest -m postgres` (db/serving/STATES.md)
 
 
 def copies(folder):
@@ -106,7 +108,7 @@ STALE_CASES = [
 
 @pytest.mark.parametrize("case, mark, removed", STALE_CASES, ids=[case[0] for case in STALE_CASES])
 def test_only_the_copies_of_processes_that_no_longer_run_are_removed(tmp_path, case, mark, removed):
-    from db.compiled.local_copy import remove_stale_copies
+    from db.serving.local_copy import remove_stale_copies
 
     path = tmp_path / f"{PREFIX}{mark()}-abc123de"
     path.mkdir()

@@ -16,13 +16,15 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from conftest import BIG, SMALL
-from db.deadlines import GRACE_SECONDS
-from db.source.revisions import RevisionWatch
+from db.serving.deadlines import GRACE_SECONDS
+from db.serving.revision_watch import RevisionWatch
 import pg_scratch
 from seed import bundled_fixtures
 from test_multiprocess import festival_api
 
 from .conftest import target, through
+
+pytestmark = pytest.mark.postgres  # `pytest -m postgres` (db/serving/STATES.md)
 
 STATEMENT_MS = 1000
 CONNECT_SECONDS = 2

@@ -24,6 +24,9 @@ After a deadline passed, the server is taken as silent for ``SILENT_SECONDS``: t
 requests' waits on the same database fail at once meanwhile, instead of each holding a
 worker thread for the whole deadline (the threads of the local copy wait theirs). Then
 the next request tries again.
+
+The service's PostgreSQL databases are made here (:func:`service_database`): with these
+deadlines, and connecting by the request's deadline (:class:`ConnectByDeadlineMixin`).
 """
 import contextlib
 import select
@@ -33,6 +36,8 @@ import time
 import psycopg2
 import psycopg2.errors
 from psycopg2 import extensions
+
+from ..database import POSTGRES_SCHEMES, PooledPostgresDatabase, PostgresDatabase, make_database
 
 SILENT_SECONDS = 2.0
 # The server's own statement_timeout should fire first while the server answers: its
@@ -83,6 +88,70 @@ def take_turn(lock):
     elif not lock.acquire(timeout=max(0.0, until - time.monotonic())):
         raise SilentServer("the database server did not connect within the request's deadline "
                            "(another connection to it was being made)")
+
+
+class ConnectByDeadlineMixin:
+    """Connect within the request's deadline, however long another thread's connecting takes.
+
+    Peewee (written against 4.5; ``peewee<5`` in setup.cfg) holds one lock of the database,
+    for every thread, while a thread connects: behind one connection to a server that does
+    not answer, every other request's connect waited for that lock without a deadline, up to
+    the other's whole connect timeout. Here the lock is reentrant, and a request takes it
+    first by its own deadline (:func:`take_turn`), then Peewee takes it again.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._lock = threading.RLock()  # Peewee's own is a Lock, taken again inside connect()
+
+    def connect(self, reuse_if_open=False):
+        take_turn(self._lock)
+        try:
+            return super().connect(reuse_if_open)
+        finally:
+            self._lock.release()
+
+
+class ServicePostgresDatabase(ConnectByDeadlineMixin, PostgresDatabase):
+    """The service's PostgreSQL, one connection per request."""
+
+
+class ServicePooledPostgresDatabase(ConnectByDeadlineMixin, PooledPostgresDatabase):
+    """The service's PostgreSQL with a connection pool (``postgresql+pool://``)."""
+
+
+SERVICE_SCHEMES = {scheme: ServicePooledPostgresDatabase if issubclass(cls, PooledPostgresDatabase)
+                   else ServicePostgresDatabase for scheme, cls in POSTGRES_SCHEMES.items()}
+
+
+def service_database(url, readonly=True, connect_timeout=None, statement_timeout_ms=None):
+    """Create (but do not open) the HTTP service's database for ``url`` (``db.database.make_database``).
+
+    On PostgreSQL, with ``connect_timeout`` (seconds) or ``statement_timeout_ms``, connecting
+    and every statement have a deadline: the server cancels a statement after
+    ``statement_timeout_ms`` (``statement_timeout``), and the client gives up on a server that
+    does not answer at all (this module's wait callback). The URL's own ``connect_timeout``
+    wins over the argument.
+    """
+    if not (connect_timeout or statement_timeout_ms):
+        return make_database(url, readonly=readonly, schemes=SERVICE_SCHEMES)
+
+    def more_params(params):
+        connect_seconds = int(params.get("connect_timeout") or connect_timeout or 0) or None
+        statement_seconds = statement_timeout_ms / 1000 + GRACE_SECONDS if statement_timeout_ms else None
+        return {"connection_factory": deadline_connection(connect_seconds, statement_seconds)}
+
+    options = [f"-c statement_timeout={int(statement_timeout_ms)}"] if statement_timeout_ms else []
+    return make_database(url, readonly=readonly, schemes=SERVICE_SCHEMES, options=options, more_params=more_params)
+
+
+def check_deadlines(connect_seconds, answer_seconds):
+    """The connection class of a check's connection (``db.health.database_problem``): in the
+    service, whose connections wait through this module (libpq's ``connect_timeout`` does
+    not apply then), deadlines of its own; None in commands, which keep libpq's."""
+    if extensions.get_wait_callback() is None:
+        return None
+    return deadline_connection(connect_seconds, answer_seconds)
 
 
 def _limit(conn):

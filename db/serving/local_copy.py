@@ -2,7 +2,7 @@
 
 A request must read its festival at the revision PostgreSQL holds now (an import is seen
 by the next request; the process learns each revision from the server's notifications,
-:class:`db.source.revisions.RevisionWatch`), but its page it can read from a copy of the
+:class:`db.serving.revision_watch.RevisionWatch`), but its page it can read from a copy of the
 compiled tables in a local SQLite file, with the same readers and the same SQL as a SQLite
 deployment: no round trip to the server, which does almost no work.
 
@@ -48,9 +48,7 @@ import weakref
 
 from peewee import BlobField, CompositeKey, DateField, DateTimeField, SchemaManager, SqliteDatabase, UUIDField
 
-from ..database import READ_CACHE_KIB, SQLITE_PRAGMAS
-from ..source.models import FestivalRevision
-from .tables import (
+from ..compiled.tables import (
     KEPT_REVISIONS,
     PER_RECORD_MODELS,
     PER_RECORD_ROWS,
@@ -62,7 +60,9 @@ from .tables import (
     PublicSecret,
     PublicTag,
 )
-from .text_index import create_text_index, refresh_text_index
+from ..compiled.text_index import create_text_index, refresh_text_index
+from ..database import READ_CACHE_KIB, SQLITE_PRAGMAS
+from ..source.models import FestivalRevision
 
 # What requests read: the compiled lists, the change log and the key of the keyed hashes.
 COPIED_MODELS = (*READ_MODELS, PublicChange, PublicRevision, PublicSecret)
