@@ -10,6 +10,17 @@ off and on, measured one after the other in the same run, and their ratio.
 The clients run in this process (threads + http.client) on the same machine as the server, so
 the figures are a lower bound of what the server alone can do. Rate limiting is switched off
 for the run; the access log stays on (written to a file), as in production.
+
+With ``--postgres URL`` (a server on which a scratch database may be made): what the local
+copy buys on a result day. Four servers up at once on one scratch PostgreSQL database: the
+local copy on and off (``LOCAL_COPY``), each with the response cache off and on. While each
+is measured a result is corrected every ``--publish-every`` seconds (``festival-api import
+--update`` in another process: the revision moves, the response cache starts again, the
+copy is behind until its update), as on a result day. The four run in turn, ``--repeat``
+times over, and are compared by medians: requests/s, p50/p99, and CPU a request (the service
+process and its PostgreSQL backends, from /proc; the clients and the importer not counted).
+
+    .venv/bin/python bench/result_day.py --postgres postgresql://postgres@127.0.0.1:5432/postgres
 """
 import argparse
 import http.client
@@ -173,11 +184,17 @@ def main():
     parser.add_argument("--cache-seconds", type=float, default=5, help="RESPONSE_CACHE_SECONDS when on (default 5)")
     parser.add_argument("--no-gzip", dest="gzip", action="store_false", help="do not send Accept-Encoding: gzip")
     parser.add_argument("--keep", action="store_true", help="keep the database and the server log")
+    parser.add_argument("--postgres", help="a PostgreSQL server URL to make a scratch database on: the local "
+                                           "copy on and off, each with the cache off and on")
+    parser.add_argument("--repeat", type=int, default=3, help="with --postgres: rounds of the four (default 3)")
+    parser.add_argument("--publish-every", type=float, default=5,
+                        help="with --postgres: seconds between result corrections (default 5; 0: none)")
+    parser.add_argument("--json", help="with --postgres: also write the figures to this file")
     args = parser.parse_args()
 
     workdir = tempfile.mkdtemp(prefix="festival-bench-")
     try:
-        run(args, workdir)
+        (run_postgres if args.postgres else run)(args, workdir)
     finally:
         if args.keep:
             print(f"Kept {workdir} (festival.db, server.log)")
@@ -238,6 +255,163 @@ def server_medians(log_path):
                 sizes[entry["path"]] = entry["bytes"]
     return {path: (statistics.median(values), sizes[path]) for path, values in durations.items()
             if len(values) > 1}
+
+
+# The four servers of --postgres: (label, LOCAL_COPY, the response cache on).
+COPY_AND_CACHE = (("copy on, cache off", "true", False), ("copy off, cache off", "false", False),
+                  ("copy on, cache on", "true", True), ("copy off, cache on", "false", True))
+# A published result of the bundled Kalolsavam, corrected back and forth (its grade holds).
+CORRECTED_RESULT = "77369123-af11-556a-9cb7-6459c9c7d9c5"
+CORRECTED_SCORES = (51, 50)
+
+
+def run_postgres(args, workdir):
+    """The local copy on and off, each with the response cache off and on (module doc)."""
+    import contextlib
+
+    import psycopg2
+    from psycopg2 import sql
+
+    name = f"fds_bench_result_day_{os.getpid()}"
+    admin = psycopg2.connect(args.postgres)
+    admin.autocommit = True
+    with admin.cursor() as cur:
+        cur.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    url = f"{args.postgres.rsplit('/', 1)[0]}/{name}"
+    env = {**os.environ, "DATABASE_URL": url, "RATELIMIT_DEFAULT": "", "LOG_LEVEL": "INFO",
+           "CONNECTIONS_PER_ADDRESS": "0"}
+    try:
+        print(f"Seeding PostgreSQL database {name} ...", flush=True)
+        cli("seed", env=env)
+        key = cli("keys", "create", FESTIVAL, "--label", "bench", env=env).strip().splitlines()[-1]
+        pooled = url.replace("postgresql", "postgresql+pool", 1)
+        runs = {label: [] for label, _, _ in COPY_AND_CACHE}
+        with contextlib.ExitStack() as stack:
+            servers = {}
+            for label, copy, cached in COPY_AND_CACHE:
+                server_env = {**env, "DATABASE_URL": pooled, "LOCAL_COPY": copy,
+                              "RESPONSE_CACHE_SECONDS": str(args.cache_seconds if cached else 0)}
+                log = os.path.join(workdir, f"server-{label.replace(', ', '-').replace(' ', '_')}.log")
+                servers[label] = stack.enter_context(Server(server_env, args.threads, log))
+            urls, skipped = result_day_urls(servers[COPY_AND_CACHE[0][0]].port, key)
+            print("URLs:", *urls, sep="\n  ")
+            if skipped:
+                print("Skipped (not 200):", ", ".join(skipped))
+            load = os.getloadavg()
+            for round_ in range(args.repeat):
+                for label, _, _ in COPY_AND_CACHE:
+                    server = servers[label]
+                    drive(server.port, key, urls, args.clients, 1, args.gzip)  # connections, pages, the copy
+                    print(f"round {round_ + 1}, {label}: {args.clients} clients for {args.seconds:g} s ...",
+                          flush=True)
+                    runs[label].append(measured(args, server, key, urls, url, env, workdir))
+        report_postgres(args, runs, load, os.getloadavg())
+    finally:
+        with admin.cursor() as cur:
+            cur.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        admin.close()
+
+
+def _cpu_seconds(pids):
+    """``{pid: user + system CPU seconds}`` of the processes still running (/proc/PID/stat)."""
+    ticks, found = os.sysconf("SC_CLK_TCK"), {}
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        found[pid] = (int(fields[11]) + int(fields[12])) / ticks
+    return found
+
+
+def _processes(server, url):
+    """The service process (and any children) and the PostgreSQL backends of the database."""
+    import psycopg2
+
+    pids = [server.process.pid]
+    try:
+        for task in os.listdir(f"/proc/{server.process.pid}/task"):
+            with open(f"/proc/{server.process.pid}/task/{task}/children", encoding="ascii") as fh:
+                pids += [int(pid) for pid in fh.read().split()]
+    except OSError:
+        pass
+    connection = psycopg2.connect(url)
+    try:
+        with connection.cursor() as cur:
+            cur.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                        "AND pid <> pg_backend_pid()")
+            backends = [row[0] for row in cur.fetchall()]
+    finally:
+        connection.close()
+    return pids, backends
+
+
+def measured(args, server, key, urls, url, env, workdir):
+    """One measurement of ``server`` while results are corrected; its figures and CPU a request.
+
+    The service's CPU is its process's; PostgreSQL's is that of the backends open both before
+    and after (every server's, since its connections serve it; the importer's come and go)."""
+    service, backends = _processes(server, url)
+    before = _cpu_seconds(service), _cpu_seconds(backends)
+    stop, published = threading.Event(), []
+
+    def publish():
+        while not stop.wait(args.publish_every / 2 if not published else args.publish_every):
+            path = os.path.join(workdir, f"correction-{len(published)}.json")
+            with open(path, "w", encoding="utf-8") as out:
+                json.dump({"formatVersion": 1, "festival": {"slug": FESTIVAL},
+                           "results": [{"id": CORRECTED_RESULT,
+                                        "score": CORRECTED_SCORES[len(published) % 2]}]}, out)
+            cli("import", "--update", path, env=env)
+            published.append(path)
+
+    publisher = threading.Thread(target=publish, daemon=True)
+    if args.publish_every:
+        publisher.start()
+    figures = drive(server.port, key, urls, args.clients, args.seconds, args.gzip)
+    stop.set()
+    if args.publish_every:
+        publisher.join()
+    after = _cpu_seconds(service), _cpu_seconds(backends)
+    service_cpu = sum(after[0][pid] - before[0][pid] for pid in after[0] if pid in before[0])
+    postgres_cpu = sum(after[1][pid] - before[1][pid] for pid in after[1] if pid in before[1])
+    requests = max(1, figures["requests"])
+    return {**figures, "published": len(published), "service_cpu_ms": 1000 * service_cpu / requests,
+            "postgres_cpu_ms": 1000 * postgres_cpu / requests}
+
+
+def report_postgres(args, runs, load_before, load_after):
+    def median(label, figure):
+        return statistics.median(run[figure] for run in runs[label])
+
+    print(f"\nmedians of {args.repeat} rounds; {args.clients} clients, {args.seconds:g} s each, a result "
+          f"corrected every {args.publish_every:g} s; {args.threads} waitress threads, {os.cpu_count()} CPUs "
+          f"shared by the servers, PostgreSQL, the importer and the clients")
+    print(f"{'':<20} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6} {'CPU ms a request':>17}"
+          f" {'(service':>9} {'+ PG)':>6} {'published':>9}")
+    figures = {}
+    for label in runs:
+        row = {figure: median(label, figure) for figure in ("rps", "p50", "p99", "errors", "service_cpu_ms",
+                                                             "postgres_cpu_ms", "published")}
+        row["cpu_ms"] = row["service_cpu_ms"] + row["postgres_cpu_ms"]
+        figures[label] = row
+        print(f"{label:<20} {row['rps']:>7.0f} {row['p50']:>7.1f} {row['p99']:>7.1f} {row['errors']:>6.0f} "
+              f"{row['cpu_ms']:>17.2f} {row['service_cpu_ms']:>9.2f} {row['postgres_cpu_ms']:>6.2f} "
+              f"{row['published']:>9.0f}")
+    print("\nthe copy on / off (same run):")
+    for cache in ("cache off", "cache on"):
+        on, off = figures[f"copy on, {cache}"], figures[f"copy off, {cache}"]
+        print(f"  {cache}: {on['rps'] / off['rps']:.2f}x requests/s, CPU a request {on['cpu_ms'] / off['cpu_ms']:.2f}x "
+              f"(PostgreSQL's {on['postgres_cpu_ms'] / max(off['postgres_cpu_ms'], 1e-9):.2f}x), "
+              f"p50 {on['p50'] / off['p50']:.2f}x, p99 {on['p99'] / off['p99']:.2f}x")
+    print(f"load average (1, 5, 15 min) before {' '.join(f'{v:.2f}' for v in load_before)}, "
+          f"after {' '.join(f'{v:.2f}' for v in load_after)}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as out:
+            json.dump({"figures": figures, "runs": runs, "load_before": load_before, "load_after": load_after,
+                       "clients": args.clients, "seconds": args.seconds, "repeat": args.repeat,
+                       "publish_every": args.publish_every}, out, indent=1)
 
 
 if __name__ == "__main__":
