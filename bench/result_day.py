@@ -399,6 +399,11 @@ def report_postgres(args, runs, load_before, load_after):
         print(f"{label:<20} {row['rps']:>7.0f} {row['p50']:>7.1f} {row['p99']:>7.1f} {row['errors']:>6.0f} "
               f"{row['cpu_ms']:>17.2f} {row['service_cpu_ms']:>9.2f} {row['postgres_cpu_ms']:>6.2f} "
               f"{row['published']:>9.0f}")
+    print("each round (req/s, errors; CPU ms a request):")
+    for label in runs:
+        print(f"  {label:<20} " + "; ".join(f"{run['rps']:.0f}, {run['errors']}; "
+                                            f"{run['service_cpu_ms'] + run['postgres_cpu_ms']:.2f}"
+                                            for run in runs[label]))
     print("\nthe copy on / off (same run):")
     for cache in ("cache off", "cache on"):
         on, off = figures[f"copy on, {cache}"], figures[f"copy off, {cache}"]
