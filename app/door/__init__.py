@@ -2,7 +2,7 @@
 
 It owns everything requests share, each step written once, in this order:
 
-1. the festival's data revision (``app/database.py``; on SQLite it is read again only
+1. the festival's data revision (``db/serving/__init__.py``; on SQLite it is read again only
    after a commit; on PostgreSQL with the local copy it is known from the server's
    notifications); the request's read snapshot begins only on a miss (5.), on the copy
    when it holds that revision;
@@ -51,10 +51,10 @@ import orjson
 from werkzeug.exceptions import BadRequest, HTTPException, InternalServerError
 from werkzeug.http import HTTP_STATUS_CODES, remove_entity_headers
 
+from db.serving import DATABASE_ERRORS, ServiceDatabase, Unavailable
 from db.serving.deadlines import is_deadline_error
 from schemas.candidates import PRIVATE_PARAMETERS
 
-from ..database import DATABASE_ERRORS, ServiceDatabase, Unavailable
 from ..server.healthz import HealthCheck
 from ..server.waitress_compat import AFTER_ANSWER
 from .access_log import log_observation
