@@ -33,6 +33,19 @@ def every_page(api):
                           for c in body["data"][:: max(1, len(body["data"]) // 20)]]
             if not body["meta"]["hasNextPage"]:
                 break
+    return paths + boards_of_the_past(api, sub_fests)
+
+
+def boards_of_the_past(api, sub_fests):
+    """Each leaderboard's race and its board after each step: between them, every row of the
+    compiled histories (their tables are a third of the file)."""
+    paths = []
+    for slug in sub_fests:
+        for placeholder in api.ok("/topper-placeholders", subFestSlug=slug, limit=500)["data"]:
+            race = f"/topper-race?topperPlaceholderId={placeholder['id']}&top=50&limit=500"
+            paths.append(race)
+            for step in api.client.get(API + race, headers={"X-API-Key": api.keys[BIG]}).get_json()["data"]:
+                paths.append(f"/toppers?topperPlaceholderId={placeholder['id']}&asOf={step['at']}&limit=500")
     return paths
 
 
