@@ -178,7 +178,7 @@ def compress(body, encoding):
 def weak_etag(body, revision_block=None):
     """The weak ETag of an answer's body: a 128-bit hash of it (xxh3: a 60 kB list answer
     is hashed in a few microseconds, where SHA-1 takes tens), without ``revision_block``, the
-    revision and its time in the answer's ``context`` (``FestivalView.revision_block``).
+    revision and its time in the answer's ``context`` (``FestivalAtRevision.revision_block``).
 
     Every answer carries the festival's revision, which every import moves; an answer whose
     data an import did not change keeps its validator, so a client holding it gets a ``304``

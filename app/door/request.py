@@ -3,7 +3,7 @@
 The front door (``app/door/__init__.py``) resolves the key, reads the revision and holds a
 :class:`RequestState` for the thread while it calls the endpoint's view; views read it with
 the functions below. The festival's summary and its public sub-fests are read once per
-data revision and kept in memory (:class:`FestivalView`), so a request builds its context
+data revision and kept in memory (:class:`FestivalAtRevision`), so a request builds its context
 without a query.
 """
 import threading
@@ -84,7 +84,7 @@ class SubFestRef:
         self.id, self.slug, self.summary = id, slug, summary
 
 
-class FestivalView:
+class FestivalAtRevision:
     """What every request of one festival at one revision shares."""
 
     def __init__(self, festival, revision, changed_at):
@@ -107,24 +107,25 @@ class FestivalView:
                 f'"data":{self.data_json}}}')
 
 
-_views = {}
-_views_lock = threading.Lock()
+# The FestivalAtRevision of each festival, at its latest revision asked for.
+_shared = {}
+_shared_lock = threading.Lock()
 
 
-def festival_view():
-    """The :class:`FestivalView` of the request's festival at the request's revision."""
+def festival_at_revision():
+    """The :class:`FestivalAtRevision` of the request's festival at the request's revision."""
     state = current()
-    view = state.view
-    if view is None:
-        view = _views.get(state.festival.id)
-        if view is None or view.revision != state.revision:
-            view = FestivalView(state.festival, state.revision, state.changed_at)
-            with _views_lock:
-                _views[state.festival.id] = view
-        state.view = view
-    return view
+    shared = state.view
+    if shared is None:
+        shared = _shared.get(state.festival.id)
+        if shared is None or shared.revision != state.revision:
+            shared = FestivalAtRevision(state.festival, state.revision, state.changed_at)
+            with _shared_lock:
+                _shared[state.festival.id] = shared
+        state.view = shared
+    return shared
 
 
 def context_json(sub_fest=None):
     """The context block as JSON text; ``sub_fest`` is a :class:`SubFestRef` or None."""
-    return festival_view().context_json(sub_fest)
+    return festival_at_revision().context_json(sub_fest)

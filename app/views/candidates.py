@@ -12,7 +12,7 @@ from schemas.candidates import (
     CandidateQueryArgsSchema,
 )
 
-from ..door.request import context_json, festival_id, festival_view
+from ..door.request import context_json, festival_id, festival_at_revision
 from .lookups import narrowing_sub_fest_or_404, sub_fest_ref_or_404, the_one
 from .responses import json_text, list_json
 from .operations import FESTIVAL_STRUCTURE, SCHEDULES_AND_RESULTS, Blueprint
@@ -55,4 +55,4 @@ def candidate_detail(sub_fest_candidate_id=None, chest_no=None, sub_fest_id=None
     matches = find_candidates(festival_id(), sub_fest_candidate_id, chest_no, sub_fest and sub_fest.id,
                               columns=DETAIL_COLUMNS)
     found_in, detail = the_one(matches, "Candidate", "chestNo", sub_fest)
-    return json_text(render(detail, {"context": context_json(festival_view().sub_fests[found_in])}))
+    return json_text(render(detail, {"context": context_json(festival_at_revision().sub_fests[found_in])}))

@@ -19,12 +19,12 @@ def sub_fest_ref_or_404(sub_fest_id=None, sub_fest_slug=None):
     """The public sub-fest named by id or slug (``schemas.selectors.SubFestSelectorArgs``),
     from the festival's compiled sub-fests held in memory (no query); both sent and naming
     different sub-fests is a 400 naming both."""
-    from ..door.request import festival_view
+    from ..door.request import festival_at_revision
 
-    view = festival_view()
+    shared = festival_at_revision()
     if sub_fest_id is None:
         return sub_fest_ref_by_slug_or_404(sub_fest_slug)
-    sub_fest = get_or_404(view.sub_fests.get(sub_fest_id), "Sub-fest")
+    sub_fest = get_or_404(shared.sub_fests.get(sub_fest_id), "Sub-fest")
     if sub_fest_slug and sub_fest.slug != sub_fest_slug:
         message = "subFestId and subFestSlug name different sub-fests; send one of them."
         abort(400, message=message, errors={"query": {"subFestId": [message], "subFestSlug": [message]}})
@@ -32,8 +32,8 @@ def sub_fest_ref_or_404(sub_fest_id=None, sub_fest_slug=None):
 
 
 def sub_fest_ref_by_slug_or_404(slug):
-    from ..door.request import festival_view
-    return get_or_404(festival_view().slugs.get(slug), "Sub-fest")
+    from ..door.request import festival_at_revision
+    return get_or_404(festival_at_revision().slugs.get(slug), "Sub-fest")
 
 
 def narrowing_sub_fest_or_404(sub_fest_id=None, sub_fest_slug=None):

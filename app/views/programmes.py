@@ -9,7 +9,7 @@ from schemas.programmes import (
     ProgrammeQueryArgsSchema,
 )
 
-from ..door.request import context_json, festival_id, festival_view
+from ..door.request import context_json, festival_id, festival_at_revision
 from .lookups import narrowing_sub_fest_or_404, sub_fest_ref_or_404, the_one
 from .responses import json_text, list_json
 from .operations import FESTIVAL_STRUCTURE, SCHEDULES_AND_RESULTS, Blueprint
@@ -51,4 +51,4 @@ def programme_detail(sub_fest_program_id=None, program_code=None, sub_fest_id=No
     matches = find_programmes(festival_id(), sub_fest_program_id, program_code, sub_fest and sub_fest.id,
                               columns=DETAIL_COLUMNS)
     row = the_one(matches, "Programme", "programCode", sub_fest)
-    return json_text(render_detail(row, context_json(festival_view().sub_fests[row[0]]), clock.utcnow()))
+    return json_text(render_detail(row, context_json(festival_at_revision().sub_fests[row[0]]), clock.utcnow()))

@@ -4,7 +4,7 @@ from db.read.candidates import CANDIDATE_ID, find_candidates
 from db.read.registrations import list_candidate_registrations
 from schemas.registrations import CandidateRegistrationQueryArgsSchema, RegistrationListSchema
 
-from ..door.request import festival_id, festival_view
+from ..door.request import festival_id, festival_at_revision
 from .lookups import get_or_404, narrowing_sub_fest_or_404, the_one
 from .responses import list_json
 from .operations import SCHEDULES_AND_RESULTS, Blueprint
@@ -31,4 +31,4 @@ def candidate_registrations(sub_fest_candidate_id=None, chest_no=None, sub_fest_
         sub_fest_candidate_id, = the_one(matches, "Candidate", "chestNo", sub_fest)
     found = list_candidate_registrations(festival_id(), sub_fest_candidate_id, **args)
     sub_fest_id, page = get_or_404(found, "Candidate")
-    return list_json(page, [body for body, in page.items], festival_view().sub_fests[sub_fest_id])
+    return list_json(page, [body for body, in page.items], festival_at_revision().sub_fests[sub_fest_id])

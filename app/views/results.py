@@ -11,7 +11,7 @@ from schemas.results import (
     ProgrammeResultsQueryArgsSchema,
 )
 
-from ..door.request import context_json, festival_id, festival_view
+from ..door.request import context_json, festival_id, festival_at_revision
 from .lookups import narrowing_sub_fest_or_404, sub_fest_ref_or_404, the_one
 from .responses import list_json, object_json
 from .operations import SCHEDULES_AND_RESULTS, Blueprint
@@ -54,7 +54,7 @@ def programme_result(sub_fest_program_id=None, program_code=None, sub_fest_id=No
     sub_fest = narrowing_sub_fest_or_404(sub_fest_id, sub_fest_slug)
     matches = find_programmes(festival_id(), sub_fest_program_id, program_code, sub_fest and sub_fest.id)
     sub_fest_id, body, schedules, results = the_one(matches, "Programme", "programCode", sub_fest)
-    return object_json(context=context_json(festival_view().sub_fests[sub_fest_id]),
+    return object_json(context=context_json(festival_at_revision().sub_fests[sub_fest_id]),
                        programme=render_item(body, schedules, clock.utcnow().isoformat()), results=results)
 
 
@@ -72,5 +72,5 @@ def candidate_result(sub_fest_candidate_id=None, chest_no=None, sub_fest_id=None
     sub_fest = narrowing_sub_fest_or_404(sub_fest_id, sub_fest_slug)
     matches = find_candidates(festival_id(), sub_fest_candidate_id, chest_no, sub_fest and sub_fest.id)
     sub_fest_id, summary, results = the_one(matches, "Candidate", "chestNo", sub_fest)
-    return object_json(context=context_json(festival_view().sub_fests[sub_fest_id]),
+    return object_json(context=context_json(festival_at_revision().sub_fests[sub_fest_id]),
                        candidate=summary, results=results)

@@ -22,7 +22,7 @@ from schemas.toppers import (
     ToppersSchema,
 )
 
-from ..door.request import context_json, current, festival_id, festival_view
+from ..door.request import context_json, current, festival_id, festival_at_revision
 from .lookups import get_or_404, placeholder_id_or_404, sub_fest_ref_or_404
 from .responses import list_json, meta_json, object_json
 from .operations import SCHEDULES_AND_RESULTS, Blueprint
@@ -63,7 +63,7 @@ def toppers(topper_placeholder_id=None, placeholder_label=None, sub_fest_id=None
     topper_placeholder_id = placeholder_id_or_404(topper_placeholder_id, placeholder_label, sub_fest_id,
                                                   sub_fest_slug)
     sub_fest_id, placeholder = get_or_404(get_placeholder(festival_id(), topper_placeholder_id), NOT_FOUND)
-    context = context_json(festival_view().sub_fests[sub_fest_id])
+    context = context_json(festival_at_revision().sub_fests[sub_fest_id])
     if as_of is None:
         page = list_entries(festival_id(), topper_placeholder_id, **args)
         context = _with_as_of(context, None, None)
@@ -112,7 +112,7 @@ def topper_race(topper_placeholder_id=None, placeholder_label=None, sub_fest_id=
                                                           NOT_FOUND)
     moment = None if as_of is None else _utc(as_of)
     at, steps = race_steps(festival_id(), topper_placeholder_id, steps, top, page, limit, moment)
-    context = _with_as_of(context_json(festival_view().sub_fests[sub_fest_id]), moment, at)
+    context = _with_as_of(context_json(festival_at_revision().sub_fests[sub_fest_id]), moment, at)
     return object_json(context=context, placeholder=placeholder, entries=f"[{entries}]",
                        data=f"[{','.join(steps.items)}]", meta=meta_json(steps))
 
