@@ -302,9 +302,9 @@ class FrontDoor:
             end_request()
             if state.seen.steps is not None:
                 state.seen.lap(QUERY)
-        view = state.view
+        shared = state.at_revision
         answer = Answer(200, [("Content-Type", "application/json")], body,
-                        weak_etag(body, view.revision_block if view is not None else None))
+                        weak_etag(body, shared.revision_block if shared is not None else None))
         if state.seen.steps is not None:
             state.seen.lap(RENDER)
         return answer

@@ -42,7 +42,7 @@ class RequestState:
     what the door saw of it (app/door/observation.py), for the access log and ``Server-Timing``."""
 
     __slots__ = ("seen", "query", "key_id", "festival", "revision", "changed_at",
-                 "limit_headers", "limit_spent", "view", "private")
+                 "limit_headers", "limit_spent", "at_revision", "private")
 
     def __init__(self, query_string, seen):
         self.seen = seen
@@ -52,7 +52,7 @@ class RequestState:
         self.revision, self.changed_at = 0, None
         self.limit_headers = None  # X-RateLimit-* of the key's budget, once looked at
         self.limit_spent = False  # whether the request was counted (a 304 is not)
-        self.view = None  # the FestivalView, once a view asked for it
+        self.at_revision = None  # the FestivalAtRevision, once a view asked for it
         self.private = False  # the query tests a private value (app/door/__init__.py)
 
 
@@ -115,14 +115,14 @@ _shared_lock = threading.Lock()
 def festival_at_revision():
     """The :class:`FestivalAtRevision` of the request's festival at the request's revision."""
     state = current()
-    shared = state.view
+    shared = state.at_revision
     if shared is None:
         shared = _shared.get(state.festival.id)
         if shared is None or shared.revision != state.revision:
             shared = FestivalAtRevision(state.festival, state.revision, state.changed_at)
             with _shared_lock:
                 _shared[state.festival.id] = shared
-        state.view = shared
+        state.at_revision = shared
     return shared
 
 
