@@ -29,14 +29,20 @@ PLACEHOLDER_FILTERS = {
     "scope_type": lambda value: equals(P.scope_type, value),
 }
 
-ENTRY_SORTS = {
-    # the stored order: rank, then name (ties are listed by name)
-    "rank": (E.rank, E.name_key),
-    "points": E.points,
-    "name": E.name_key,
-    "programmeCount": E.programme_count,
-    "lastResultAt": E.last_result_at,
-}
+
+def entry_sorts(entries):
+    """The sorts of a board's entries (``entries``: the current board's table or a past
+    step's): the stored order is rank, then name (ties are listed by name)."""
+    return {
+        "rank": (entries.rank, entries.name_key),
+        "points": entries.points,
+        "name": entries.name_key,
+        "programmeCount": entries.programme_count,
+        "lastResultAt": entries.last_result_at,
+    }
+
+
+ENTRY_SORTS = entry_sorts(E)
 
 
 def list_placeholders(festival_id, sub_fest_id, page, limit, sort_by, sort_order, **filters):
@@ -113,13 +119,7 @@ def find_page(festival_id, page_id=None, slug=None):
 
 # The entry sorts of a board of the past: those of the current board (``ENTRY_SORTS``), on
 # the same columns of the step's entries, read by the same sort indexes.
-PAST_SORTS = {
-    "rank": (PAST.rank, PAST.name_key),
-    "points": PAST.points,
-    "name": PAST.name_key,
-    "programmeCount": PAST.programme_count,
-    "lastResultAt": PAST.last_result_at,
-}
+PAST_SORTS = entry_sorts(PAST)
 
 
 def _step_at(festival, placeholder):
