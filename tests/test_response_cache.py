@@ -288,7 +288,14 @@ def test_what_the_cache_holds_measured_in_bytes_stays_within_its_budget(sizes):
     budget = 2**20
     cache = ResponseCache(60, 100_000, max_bytes=budget)
     rng = random.Random(5)
-    tracemalloc.start()
+
+    def held_here():
+        # What is held by allocations made under this test's own frames: threads other tests
+        # left running (a local copy, a revision watch) allocate in the process too.
+        here = tracemalloc.Filter(True, __file__, all_frames=True)
+        return sum(trace.size for trace in tracemalloc.take_snapshot().filter_traces([here]).traces)
+
+    tracemalloc.start(32)
     try:
         before = tracemalloc.get_traced_memory()[0]
         highest = 0
@@ -302,7 +309,10 @@ def test_what_the_cache_holds_measured_in_bytes_stays_within_its_budget(sizes):
             if len(body) > 1024:  # as COMPRESS_MIN_SIZE: smaller answers are sent as they are
                 entry.remember_encoding("gzip", gzip.compress(body, 1))
             del body, key, entry
-            highest = max(highest, tracemalloc.get_traced_memory()[0] - before)
+            held = tracemalloc.get_traced_memory()[0] - before
+            if held > budget:  # the whole process's count is over: count this test's alone
+                held = held_here()
+            highest = max(highest, held)
     finally:
         tracemalloc.stop()
     assert len(cache) >= 2 and cache.size <= budget
