@@ -11,11 +11,13 @@ import contextlib
 import json
 import os
 import sqlite3
+import weakref
 
 import pytest
 from playhouse.test_utils import count_queries
 
 from app import create_app
+from app.door import FrontDoor
 from db.compiled.tables import create_tables
 from db.database import bind_database, database
 from db.source import models as m
@@ -238,6 +240,32 @@ def adm_filter_app(adm_filter_template, tmp_path):
     ``admNoPattern`` on."""
     with writable_app_on_copy(adm_filter_template, tmp_path) as made:
         yield made
+
+
+# Every front door (one an app) made, for ``_close_apps_made_by_the_test``.
+_doors = weakref.WeakSet()
+_door_init = FrontDoor.__init__
+
+
+def _tracked_door_init(self, *args, **kwargs):
+    _door_init(self, *args, **kwargs)
+    _doors.add(self)
+
+
+FrontDoor.__init__ = _tracked_door_init
+
+
+@pytest.fixture(autouse=True)
+def _close_apps_made_by_the_test():
+    """Close each app a test (or its function-scoped fixtures) made, at its end: its database
+    connections, revision watch and local copy go then, not whenever the garbage collector
+    finds the app (on PostgreSQL, apps left open filled the server's connection slots).
+    Fixtures of a wider scope are set up before this one, so their apps are kept."""
+    before = set(_doors)
+    yield
+    for door in list(_doors):
+        if door not in before:
+            door.close()
 
 
 @pytest.fixture(autouse=True)

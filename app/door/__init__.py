@@ -122,6 +122,11 @@ class FrontDoor:
         self.data_paths, self.open_paths = frozenset(self.operations), frozenset(open_paths)
         self.http_error = http_error
 
+    def close(self):
+        """Close the door's database (:meth:`db.serving.ServiceDatabase.close`): an app that
+        is done with, e.g. a test's, leaves no connection or watch behind."""
+        self.database.close()
+
     # -- the door ----------------------------------------------------------------------
 
     def __call__(self, environ, start_response):

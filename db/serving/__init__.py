@@ -49,6 +49,7 @@ import weakref
 
 import psycopg2
 from peewee import DatabaseError, InterfaceError
+from playhouse.pool import PooledDatabase
 
 from ..database import database, is_postgres, sqlite_path
 from ..health import NOT_A_DATABASE, Problem, file_identity
@@ -218,6 +219,17 @@ class ServiceDatabase:
                 self.db.close()
             except Exception:  # closing a broken connection may fail too; it is gone either way
                 pass
+
+    def close(self):
+        """Stop using the database: stop the revision watch, remove the local copy, close this
+        thread's connection and a pool's idle ones (other threads' close as the threads end)."""
+        if self.watch is not None:
+            self.watch.stop()
+        if self.copy is not None:
+            self.copy.close()
+        if isinstance(self.db, PooledDatabase):
+            self.db.close_idle()
+        self.drop()
 
     def killed(self, error):
         """Whether ``error`` says the server closed a connection (a restart, a failover,
