@@ -188,17 +188,90 @@ def _compiled(festival):
     return found
 
 
+def kept_counts_are_the_rules(connection, found_rows, festival):
+    """The counts the index keeps for ``festival`` (``connection``: a DB-API connection of
+    the database holding it) are the common terms of each sub-fest
+    (``text_index.common_terms``), each with the number of candidates the rule finds;
+    returns how many there are."""
+    from db.compiled.text_index import COUNTS, SCOPES, common_terms
+
+    held = {}
+    for sub_fest, term, total in connection.execute(
+            f'SELECT s.sub_fest, c.term, c.total FROM "{COUNTS}" c JOIN "{SCOPES}" s ON s.number = c.scope '
+            f'WHERE s.festival = ?', (C.festival.db_value(festival),)).fetchall():
+        held.setdefault(sub_fest, {})[term] = total
+    expected = {C.sub_fest.db_value(sub_fest): {term: sum(rule(search, [term]) for search in texts.values())
+                                                for term in common_terms(texts.values())}
+                for sub_fest, texts in found_rows.items()}
+    assert held == {sub_fest: terms for sub_fest, terms in expected.items() if terms}
+    return sum(len(terms) for terms in held.values())
+
+
+@pytest.fixture
+def every_beginning_kept(monkeypatch):
+    """Every word beginning found at least twice in a sub-fest is kept, not only common ones."""
+    from db.compiled import text_index
+
+    monkeypatch.setattr(text_index, "KEPT_FROM", 2)
+
+
+def _keep_again(db):
+    """Count again with the ``KEPT_FROM`` of now: the kept counts dropped, ``create_tables``
+    (``festival-api init``) makes the index again."""
+    from db.compiled.tables import create_tables
+    from db.compiled.text_index import COUNTS
+
+    db.execute_sql(f'DROP TABLE "{COUNTS}"')
+    create_tables(db)
+
+
 @pytest.mark.skipif(ON_POSTGRES, reason="SQLite's FTS5 table")
-def test_the_index_follows_every_compile_and_writes_again_only_the_sub_fests_that_changed(seeded, tmp_path):
+def test_the_index_keeps_the_rules_count_of_each_common_term(seeded, rows):
+    festival, found = rows
+    with writable(seeded[0]) as db:
+        assert kept_counts_are_the_rules(db.connection(), found, festival) > 0
+
+
+@pytest.mark.skipif(ON_POSTGRES, reason="SQLite's FTS5 table")
+def test_a_total_read_from_the_kept_counts_is_the_rules(seeded, tmp_path, every_beginning_kept, monkeypatch):
+    """With every word beginning kept, the searches of the comparison above that a kept
+    count answers (one term, a full page: ``found_by_reader``'s pages of 3) get the
+    rule's total; and a kept count is read, not counted, when there is one."""
+    from conftest import database_copy
+
+    counted = []
+    real_run = candidates.run
+
+    def run(sql, params):
+        counted.append(sql.split(" FROM ", 1)[0])
+        return real_run(sql, params)
+
+    monkeypatch.setattr(candidates, "run", run)
+    with database_copy(seeded[0], tmp_path) as url, writable(url) as db:
+        _keep_again(db)
+        festival = m.Festival.get(m.Festival.slug == BIG).id
+        found = _compiled(festival)
+        assert kept_counts_are_the_rules(db.connection(), found, festival) > 500
+        _everyone_found(festival, found, samples(found))
+        kept = {term for (term,) in db.execute_sql('SELECT term FROM "public_candidate_search_counts"').fetchall()}
+    assert sum(sql.startswith("SELECT coalesce") for sql in counted) > 200
+    assert kept & {ascii_lower(terms[0]) for terms in samples(found) if len(terms) == 1}
+
+
+@pytest.mark.skipif(ON_POSTGRES, reason="SQLite's FTS5 table")
+def test_the_index_follows_every_compile_and_writes_again_only_the_sub_fests_that_changed(
+        seeded, tmp_path, every_beginning_kept):
     """A compile that renames a candidate, one that removes a candidate and one that changes
     nothing the index holds: each sub-fest's rows in the index are those of its compiled
     candidates, in both sorts, and a sub-fest whose candidates did not change keeps its
-    rows as they were."""
+    rows as they were. The kept counts follow each compile too, and those of a candidate
+    added or hidden."""
     from conftest import database_copy
     from db.compiled.text_index import SCOPES
     from db.compiler import compile_festival
 
     with database_copy(seeded[0], tmp_path) as url, writable(url) as db:
+        _keep_again(db)
         festival = m.Festival.get(m.Festival.slug == BIG).id
         entry = (m.SubFestCandidate.select().join(m.SubFest).where(m.SubFest.festival == festival)
                  .order_by(m.SubFestCandidate.id).first())
@@ -207,22 +280,45 @@ def test_the_index_follows_every_compile_and_writes_again_only_the_sub_fests_tha
         def held():
             return dict(db.execute_sql(f'SELECT sub_fest, digest FROM "{SCOPES}"').fetchall())
 
+        def kept(term):
+            return db.execute_sql('SELECT c.total FROM "public_candidate_search_counts" c JOIN '
+                                  f'"{SCOPES}" s ON s.number = c.scope WHERE s.sub_fest = ? AND c.term = ?',
+                                  (C.sub_fest.db_value(renamed_sub_fest), term)).fetchone()
+
         before = held()
         compile_festival(festival)  # nothing changed
         assert held() == before
-        m.Candidate.update(name="Zyxwv Qopr").where(m.Candidate.id == entry.candidate_id).execute()
+        kept_counts_are_the_rules(db.connection(), _compiled(festival), festival)
+        common = next(word for word in ("nair", "krishna", "abhinav", "anu")
+                      if (kept(word) or (0,))[0] >= 3)
+        was = kept(common)[0]
+        m.Candidate.update(name=f"Zyxwv Qopr {common.title()}").where(m.Candidate.id == entry.candidate_id).execute()
         compile_festival(festival)
         after = held()
         changed = {sub_fest for sub_fest in after if after[sub_fest] != before.get(sub_fest)}
         assert C.sub_fest.db_value(renamed_sub_fest) in changed
         assert len(changed) < len(after)  # the others kept their rows
         found = _compiled(festival)
+        assert kept_counts_are_the_rules(db.connection(), found, festival)
         assert found_by_reader(festival, renamed_sub_fest, ["ZYXWV q"])[0] == 1
-        _everyone_found(festival, found, [["zyxwv"], ["qopr"], ["wv qo"], ["abh"], ["nai"], ["an"]])
+        _everyone_found(festival, found, [["zyxwv"], ["qopr"], ["wv qo"], ["abh"], ["nai"], ["an"], [common]])
+        # a candidate added, and one hidden
+        added = m.Candidate.create(festival=festival, name=f"{common.title()} Added")
+        m.SubFestCandidate.create(sub_fest=renamed_sub_fest, candidate=added, chest_no="99999")
+        hidden = (m.SubFestCandidate.select().join(m.Candidate)
+                  .where((m.SubFestCandidate.sub_fest == renamed_sub_fest) & (m.Candidate.name.contains(common))
+                         & (m.SubFestCandidate.id != entry.id)).first())
+        m.Candidate.update(is_public=False).where(m.Candidate.id == hidden.candidate_id).execute()
+        compile_festival(festival)
+        found = _compiled(festival)
+        assert kept_counts_are_the_rules(db.connection(), found, festival)
+        assert kept(common)[0] == found_by_reader(festival, renamed_sub_fest, [common])[0] == was + 1 + 1 - 1
         m.SubFestCandidate.delete().where(m.SubFestCandidate.id == entry.id).execute()
         compile_festival(festival)
         assert found_by_reader(festival, renamed_sub_fest, ["zyxwv"]) == (0, [])
-        _everyone_found(festival, _compiled(festival), [["abh"], ["nai"], ["kri", "na"]])
+        found = _compiled(festival)
+        assert kept_counts_are_the_rules(db.connection(), found, festival)
+        _everyone_found(festival, found, [["abh"], ["nai"], ["kri", "na"], [common], [common[:2]]])
 
 
 @pytest.mark.skipif(ON_POSTGRES, reason="SQLite's FTS5 table")

@@ -581,3 +581,66 @@ def test_the_watch_stops_when_its_app_is_gone(app_with, keys):
     gc.collect()
     thread.join(5)
     assert not thread.is_alive() and connection.closed and not watch.live
+
+
+def test_candidate_searchs_kept_counts_in_the_copy_are_the_servers_counts(fresh_app, app_with, keys, fixture_data,
+                                                                         monkeypatch):
+    """The copy's text index keeps the number of candidates each common term finds
+    (db/compiled/text_index.py; here every word beginning found twice): a full page of such
+    a term reads its total there, and it is the server's count, before and after an import
+    that renames, adds and hides candidates."""
+    from db.compiled import text_index
+    from test_candidate_search_index import kept_counts_are_the_rules
+
+    monkeypatch.setattr(text_index, "KEPT_FROM", 2)
+    _, url = fresh_app
+    client = app_with(database_url=url, LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0).test_client()
+    direct = app_with(database_url=url, LOCAL_COPY=False, RESPONSE_CACHE_SECONDS=0).test_client()
+    copy_ = copied(client, keys[SMALL])
+    festival_id = m.Festival.get(m.Festival.slug == SMALL).id
+
+    def compared():
+        assert copy_.settled(SETTLE_SECONDS)
+        with sqlite3.connect(copy_.path) as connection:
+            found = {}
+            for sub_fest, candidate, search in connection.execute(
+                    "SELECT sub_fest, id, search FROM public_candidate WHERE festival = ?", (festival_id.hex,)):
+                found.setdefault(sub_fest, {})[candidate] = search
+            assert kept_counts_are_the_rules(connection, found, festival_id) > 20
+            terms = sorted({term for (term,) in connection.execute(f'SELECT term FROM "{text_index.COUNTS}"')})
+        read_copy = _reads_of(copy_)
+        answers = {}
+        for which, app_client in (("copy", client), ("server", direct)):
+            for sub_fest in get(app_client, keys[SMALL], "/subfests", limit=100).get_json()["data"]:
+                for term in terms:
+                    for limit in (1, 5):
+                        response = get(app_client, keys[SMALL], "/candidates", subFestId=sub_fest["id"],
+                                       limit=limit, search=term)
+                        assert response.status_code == 200
+                        answers.setdefault((sub_fest["id"], term, limit), {})[which] = response.get_data()
+        assert len(read_copy) >= len(answers)  # the copy's answers were the copy's
+        assert [key for key, both in answers.items() if both["copy"] != both["server"]] == []
+        return terms
+
+    terms = compared()
+    changed = copy.deepcopy(fixture_data[SMALL])
+    people = changed["candidates"]
+    common = people[0]["name"].split()[0]
+    assert common.lower() in terms
+    people[1]["name"] = f"{common} Zyxwv"  # renamed
+    entry = next(e for e in changed["subFestCandidates"] if e["candidate"] == people[0]["id"])
+    for number in (1, 2):  # added
+        person = {**people[0], "id": f"00000000-0000-4000-8000-00000000c0d{number}",
+                  "name": f"{common} Added{number}", "admission_number": f"ADM-ADDED-{number}"}
+        people.append(person)
+        changed["subFestCandidates"].append({**entry, "id": f"00000000-0000-4000-8000-00000000e0d{number}",
+                                             "candidate": person["id"], "chest_no": f"99{number}", "sections": []})
+    with writable(url):
+        import_fixture(changed)
+    assert get(client, keys[SMALL], "/news").status_code == 200  # the copy is brought up to date
+    assert "added" in compared()  # begins two words now
+    people[-1]["is_public"] = False  # hidden (one without entries: the withdrawal guard allows it)
+    with writable(url):
+        import_fixture(changed)
+    assert get(client, keys[SMALL], "/news").status_code == 200
+    assert "added" not in compared()  # one word

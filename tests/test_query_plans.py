@@ -197,6 +197,9 @@ def test_a_candidate_search_reads_an_index_never_the_rows_of_the_sub_fest(plans,
         assert len(counted) <= 1
         for count_sql, count_plan in counted:
             rows = [line for line in count_plan if "public_candidate" in line and "_scope" not in line]
+            if len({term.lower() for term in terms}) == 1:  # one term alone: its kept count first
+                assert rows[0] == KEPT_COUNT, count_plan
+                rows = rows[1:]
             assert rows[0] == f"SCAN {table} VIRTUAL TABLE INDEX 0:M2><", count_plan
             assert rows[1:] == ([] if index == "pairs" or all(len(t) >= 3 for t in terms) else
                                 ["SEARCH public_candidate USING INDEX sqlite_autoindex_public_candidate_1 (id=?)"])
@@ -213,14 +216,34 @@ def test_a_candidate_search_reads_an_index_never_the_rows_of_the_sub_fest(plans,
         assert count_plan, plan
 
 
+KEPT_COUNT = "SEARCH public_candidate_search_counts USING PRIMARY KEY (scope=? AND term=?)"
+
+
 def test_a_search_that_fills_its_page_is_counted_on_the_index_alone(plans, ids):
-    """A common word: the page stops at its rows, and the total is a count of the index's
-    rows in the sub-fest's range, no candidate's row read."""
+    """A common word: the page stops at its rows and one past them, and the total is the
+    count kept for the term (``public_candidate_search_counts``), else a count of the
+    index's rows in the sub-fest's range, no candidate's row read."""
     found = []
     statements = plans(lambda: found.append(candidates.list_candidates(
         ids["festival"], ids["sub_fest"], 1, 2, "name", "asc", search=["nai"])))
     assert len(statements) == 2 and len(found[0].items) == 2 and found[0].total > 2
     count_sql, count_plan = statements[1]
-    assert count_sql.startswith('SELECT COUNT(*) FROM "public_candidate_search" WHERE')
+    assert count_sql.startswith('SELECT coalesce((SELECT total FROM "public_candidate_search_counts" WHERE')
     assert [line for line in count_plan if "public_candidate" in line and "_scope" not in line] == [
-        "SCAN public_candidate_search VIRTUAL TABLE INDEX 0:M2><"], count_plan
+        KEPT_COUNT, "SCAN public_candidate_search VIRTUAL TABLE INDEX 0:M2><"], count_plan
+    statements = plans(lambda: candidates.list_candidates(
+        ids["festival"], ids["sub_fest"], 1, 2, "name", "asc", search=["nai", "air"]))
+    assert statements[1][0].startswith('SELECT COUNT(*) FROM "public_candidate_search" WHERE')  # two terms
+
+
+def test_a_page_with_no_row_after_it_is_not_counted(plans, ids):
+    """A page as long as the limit but with no match after it (a whole name at
+    ``limit=1``) is the last: its total is its offset and rows, no count."""
+    found = []
+    statements = plans(lambda: found.append(candidates.list_candidates(
+        ids["festival"], ids["sub_fest"], 1, 20, "name", "asc", search=["nai"])))
+    name = found[0].items[0][0].split('"name":"', 1)[1].split('"', 1)[0]
+    found.clear()
+    statements = plans(lambda: found.append(candidates.list_candidates(
+        ids["festival"], ids["sub_fest"], 1, 1, "name", "asc", search=[name])))
+    assert len(statements) == 1 and len(found[0].items) == 1 and found[0].total == 1, name

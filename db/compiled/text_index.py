@@ -29,7 +29,14 @@ index the engine finds the rows that hold the term's trigrams instead.
   (:func:`pair_tokens`), with the same ``rowid``s: a term of two characters (an initial,
   ``V.``), which has no trigram, is one word of it, found and counted the same way.
 
-  The compile step keeps both (:func:`refresh_text_index`, after the festival's rows are
+  :data:`COUNTS` keeps, for each sub-fest, the exact number of candidates a common term
+  finds: every word of the text and every beginning of a word, of 2 characters or more,
+  that begins at least :data:`KEPT_FROM` words of the sub-fest, counted when the sub-fest is
+  written, by the same statement a request would run. A search of that one term alone (no
+  other filter) whose page is full reads its total there instead of counting its matches,
+  which grow with the sub-fest; any other term is counted.
+
+  The compile step keeps all three (:func:`refresh_text_index`, after the festival's rows are
   written) and so does the local copy of a PostgreSQL service: for each sub-fest it
   compares a digest of what the index holds (ids, text and sort keys) with the compiled
   rows, and writes the sub-fest again only when they differ (a published result changes a
@@ -55,12 +62,16 @@ TABLE = "public_candidate"
 INDEX = f"{TABLE}_search"  # the FTS5 table on SQLite, the GIN index on PostgreSQL
 SCOPES = f"{TABLE}_search_scope"  # SQLite: (festival, sub-fest) -> its number, the digest of its rows
 PAIRS = f"{TABLE}_search_pairs"  # SQLite: the pairs of characters of each row (see pair_tokens)
+COUNTS = f"{TABLE}_search_counts"  # SQLite: (sub-fest number, term) -> how many candidates it finds
 # A trigram index finds terms of this many characters or more.
 MIN_INDEXED = 3
 # The parts of an index row's rowid (see above): 2**24 candidates a sub-fest, two sorts.
 ORDER_SHIFT = 24
 SCOPE_SHIFT = 25
 ORDERS = {"chestNo": 0, "name": 1}
+# A term is kept in COUNTS when at least this many words of its sub-fest begin with it: a
+# term found fewer times costs about as much to count as to look up (bench/candidate_search.py).
+KEPT_FROM = 32
 # Where each sort's key is in the rows refresh_text_index reads: (id, search, chest_no_key, name_key).
 _SORT_KEYS = {"chestNo": 2, "name": 3}
 
@@ -77,7 +88,13 @@ _SQLITE = (
     f"digest TEXT NOT NULL, UNIQUE (festival, sub_fest))",
     f'CREATE VIRTUAL TABLE IF NOT EXISTS "{PAIRS}" USING fts5('
     f"pairs, candidate UNINDEXED, tokenize='ascii', detail=none)",
+    f'CREATE TABLE IF NOT EXISTS "{COUNTS}" (scope INTEGER NOT NULL, term TEXT NOT NULL, '
+    f"total INTEGER NOT NULL, PRIMARY KEY (scope, term)) WITHOUT ROWID",
 )
+# What earlier versions made beside their index (or without the index of pairs or the kept
+# counts): made again.
+_STALE = (f'DROP TABLE IF EXISTS "{INDEX}"', f'DROP TABLE IF EXISTS "{PAIRS}"', f'DROP TABLE IF EXISTS "{SCOPES}"',
+          f'DROP TABLE IF EXISTS "{COUNTS}"')
 
 
 def create_text_index(db):
@@ -88,18 +105,14 @@ def create_text_index(db):
         return _create_postgres(db)
     found = db.execute_sql("SELECT sql FROM sqlite_master WHERE name = ?", (INDEX,)).fetchone()
     earlier = found is not None and "content=" in found[0]
-    no_pairs = found is not None and not earlier and not db.execute_sql(
-        "SELECT 1 FROM sqlite_master WHERE name = ?", (PAIRS,)).fetchone()
+    stale = found is not None and not earlier and any(
+        not db.execute_sql("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() for name in (PAIRS, COUNTS))
     with db.atomic():
-        if earlier:
-            for sql in _EARLIER:
-                db.execute_sql(sql)
-        if no_pairs:  # made before the index of pairs: every sub-fest is written again
-            db.execute_sql(f'DELETE FROM "{SCOPES}"')
-            db.execute_sql(f'DELETE FROM "{INDEX}"')
+        for sql in (*_EARLIER, *_STALE) if earlier or stale else ():
+            db.execute_sql(sql)
         for sql in _SQLITE:
             db.execute_sql(sql)
-        if found is None or earlier or no_pairs:
+        if found is None or earlier or stale:
             connection = db.connection()
             festivals = connection.execute(f'SELECT DISTINCT festival FROM "{TABLE}"').fetchall()
             for (festival,) in festivals:
@@ -170,6 +183,48 @@ def refresh_text_index(connection, festival):
         connection.executemany(f'INSERT INTO "{INDEX}" (rowid, words, candidate) VALUES (?, ?, ?)', rows)
         connection.executemany(f'INSERT INTO "{PAIRS}" (rowid, pairs, candidate) VALUES (?, ?, ?)',
                                [(rowid, pair_tokens(words), candidate) for rowid, words, candidate in rows])
+        _keep_counts(connection, number, [search for _, search, *_ in candidates])
+
+
+def common_terms(texts):
+    """The terms of ``texts`` (compiled ``search`` columns) kept in :data:`COUNTS`: each word
+    of a value and each beginning of one, of 2 characters or more, that begins the words of
+    at least :data:`KEPT_FROM` of them."""
+    found = {}
+    for text in texts:
+        beginnings = {word[:length] for value in text.split(SEARCH_SEPARATOR) for word in value.split()
+                      for length in range(2, len(word) + 1)}
+        for term in beginnings:
+            found[term] = found.get(term, 0) + 1
+    return sorted(term for term, words in found.items() if words >= KEPT_FROM)
+
+
+def _keep_counts(connection, number, texts):
+    """Count each common term of a sub-fest in its range of the index (in the chest number
+    sort; the count a request makes without a kept one: :func:`count_sql`) and keep the counts."""
+    rows = []
+    for term in common_terms(texts):
+        index, match = (INDEX, phrase(term)) if len(term) >= MIN_INDEXED else (PAIRS, pair_query([term]))
+        [(total,)] = connection.execute(
+            f'SELECT COUNT(*) FROM "{index}" WHERE "{index}" MATCH ? AND "{index}"."rowid" >= ? AND "{index}"."rowid" < ?',
+            (match, number << SCOPE_SHIFT, (number << SCOPE_SHIFT) + (1 << ORDER_SHIFT))).fetchall()
+        rows.append((number, term, total))
+    connection.executemany(f'INSERT INTO "{COUNTS}" (scope, term, total) VALUES (?, ?, ?)', rows)
+
+
+def count_sql(index, found):
+    """The SQL of a search's total, ``found`` the index's condition (MATCH and the sub-fest's
+    range, :func:`scope_range`): the count kept in :data:`COUNTS` for the term (its
+    parameters first: festival, sub-fest, the A-Z folded term), else a count of the index's
+    rows; SQLite's ``coalesce`` runs the count only when no count is kept."""
+    kept = (f'SELECT total FROM "{COUNTS}" WHERE scope = (SELECT number FROM "{SCOPES}" WHERE festival = ? AND '
+            f'sub_fest = ?) AND term = ?')
+    return f'SELECT coalesce(({kept}), (SELECT COUNT(*) FROM "{index}" WHERE {found}))'
+
+
+def phrase(term):
+    """A term as an FTS5 phrase (``"`` doubled): its trigrams at consecutive places."""
+    return '"' + term.replace('"', '""') + '"'
 
 
 def _index_rows(number, candidates):
@@ -185,6 +240,7 @@ def _clear(connection, number):
     for table in (INDEX, PAIRS):
         connection.execute(f'DELETE FROM "{table}" WHERE rowid >= ? AND rowid < ?',
                            (number << SCOPE_SHIFT, (number + 1) << SCOPE_SHIFT))
+    connection.execute(f'DELETE FROM "{COUNTS}" WHERE scope = ?', (number,))
 
 
 def pair_tokens(text):

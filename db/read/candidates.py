@@ -8,7 +8,7 @@ and only when the festival has turned the filter on (:class:`PrivateFilterOff` o
 from ..compiled import kinds
 from ..compiled.tables import PublicCandidate as C
 from ..compiled.tables import PublicSecret, adm_no_digest
-from ..compiled.text_index import INDEX, MIN_INDEXED, PAIRS, pair_query, scope_range
+from ..compiled.text_index import INDEX, MIN_INDEXED, PAIRS, count_sql, pair_query, scope_range
 from ..query import Page, ascii_lower
 from . import find_by_selectors
 from .sql import (
@@ -101,13 +101,14 @@ def _search_page(festival_id, sub_fest_id, page, limit, sort_by, sort_order, fil
     """A page of a search through the text index (SQLite; ``db.compiled.text_index``): the
     index's rows of the sub-fest in the sort asked for, a ``rowid`` range, give the matches in
     the list's order, so the page reads the rows it shows and few others (a long term's rows
-    are found by three of its trigrams and checked: ``sparse_match_query``). A page that is
-    not full is the last: its total needs no count (a whole name finds one). Otherwise the
-    total counts the index's rows alone while only the terms the index finds narrow the
-    list; a shorter term or another filter is a condition on the candidate's row, read for
-    each match. ``index``: the trigram index, or its pairs for terms of two characters
-    (:data:`PAIRS`, ``uses_pairs``); ``page_query``: ``(MATCH, long terms to check on the
-    row)``; ``count_query``: the exact MATCH."""
+    are found by three of its trigrams and checked: ``sparse_match_query``). The page reads
+    one row past its own: without one, the page is the last and its total needs no count (a
+    whole name finds one). Otherwise the total of one term alone is the count the index
+    keeps for a common term (``count_sql``), else counts the index's rows alone while only
+    the terms the index finds narrow the list; a shorter term or another filter is a
+    condition on the candidate's row, read for each match. ``index``: the trigram index, or
+    its pairs for terms of two characters (:data:`PAIRS`, ``uses_pairs``); ``page_query``:
+    ``(MATCH, long terms to check on the row)``; ``count_query``: the exact MATCH."""
     others = (Select(C).filter({name: make for name, make in candidate_filters(festival_id).items()
                                 if name != "search"}, filters))
     terms = filters["search"]
@@ -125,15 +126,21 @@ def _search_page(festival_id, sub_fest_id, page, limit, sort_by, sort_order, fil
     offset = (page - 1) * limit
     rows = run(f'SELECT {column(C.body)} FROM {joined} WHERE {" AND ".join([found, *others.conditions, checked])} '
                f'ORDER BY "{index}"."rowid" {direction} LIMIT ? OFFSET ?',
-               [sparse, *scope, *others.params, *checked_params, limit, offset]).fetchall()
-    if len(rows) < limit and (rows or not offset):
+               [sparse, *scope, *others.params, *checked_params, limit + 1, offset]).fetchall()
+    if len(rows) <= limit and (rows or not offset):
         return Page(items=rows, page=page, limit=limit, total=offset + len(rows))  # the last page: no count
-    # The total: every term's phrase, on the index alone unless another condition is on the row.
+    rows = rows[:limit]
+    # The total: kept for one common term alone, else every term's phrase counted, on the
+    # index alone unless another condition is on the row.
+    alone = {ascii_lower(term) for term in terms}
     if others.conditions:
         count = f'SELECT COUNT(*) FROM {joined} WHERE {" AND ".join([found, *others.conditions])}'
+        params = [count_query, *scope, *others.params]
+    elif len(alone) == 1:
+        count, params = count_sql(index, found), [*scope[:2], *alone, count_query, *scope]
     else:
-        count = f'SELECT COUNT(*) FROM "{index}" WHERE {found}'
-    total = run(count, [count_query, *scope, *others.params]).fetchone()[0]
+        count, params = f'SELECT COUNT(*) FROM "{index}" WHERE {found}', [count_query, *scope]
+    total = run(count, params).fetchone()[0]
     return Page(items=rows, page=page, limit=limit, total=total)
 
 

@@ -15,7 +15,7 @@ marker.
 from dataclasses import dataclass, field
 
 from ..compiled.tables import PublicTag, PublicTotal
-from ..compiled.text_index import MIN_INDEXED
+from ..compiled.text_index import MIN_INDEXED, phrase
 from ..database import database, is_postgres
 from ..query import SEARCH_SEPARATOR, Page, ascii_lower, escape_like
 
@@ -112,7 +112,7 @@ def indexed_contains_all(model_field, terms, index):
 
 def match_query(terms):
     """The FTS5 query of the terms the index finds: each a quoted phrase, all of them."""
-    return " AND ".join(_phrase(term) for term in indexed_terms(terms))
+    return " AND ".join(phrase(term) for term in indexed_terms(terms))
 
 
 # A term this long is found, for a page, by three of its trigrams (see ``sparse_match_query``).
@@ -129,16 +129,12 @@ def sparse_match_query(terms):
     parts, long_terms = [], []
     for term in indexed_terms(terms):
         if len(term) < SPARSE_FROM:
-            parts.append(_phrase(term))
+            parts.append(phrase(term))
             continue
         long_terms.append(term)
         middle = (len(term) - 3) // 2
-        parts += [_phrase(term[at:at + 3]) for at in dict.fromkeys((0, middle, len(term) - 3))]
+        parts += [phrase(term[at:at + 3]) for at in dict.fromkeys((0, middle, len(term) - 3))]
     return " AND ".join(parts), long_terms
-
-
-def _phrase(term):
-    return '"' + term.replace('"', '""') + '"'
 
 
 def pattern_any(model_fields, patterns):
