@@ -18,6 +18,15 @@ The searches are what a site's search box sends: a candidate's whole name, one w
 the first three letters of a name, a chest number, and a word of a Malayalam name; each
 row draws its terms from 200 candidates of the sub-fest with most programmes, the same way
 at every scale.
+
+What a row compares: the first five rows ask for a page of 20, so they compare answers of
+different lengths where a term finds more candidates at scale 20: one word of a name finds
+about 18 at scale 1 and 300 at scale 20, and its page holds 15 items (mean) at scale 1 and
+20 at scale 20; a whole name and a chest number find one at both. The rows marked
+``limit=1`` ask for the same terms a page of one: an answer of one item at both scales, and
+a page that is full, so its exact ``meta.total`` is read or counted at both (the cost of
+finding the term's first match and its total, not of writing more items). With ``--cpu``
+the table gives the median items and ``meta.total`` of each row's answers at each scale.
 """
 import argparse
 import contextlib
@@ -89,28 +98,35 @@ def searches(port, key):
     chooser = random.Random(8)
     chosen = chooser.sample(people, min(200, len(people)))
 
-    def path(term):
-        return f"{API}/candidates?subFestId={sub_fest['id']}&limit=20&search={urllib.parse.quote(term)}"
+    def path(term, limit=20):
+        return f"{API}/candidates?subFestId={sub_fest['id']}&limit={limit}&search={urllib.parse.quote(term)}"
 
     identity = [c["candidate"] for c in chosen]
-    local = [i["nameLocal"].split()[-1] for i in identity if i.get("nameLocal")]
+    local = [i["nameLocal"].split()[-1] for i in identity if i.get("nameLocal")] or ["a"]
+    words = [chooser.choice(i["name"].split()) for i in identity]
     return {
         "whole name": [path(i["name"]) for i in identity],
-        "one word of the name": [path(chooser.choice(i["name"].split())) for i in identity],
+        "one word of the name": [path(word) for word in words],
         "first 3 letters": [path(i["name"][:3]) for i in identity],
         "chest number": [path(i["chestNo"]) for i in identity],
-        "Malayalam word": [path(word) for word in local] or [path("a")],
+        "Malayalam word": [path(word) for word in local],
+        # the same terms, an answer of one item at both scales (see the docstring)
+        "one word, limit=1": [path(word, 1) for word in words],
+        "first 3 letters, limit=1": [path(i["name"][:3], 1) for i in identity],
+        "Malayalam word, limit=1": [path(word, 1) for word in local],
     }
 
 
 class CpuWorker:
     """A process running the WSGI app of ``code`` on ``url``: given a row's name, it calls
-    each of the row's paths once and answers the median thread CPU µs a request."""
+    each of the row's paths once and answers the median thread CPU µs a request.
+    ``answers``: ``{row: (median items, median meta.total)}`` of the row's answers."""
 
     def __init__(self, code, url, key, rows_file):
         self.process = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker", code, rows_file, key],
                                         env={**service_env(url, 0, None), "PYTHONPATH": code, "LOG_LEVEL": "WARNING"},
                                         cwd=code, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.answers = json.loads(self.process.stdout.readline())
         if self.process.stdout.readline().strip() != "ready":
             raise RuntimeError(f"the CPU worker of {code} did not start")
 
@@ -138,13 +154,17 @@ def worker(code, rows_file, key):
         base, _, query = path.partition("?")
         environ = EnvironBuilder(path=base, query_string=query, headers={"X-API-Key": key}).get_environ()
         status = []
-        b"".join(app(environ, lambda s, h, e=None: status.append(s)))
+        body = b"".join(app(environ, lambda s, h, e=None: status.append(s)))
         if not status[0].startswith("200"):
             raise RuntimeError(f"{path}: {status[0]}")
+        return body
 
-    for paths in rows.values():
-        for path in paths:
-            call(path)  # warm: connections, caches of the revision
+    answers = {}
+    for row, paths in rows.items():
+        found = [json.loads(call(path)) for path in paths]  # and warm: connections, caches of the revision
+        answers[row] = (statistics.median(len(body["data"]) for body in found),
+                        statistics.median(body["meta"]["total"] for body in found))
+    print(json.dumps(answers), flush=True)
     print("ready", flush=True)
     for line in sys.stdin:
         times = []
@@ -214,19 +234,22 @@ def main():
                     cpu.setdefault((row, version, scale), []).append(cpu_worker.measure(row))
         print(f"load average after: {os.getloadavg()}", flush=True)
         first, last = scales[0], scales[-1]
-        print(f"{'row (median p50, ms)':<24}" + "".join(f"{f'{v} s{s}':>12}" for v in versions for s in scales)
+        print(f"{'row (median p50, ms)':<26}" + "".join(f"{f'{v} s{s}':>12}" for v in versions for s in scales)
               + "".join(f"{f'{v} s{last}/s{first}':>18}" for v in versions))
         for row in servers[0][4]:
             medians = {(v, s): statistics.median(p50s[(row, v, s)]) for v in versions for s in scales}
-            print(f"{row:<24}" + "".join(f"{medians[(v, s)]:>12.2f}" for v in versions for s in scales)
+            print(f"{row:<26}" + "".join(f"{medians[(v, s)]:>12.2f}" for v in versions for s in scales)
                   + "".join(f"{medians[(v, last)] / medians[(v, first)]:>17.2f}x" for v in versions), flush=True)
         if cpu:
-            print(f"{'row (CPU us a request)':<24}" + "".join(f"{f'{v} s{s}':>12}" for v in versions for s in scales)
-                  + "".join(f"{f'{v} s{last}/s{first}':>18}" for v in versions))
+            print(f"{'row (CPU us a request)':<26}" + "".join(f"{f'{v} s{s}':>12}" for v in versions for s in scales)
+                  + "".join(f"{f'{v} s{last}/s{first}':>18}" for v in versions)
+                  + "".join(f"{f'items, total s{s}':>20}" for s in scales))
+            answers = {s: w.answers for v, s, w in workers if v == "after"}
             for row in servers[0][4]:
                 medians = {(v, s): statistics.median(cpu[(row, v, s)]) for v in versions for s in scales}
-                print(f"{row:<24}" + "".join(f"{medians[(v, s)]:>12.0f}" for v in versions for s in scales)
-                      + "".join(f"{medians[(v, last)] / medians[(v, first)]:>17.2f}x" for v in versions), flush=True)
+                print(f"{row:<26}" + "".join(f"{medians[(v, s)]:>12.0f}" for v in versions for s in scales)
+                      + "".join(f"{medians[(v, last)] / medians[(v, first)]:>17.2f}x" for v in versions)
+                      + "".join(f"{'%g, %g' % tuple(answers[s][row]):>20}" for s in scales), flush=True)
 
 
 if __name__ == "__main__":
