@@ -177,6 +177,31 @@ def test_import_of_a_changed_file_replaces_the_data_and_bumps_the_revision(run, 
     assert f"{SMALL}\tRiverside Arts Fest (updated)\trevision {before + 1}" in run(url, "festivals").stdout
 
 
+@pytest.mark.skipif(not ON_POSTGRES, reason="PostgreSQL's planner statistics")
+def test_an_import_brings_the_planners_statistics_of_the_compiled_tables_up_to_date(run, fresh_app, small, tmp_path):
+    """Without them, right after an import that multiplies a table's rows, the planner
+    estimates one row a list and reads every entry's row (docs/performance.md)."""
+    _, url = fresh_app
+    path = tmp_path / "same.json"
+    path.write_text(json.dumps(small), encoding="utf-8")
+
+    def analyzed():
+        connection = pg_scratch._connect(url)
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT relname, analyze_count FROM pg_stat_user_tables WHERE relname IN "
+                               "('public_candidate', 'public_programme')")
+                return dict(cursor.fetchall())
+        finally:
+            connection.close()
+
+    before = analyzed()
+    assert run(url, "import", path).exit_code == 0
+    after = analyzed()
+    assert set(after) == {"public_candidate", "public_programme"}
+    assert all(after[table] > before.get(table, 0) for table in after), (before, after)
+
+
 # --- backup ----------------------------------------------------------------------------------
 
 

@@ -7,7 +7,7 @@ import uuid
 
 import click
 
-from db.compiled.tables import create_tables
+from db.compiled.tables import analyze_compiled_tables, create_tables
 from db.source import models as m
 from db.source.keys import create_key, list_keys, renew_key, revoke_key
 
@@ -116,6 +116,8 @@ def _import(path, update=False, dry_run=False, allow_withdrawals=False, data=Non
             click.echo(f"    {withdrawal.line()}", err=True)
         if dry_run and not allow_withdrawals:
             click.echo(f"  Without {ALLOW_FLAG}, this import will be refused.", err=True)
+    if not (dry_run or update):
+        analyze_compiled_tables()  # PostgreSQL's planner, on the tables the import filled
     if dry_run:
         click.echo(f"Dry run of {summary.festival.slug}: nothing was written", err=True)
     elif update:
