@@ -31,8 +31,8 @@ index the engine finds the rows that hold the term's trigrams instead.
 
   :data:`COUNTS` keeps, for each sub-fest, the exact number of candidates a common term
   finds: every word of the text and every beginning of a word, of 2 characters or more,
-  that begins at least :data:`KEPT_FROM` words of the sub-fest, counted when the sub-fest is
-  written, by the same statement a request would run. A search of that one term alone (no
+  that begins at least :data:`KEPT_FROM` words of the sub-fest, counted by the index in the
+  sub-fest's range when the sub-fest is written. A search of that one term alone (no
   other filter) whose page is full reads its total there instead of counting its matches,
   which grow with the sub-fest; any other term is counted.
 
