@@ -49,6 +49,38 @@ def test_the_page_and_its_keys_exist_only_in_demo_mode(app_with, keys):
         "apiBase": "/public-api/v1", "festivals": [{"slug": SMALL, "key": keys[SMALL]}]}
 
 
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium for the module's tests; each page is opened in a context of its own."""
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"needs Debian's chromium package at {CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def new_page(browser):
+    """``new_page(width, height=844, **context options)``: a page in a new context, closed at the test's end."""
+    contexts = []
+
+    def open_page(width, height=844, **options):
+        context = browser.new_context(viewport={"width": width, "height": height}, **options)
+        contexts.append(context)
+        return context.new_page()
+
+    try:
+        yield open_page
+    finally:
+        for context in contexts:
+            context.close()
+
+
 def free_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -89,34 +121,29 @@ def demo_server(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def page_text(request, tmp_path_factory):
+def page_text(request, browser, tmp_path_factory):
     """The demo page after its first load in headless Chromium: text of each part of the page."""
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"needs Debian's chromium package at {CHROMIUM}")
-    from playwright.sync_api import sync_playwright
-
     base, _, _ = request.getfixturevalue("demo_server")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(f"{base}/")
-            page.wait_for_selector("body[data-loaded=true]", timeout=20_000)
-            page.screenshot(path=str(tmp_path_factory.mktemp("screens") / "demo.png"), full_page=True)
-            return {
-                "body": page.inner_text("body"),
-                "festival": page.inner_text("#festival-name"),
-                "sub_fests": page.locator("#subfest-list .chip").all_inner_texts(),
-                "active": page.inner_text("#subfest-list .chip.active"),
-                "programmes": page.locator("#results-list h3").evaluate_all(
-                    "nodes => nodes.map(n => n.firstChild.textContent)"),
-                "participants": page.locator("#results-list .who").all_inner_texts(),
-                "toppers": page.locator("#leaderboard-list .entry .who").evaluate_all(
-                    "nodes => nodes.map(n => n.firstChild.textContent)"),
-                "errors": page.locator(".error").all_inner_texts(),
-            }
-        finally:
-            browser.close()
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(f"{base}/")
+        page.wait_for_selector("body[data-loaded=true]", timeout=20_000)
+        page.screenshot(path=str(tmp_path_factory.mktemp("screens") / "demo.png"), full_page=True)
+        return {
+            "body": page.inner_text("body"),
+            "festival": page.inner_text("#festival-name"),
+            "sub_fests": page.locator("#subfest-list .chip").all_inner_texts(),
+            "active": page.inner_text("#subfest-list .chip.active"),
+            "programmes": page.locator("#results-list h3").evaluate_all(
+                "nodes => nodes.map(n => n.firstChild.textContent)"),
+            "participants": page.locator("#results-list .who").all_inner_texts(),
+            "toppers": page.locator("#leaderboard-list .entry .who").evaluate_all(
+                "nodes => nodes.map(n => n.firstChild.textContent)"),
+            "errors": page.locator(".error").all_inner_texts(),
+        }
+    finally:
+        context.close()
 
 
 def first_sub_fest(data):
@@ -174,28 +201,19 @@ def test_demo_page_shows_nothing_hidden_or_private(page_text, fixture_data):
 
 
 @pytest.fixture
-def browser_page(demo_server):
+def browser_page(demo_server, new_page):
     """``open(width, query="")``: the demo page loaded in headless Chromium at that width."""
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"needs Debian's chromium package at {CHROMIUM}")
-    from playwright.sync_api import sync_playwright
-
     base, _, _ = demo_server
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
-        def open_page(width, query="", before=None):
-            page = browser.new_page(viewport={"width": width, "height": 844})
-            if before:
-                before(page)
-            page.goto(f"{base}/{query}")
-            page.wait_for_selector("body[data-loaded=true]", timeout=20_000)
-            return page
+    def open_page(width, query="", before=None):
+        page = new_page(width)
+        if before:
+            before(page)
+        page.goto(f"{base}/{query}")
+        page.wait_for_selector("body[data-loaded=true]", timeout=20_000)
+        return page
 
-        try:
-            yield open_page
-        finally:
-            browser.close()
+    return open_page
 
 
 # Elements that reach past the viewport, or past the page's own content box (the body
@@ -287,31 +305,27 @@ MALAYALAM = re.compile("[\u0d00-\u0d7f]")
 
 
 @pytest.fixture(scope="module")
-def screens(request, demo_server):
+def screens(request, browser, demo_server):
     """{(width, festival slug): what MEASURE saw}, each page opened anew; the first key printed
     is the default, the other festival is opened by its key in the address."""
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"needs Debian's chromium package at {CHROMIUM}")
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     base, printed, _ = demo_server
     seen = {}
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            for width in WIDTHS:
-                for slug in printed:
-                    page = browser.new_page(viewport={"width": width, "height": 844})
-                    page.goto(f"{base}/" + ("" if slug == next(iter(printed)) else f"?key={printed[slug]}"))
-                    page.wait_for_selector("body[data-loaded=true]", timeout=20_000)
-                    page.wait_for_selector("#leaderboard-list .entry", timeout=20_000)
-                    # The picker names each festival once its first answer is in.
-                    expect(page.locator("#festival-picker option").first).not_to_have_text(
-                        re.compile(r"^Festival \d"), timeout=20_000)
-                    seen[width, slug] = page.evaluate(MEASURE)
-                    page.close()
-        finally:
-            browser.close()
+    for width in WIDTHS:
+        for slug in printed:
+            context = browser.new_context(viewport={"width": width, "height": 844})
+            try:
+                page = context.new_page()
+                page.goto(f"{base}/" + ("" if slug == next(iter(printed)) else f"?key={printed[slug]}"))
+                page.wait_for_selector("body[data-loaded=true]", timeout=20_000)
+                page.wait_for_selector("#leaderboard-list .entry", timeout=20_000)
+                # The picker names each festival once its first answer is in.
+                expect(page.locator("#festival-picker option").first).not_to_have_text(
+                    re.compile(r"^Festival \d"), timeout=20_000)
+                seen[width, slug] = page.evaluate(MEASURE)
+            finally:
+                context.close()
     return seen
 
 
@@ -354,28 +368,19 @@ def test_group_and_individual_cards_name_teams_in_one_language(screens, fixture_
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_docs_page_has_an_icon_and_explains_the_key_envelope_and_errors(demo_server, width):
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"needs Debian's chromium package at {CHROMIUM}")
-    from playwright.sync_api import sync_playwright
-
+def test_docs_page_has_an_icon_and_explains_the_key_envelope_and_errors(demo_server, new_page, width):
     base, _, _ = demo_server
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": width, "height": 844})
-            failed = []
-            page.on("response", lambda response: response.status >= 400 and failed.append(response.url))
-            page.goto(f"{base}/public-api/v1/docs")
-            page.wait_for_selector("text=The envelope.", timeout=20_000)
-            icon = page.get_attribute('link[rel="icon"]', "href")
-            assert page.request.get(f"{base}{icon}").status == 200
-            info = page.inner_text(".information-container")
-            assert failed == []
-            assert all(words in info for words in ("X-API-Key", '"data"', '"meta"', '"context"', '"message"', "401"))
-            assert page.evaluate("document.documentElement.scrollWidth") <= width
-        finally:
-            browser.close()
+    page = new_page(width)
+    failed = []
+    page.on("response", lambda response: response.status >= 400 and failed.append(response.url))
+    page.goto(f"{base}/public-api/v1/docs")
+    page.wait_for_selector("text=The envelope.", timeout=20_000)
+    icon = page.get_attribute('link[rel="icon"]', "href")
+    assert page.request.get(f"{base}{icon}").status == 200
+    info = page.inner_text(".information-container")
+    assert failed == []
+    assert all(words in info for words in ("X-API-Key", '"data"', '"meta"', '"context"', '"message"', "401"))
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
 
 
 # --- result day: a published result appears without a reload --------------------------------
@@ -483,25 +488,16 @@ class QuietFiles(http.server.SimpleHTTPRequestHandler):
 
 
 @pytest.fixture
-def chromium():
+def chromium(new_page):
     """``open(url, width, **context options)``: a page in headless Chromium, in a context of its own."""
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"needs Debian's chromium package at {CHROMIUM}")
-    from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    def open_page(url, width=1280, **options):
+        page = new_page(width, **options)
+        page.goto(url)
+        page.wait_for_selector("body[data-loaded=true]", timeout=20_000)
+        return page
 
-        def open_page(url, width=1280, **options):
-            page = browser.new_context(viewport={"width": width, "height": 844}, **options).new_page()
-            page.goto(url)
-            page.wait_for_selector("body[data-loaded=true]", timeout=20_000)
-            return page
-
-        try:
-            yield open_page
-        finally:
-            browser.close()
+    return open_page
 
 
 def test_the_page_on_another_origin_works_given_the_address_and_key(chromium, elsewhere, demo_server, fixture_data):
