@@ -23,7 +23,8 @@ One run, on this machine, with wrk (Debian's ``wrk``) on loopback:
   then at 64 connections with one process and one per core.
 
 It prints a table of req/s, p50, p99 and errors, then the ratios the targets are stated
-in (docs/performance.md). ``--quick`` is a one-second smoke run (scale 1, a few endpoints);
+in (docs/performance.md). ``--quick`` is a one-second smoke run (scale 1, a few endpoints,
+each connection pausing 20 ms before each request: a light load, its figures not for comparing);
 ``--only "/toppers,/toppers?asOf=,/page-toppers?asOf=,/topper-race"`` runs only the rows named (each with bare
 rows beside it, then the scales side by side), e.g. a board of the past against the board.
 """
@@ -610,7 +611,10 @@ def main(argv=None):
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                         help="processes of the multi-process run (one per core); 1: no such run")
-    parser.add_argument("--quick", action="store_true", help="smoke run: scale 1, two endpoints, 1 connection")
+    parser.add_argument("--pause", type=int, default=0,
+                        help="milliseconds each wrk connection waits before each request (0: none; a light load)")
+    parser.add_argument("--quick", action="store_true",
+                        help="smoke run: scale 1, two endpoints, 1 connection, a 20 ms pause before each request")
     parser.add_argument("--only", type=lambda text: set(text.split(",")), default=None,
                         help="run only these rows (their names, comma-separated), then the scales side by side")
     args = parser.parse_args(argv)
@@ -618,6 +622,9 @@ def main(argv=None):
     args.connections = [int(c) for c in args.connections.split(",")]
     if args.quick:
         args.scales, args.connections, args.heavy, args.repeat = [1], [1], 0, 1
+        args.pause = args.pause or 20
+    if args.pause:
+        os.environ["WRK_PAUSE_MS"] = str(args.pause)  # read by wrk_report.lua in each wrk run
     args.seconds = int(max(1, args.seconds))
     return run(args)
 

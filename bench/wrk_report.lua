@@ -10,6 +10,12 @@ if headers_file then
   end
 end
 
+-- $WRK_PAUSE_MS: each connection waits that long before each request (a smoke run's light load).
+local pause = tonumber(os.getenv("WRK_PAUSE_MS") or "")
+if pause then
+  function delay() return pause end
+end
+
 local counter = 0
 function setup(thread)
   counter = counter + 1
