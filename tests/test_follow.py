@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -132,14 +133,25 @@ class Follow:
         return code
 
 
-@pytest.fixture
-def festival(tmp_path):
-    """A SQLite database holding the example festival, an API client on it, and a key."""
-    url = f"sqlite:///{tmp_path / 'follow.sqlite3'}"
-    with writable(url):
+@pytest.fixture(scope="module")
+def example_database(tmp_path_factory):
+    """``(path, key)``: a SQLite database holding the example festival and a key, made once per module."""
+    path = tmp_path_factory.mktemp("follow") / "example.sqlite3"
+    with writable(f"sqlite:///{path}"):
         create_tables()
         import_file(EXAMPLE)
         key = create_key(m.Festival.get(m.Festival.slug == SLUG), label="test")[1]
+    return path, key
+
+
+@pytest.fixture
+def festival(example_database, tmp_path):
+    """A SQLite database of its own holding the example festival, an API client on it, and a key."""
+    source, key = example_database
+    target = tmp_path / "follow.sqlite3"
+    with contextlib.closing(sqlite3.connect(source)) as src, contextlib.closing(sqlite3.connect(target)) as dst:
+        src.backup(dst)
+    url = f"sqlite:///{target}"
     app = create_app({"DATABASE_URL": url, **TEST_SETTINGS})
     client = app.test_client()
 
