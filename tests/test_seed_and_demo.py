@@ -38,14 +38,27 @@ def test_seed_twice_gives_the_same_data(tmp_path, monkeypatch):
     assert "subFestCandidates" in result.output, "the import shows its progress"
 
 
-def test_demo_loads_prints_working_keys_and_serves(tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path}/demo.db"
-    monkeypatch.setenv("DATABASE_URL", url)
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory):
+    """`festival-api demo --port 8123` on a new database with its serving left out, run once for
+    the tests that read what it did: ``(result, what it would serve with, database url, the
+    time it ended)``."""
+    import datetime
+
+    url = f"sqlite:///{tmp_path_factory.mktemp('demo')}/demo.db"
     served = {}
-    monkeypatch.setattr(cli_module, "_serve", lambda host, port, threads, config=None: served.update(
-        host=host, port=port, threads=threads, config=config))
-    result = CliRunner().invoke(cli_module.main, ["demo", "--port", "8123"])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DATABASE_URL", url)
+        patch.setattr(cli_module, "_serve", lambda host, port, threads, config=None: served.update(
+            host=host, port=port, threads=threads, config=config))
+        result = CliRunner().invoke(cli_module.main, ["demo", "--port", "8123"])
+    return result, served, url, datetime.datetime.now(datetime.timezone.utc)
+
+
+def test_demo_loads_prints_working_keys_and_serves(demo_run):
+    result, served, url, _ = demo_run
     assert result.exit_code == 0, result.output
+    served = dict(served)
     config = served.pop("config")
     assert served == {"host": "127.0.0.1", "port": 8123, "threads": 8}
     printed = dict(re.findall(r"^\s+([a-z0-9-]+)\s+(fds_\S+)$", result.output, re.M))
@@ -163,19 +176,15 @@ def test_a_second_demo_never_takes_the_running_demos_port_data_or_keys(tmp_path)
 
 # --- the demo festivals run around today ------------------------------------------------------
 
-def test_demo_dates_each_festival_so_that_it_runs_around_today(tmp_path, monkeypatch, fixture_data):
+def test_demo_dates_each_festival_so_that_it_runs_around_today(demo_run, fixture_data):
     """`festival-api demo` moves every date of a bundled festival by whole days, its middle day
     on today in its own zone: so its schedules are partly still ahead, and each wall-clock time
     stays; the bundled files (and every other command and test) keep their own dates."""
     import datetime
     import zoneinfo
 
-    url = f"sqlite:///{tmp_path}/demo.db"
-    monkeypatch.setenv("DATABASE_URL", url)
-    monkeypatch.setattr(cli_module, "_serve", lambda *args, **kwargs: None)
-    result = CliRunner().invoke(cli_module.main, ["demo", "--port", str(free_port())])
+    result, _, url, now = demo_run
     assert result.exit_code == 0, result.output
-    now = datetime.datetime.now(datetime.timezone.utc)
     with writable(url):
         for slug in (BIG, SMALL):
             bundled = fixture_data[slug]
