@@ -84,6 +84,31 @@ def stop(process, timeout=10):
             process.wait(timeout=timeout)
 
 
+def start_server(url, log_path, threads=4, **settings):
+    """`festival-api serve` on ``url`` with these settings (besides the tests' defaults), its
+    output in ``log_path``: a :class:`Server` answering ``/healthz``, or the test fails (the
+    process is stopped)."""
+    port = free_port()
+    env = {**os.environ, "DATABASE_URL": url, "RESPONSE_CACHE_SECONDS": "0", "API_KEY_CACHE_SECONDS": "0",
+           "RATELIMIT_DEFAULT": "", **{name: str(value) for name, value in settings.items()}}
+    with open(log_path, "wb") as out:
+        process = subprocess.Popen(
+            festival_api() + ["serve", "--host", "127.0.0.1", "--port", str(port), "--threads", str(threads)],
+            env=env, stdout=out, stderr=subprocess.STDOUT)
+    server = Server(port, process, log_path, env)
+    deadline = time.monotonic() + START_SECONDS
+    while True:
+        if process.poll() is not None:
+            pytest.fail(f"serve exited with {process.returncode}:\n{server.log()[-3000:]}")
+        with contextlib.suppress(OSError):
+            if request(port, "/healthz", timeout=2).status == 200:
+                return server
+        if time.monotonic() > deadline:
+            stop(process)
+            pytest.fail(f"serve did not answer within {START_SECONDS}s:\n{server.log()[-3000:]}")
+        time.sleep(0.1)
+
+
 @pytest.fixture
 def serve(tmp_path):
     """``serve(database_url, **environment) -> Server``: started, answering ``/healthz``;
@@ -91,26 +116,9 @@ def serve(tmp_path):
     started = []
 
     def start(url, threads=4, **settings):
-        port = free_port()
-        log_path = tmp_path / f"serve-{len(started)}.log"
-        env = {**os.environ, "DATABASE_URL": url, "RESPONSE_CACHE_SECONDS": "0", "API_KEY_CACHE_SECONDS": "0",
-               "RATELIMIT_DEFAULT": "", **{name: str(value) for name, value in settings.items()}}
-        with open(log_path, "wb") as out:
-            process = subprocess.Popen(
-                festival_api() + ["serve", "--host", "127.0.0.1", "--port", str(port), "--threads", str(threads)],
-                env=env, stdout=out, stderr=subprocess.STDOUT)
-        server = Server(port, process, log_path, env)
+        server = start_server(url, tmp_path / f"serve-{len(started)}.log", threads, **settings)
         started.append(server)
-        deadline = time.monotonic() + START_SECONDS
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"serve exited with {process.returncode}:\n{server.log()[-3000:]}")
-            with contextlib.suppress(OSError):
-                if request(port, "/healthz", timeout=2).status == 200:
-                    return server
-            if time.monotonic() > deadline:
-                pytest.fail(f"serve did not answer within {START_SECONDS}s:\n{server.log()[-3000:]}")
-            time.sleep(0.1)
+        return server
 
     yield start
     for server in started:

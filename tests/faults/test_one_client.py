@@ -15,10 +15,10 @@ import time
 
 import pytest
 
-from conftest import API, BIG
+from conftest import API, BIG, database_copy
 from test_multiprocess import free_port
 
-from .conftest import request
+from .conftest import request, start_server, stop
 
 ATTACKER, VISITOR, NEIGHBOUR = "127.0.0.2", "127.0.0.3", "127.0.0.4"
 
@@ -201,10 +201,22 @@ BODIES = [
 ]
 
 
+@pytest.fixture(scope="module")
+def plain_server(seeded, tmp_path_factory):
+    """One `festival-api serve` with the default settings on a copy of the seeded database, for
+    the tests whose requests it refuses (nothing in it changes): started once for them all."""
+    folder = tmp_path_factory.mktemp("plain-server")
+    with database_copy(seeded[0], folder) as url:
+        server = start_server(url, folder / "serve.log")
+        try:
+            yield server
+        finally:
+            stop(server.process)
+
+
 @pytest.mark.parametrize("method, header, status", BODIES)
-def test_a_request_with_a_body_or_expect_is_answered_at_once_and_closed(database, serve, keys, method, header,
-                                                                        status):
-    server = serve(database)
+def test_a_request_with_a_body_or_expect_is_answered_at_once_and_closed(plain_server, keys, method, header, status):
+    server = plain_server
     sock = connect(server.port, VISITOR)
     started = time.monotonic()
     sock.sendall(f"{method} {API}/news HTTP/1.1\r\nHost: x\r\nX-API-Key: {keys[BIG]}\r\n{header}\r\n\r\n".encode())
