@@ -11,6 +11,7 @@ import pytest
 from conftest import BIG, SMALL, writable
 from db.compiled.tables import HISTORY_MODELS, READ_MODELS
 from fixture_rules import PRIVATE_FIELD_NAMES, flag, private_values
+from substrings import any_of
 from test_privacy import hidden_ids
 
 COMPILED = [*READ_MODELS, *HISTORY_MODELS]
@@ -52,9 +53,10 @@ def test_every_compiled_table_is_filled(compiled):
 def test_no_private_value_in_any_compiled_row(compiled, fixture_data, slug):
     secrets = private_values(fixture_data[slug])
     assert secrets
+    found = any_of(secrets)
     for table, values in compiled.items():
         text = "\n".join(values)
-        assert not [s for s in secrets if s in text], table
+        assert not found.search(text), (table, [s for s in secrets if s in text][:3])
         assert not [f'"{name}"' for name in PRIVATE_FIELD_NAMES if f'"{name}"' in text], table
 
 
@@ -70,8 +72,9 @@ def scheduled_news(data):
 def test_no_hidden_record_in_any_compiled_row(compiled, fixture_data, slug):
     data = fixture_data[slug]
     hidden = hidden_ids(data) - scheduled_news(data)
+    found, found_hex = any_of(hidden), any_of({i.replace("-", "") for i in hidden})
     for table, values in compiled.items():
         text = "\n".join(values)
         hex_text = text.replace("-", "")
-        leaked = [i for i in hidden if i in text or i.replace("-", "") in hex_text]
-        assert not leaked, (table, leaked[:3])
+        leaked = found.search(text) or found_hex.search(hex_text)
+        assert not leaked, (table, [i for i in hidden if i in text or i.replace("-", "") in hex_text][:3])
