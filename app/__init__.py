@@ -1,22 +1,11 @@
 """Application factory of the Festival Data Service."""
+# Flask, the front door and the views are imported by create_app, not here: the commands of
+# `festival-api` that serve nothing (import, keys, --help, a bad setting's one line) import
+# this package for app.config and app.cli, and start without loading them.
 from importlib import resources
-
-from flask import Flask, send_from_directory
-
-from .config import load_config
-from .door import FrontDoor
-from .door.access_log import init_access_log
-from .door.limits import trust_proxies
-from .server.healthz import init_health
-from .views.demo import init_demo
-from .views.openapi import HEADERS, SERVERS
-from .views.operations import ENDPOINT_GROUPS, SECURITY, SECURITY_SCHEMES, Api, operation
 
 API_PREFIX = "/public-api/v1"
 DOCS_ASSETS = f"{API_PREFIX}/docs/assets"
-# Swagger UI's files (5.x, which reads OpenAPI 3.1), from flask-swagger-ui's copy of its
-# distribution (its dist/ folder, the only part of that package used; setup.cfg bounds it).
-SWAGGER_UI_FILES = resources.files("flask_swagger_ui") / "dist"
 
 
 API_DESCRIPTION = """\
@@ -45,6 +34,9 @@ answer for both), `429` too many requests (see `Retry-After`), `503` try again s
 
 
 def _openapi_settings():
+    from .views.openapi import HEADERS, SERVERS
+    from .views.operations import ENDPOINT_GROUPS, SECURITY, SECURITY_SCHEMES
+
     return {
         "API_TITLE": "Festival Data Service",
         "API_VERSION": "v1",
@@ -70,6 +62,19 @@ def create_app(config=None):
     which answers the API's data endpoints by calling their views, in front of Flask, whose
     routes describe the API (the OpenAPI document) and serve everything else.
     """
+    from flask import Flask, send_from_directory
+
+    from .config import load_config
+    from .door import FrontDoor
+    from .door.access_log import init_access_log
+    from .door.limits import trust_proxies
+    from .server.healthz import init_health
+    from .views.demo import init_demo
+    from .views.operations import Api, operation
+
+    # Swagger UI's files (5.x, which reads OpenAPI 3.1), from flask-swagger-ui's copy of its
+    # distribution (its dist/ folder, the only part of that package used; setup.cfg bounds it).
+    swagger_ui_files = resources.files("flask_swagger_ui") / "dist"
     app = Flask(__name__, static_folder=None)  # app/static is served by the demo page only
     # "//news" is a 404 in the JSON error shape, not an HTML redirect.
     app.url_map.merge_slashes = False
@@ -86,7 +91,7 @@ def create_app(config=None):
 
     @app.get(f"{DOCS_ASSETS}/<path:filename>")
     def docs_assets(filename):
-        return send_from_directory(SWAGGER_UI_FILES, filename)
+        return send_from_directory(swagger_ui_files, filename)
 
     init_access_log(app)
     init_demo(app, API_PREFIX)
