@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 import app.cli as cli_module
 from conftest import BIG, SMALL, writable
+from db.database import database
 from db.source import models as m
 from db.source.keys import create_key, find_active_key, list_keys
 from test_multiprocess import festival_api
@@ -47,12 +48,22 @@ def demo_run(tmp_path_factory):
 
     url = f"sqlite:///{tmp_path_factory.mktemp('demo')}/demo.db"
     served = {}
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("DATABASE_URL", url)
-        patch.setattr(cli_module, "_serve", lambda host, port, threads, config=None: served.update(
-            host=host, port=port, threads=threads, config=config))
-        result = CliRunner().invoke(cli_module.main, ["demo", "--port", "8123"])
-    return result, served, url, datetime.datetime.now(datetime.timezone.utc)
+    # Set up before the per-test fixture that puts the shared proxy's binding back
+    # (conftest's _keep_database_binding): the binding the command makes is undone here.
+    previous = database.obj
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("DATABASE_URL", url)
+            patch.setattr(cli_module, "_serve", lambda host, port, threads, config=None: served.update(
+                host=host, port=port, threads=threads, config=config))
+            result = CliRunner().invoke(cli_module.main, ["demo", "--port", "8123"])
+        ended = datetime.datetime.now(datetime.timezone.utc)
+    finally:
+        if database.obj is not previous:
+            if database.obj is not None and not database.obj.is_closed():
+                database.obj.close()
+            database.initialize(previous)
+    return result, served, url, ended
 
 
 def test_demo_loads_prints_working_keys_and_serves(demo_run):
