@@ -6,9 +6,10 @@ import hmac
 
 import pytest
 
-from conftest import API, BIG, SMALL, writable
+from conftest import API, BIG, SMALL, _close_bound_database, database_copy, writable, writable_app_on_copy
 from db.compiled.tables import PublicCandidate, PublicSecret
 from db.compiler import compile_festival
+from db.database import database
 from db.source import models as m
 from seed.update import update_fixture
 
@@ -17,14 +18,25 @@ def turn_on(slug):
     update_fixture({"formatVersion": 1, "festival": {"slug": slug, "admission_number_filter": True}})
 
 
+@pytest.fixture(scope="module")
+def filter_on_template(seeded, tmp_path_factory):
+    """The URL of a copy of the seeded database where both bundled festivals have turned
+    ``admNoPattern`` on, made once a module (each update compiles its festival again)."""
+    previous = database.obj
+    with database_copy(seeded[0], tmp_path_factory.mktemp("filter_on")) as url:
+        with writable(url):
+            turn_on(BIG)
+            turn_on(SMALL)
+        database.initialize(previous)
+        yield url
+        _close_bound_database()
+
+
 @pytest.fixture
-def filter_on(fresh_app):
-    """``(app, url)``: a copy where both bundled festivals have turned ``admNoPattern`` on."""
-    app, url = fresh_app
-    with writable(url):
-        turn_on(BIG)
-        turn_on(SMALL)
-    return app, url
+def filter_on(filter_on_template, tmp_path):
+    """``(app, url)``: a private copy where both bundled festivals have turned ``admNoPattern`` on."""
+    with writable_app_on_copy(filter_on_template, tmp_path) as made:
+        yield made
 
 
 def hash_key(slug):
