@@ -148,6 +148,7 @@ class LocalCopy:
         self.clock = clock
         self._logger = logger
         self._resume_at = None  # while the copy rests after a failure
+        self._closed = False
         self.directory = tempfile.mkdtemp(prefix=f"{PREFIX}{_owner_mark(os.getpid())}-", dir=directory)
         self.path = os.path.join(self.directory, "compiled.sqlite3")
         # Read by every worker thread, each with its own connection and page cache.
@@ -172,7 +173,11 @@ class LocalCopy:
             create_text_index(self.db)  # kept by refresh_text_index once a festival's rows are in
 
     def close(self):
-        """Close the copy's connections and remove its file."""
+        """Close the copy's connections and remove its file; an update under way stops at its
+        next step, unlogged, and nothing is read from the copy or copied into it again."""
+        with self._changed:
+            self._closed = True
+            self._wanted.clear()
         self._cleanup()
 
     def held(self, festival_id):
@@ -253,6 +258,8 @@ class LocalCopy:
         return True
 
     def _resting(self):
+        if self._closed:
+            return True
         if self._resume_at is None:
             return False
         if self.clock() < self._resume_at:
@@ -270,7 +277,7 @@ class LocalCopy:
         made again."""
         self._held.clear()
         self._resume_at = self.clock() + RETRY_SECONDS
-        if self._logger is not None:
+        if self._logger is not None and not self._closed:
             self._logger.error("the local copy failed; reading from PostgreSQL for %d s: %s", RETRY_SECONDS, error)
 
     def _update(self, key):
