@@ -603,14 +603,13 @@ def create_tables(db=None):
     return remade
 
 
-def analyze_compiled_tables(db=None):
+def analyze_compiled_tables():
     """PostgreSQL: bring the planner's statistics of the compiled tables up to date, after
     an import that filled them (a new festival can multiply their rows; until autovacuum
     analyzes them the planner estimates one row a list and reads every entry's row).
     Outside the import's transaction. SQLite: nothing."""
-    db = getattr(db, "obj", None) or db or database.obj
-    if is_postgres(db):
-        db.execute_sql("ANALYZE " + ", ".join(f'"{model._meta.table_name}"' for model in READ_MODELS))
+    if is_postgres():
+        database.execute_sql("ANALYZE " + ", ".join(f'"{model._meta.table_name}"' for model in READ_MODELS))
 
 
 def drop_older_forms(db):
