@@ -8,6 +8,7 @@ import jsonschema
 from peewee import ForeignKeyField
 
 from db import clock
+from db.bulk import insert_rows
 from db.compiler import publish
 from db.source import models as m
 
@@ -122,14 +123,6 @@ def _delete_festival_data(festival_id):
     # Festival-level rows cascade to everything below them (ON DELETE CASCADE).
     for model in _festival_level_models():
         model.delete().where(model.festival == festival_id).execute()
-
-
-def insert_rows(model, rows, chunk=200):
-    # Rows may leave optional fields out. Name every column any row sets: left to itself,
-    # Peewee takes the columns from the first row and silently drops the others' values.
-    columns = [f for f in model._meta.sorted_fields if any(f.name in row for row in rows)]
-    for start in range(0, len(rows), chunk):
-        model.insert_many(rows[start:start + chunk], fields=columns).execute()
 
 
 def link_rows(section, row_id, links):

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import orjson
 
+from ..bulk import insert_rows
 from ..compiled import kinds
 from ..compiled.templates import ascii_json, dumps, render
 from ..compiled.tables import (
@@ -31,8 +32,6 @@ from ..compiled.tables import (
     PublicRecompile,
     PublicTopperEntry,
 )
-
-CHUNK = 200
 
 
 def _digest(*texts):
@@ -203,8 +202,7 @@ def record(festival_id, revision, changes, now, recompile=None):
     rows = [{"festival": festival_id, "revision": revision, "kind": kind, "item": item, "action": action,
              "sub_fest": sub_fest, "visible_at": visible_at, "natural_keys": keys}
             for kind, item, action, sub_fest, visible_at, keys in changes]
-    for start in range(0, len(rows), CHUNK):
-        PublicChange.insert_many(rows[start:start + CHUNK]).execute()
+    insert_rows(PublicChange, rows)
     for model in (PublicChange, PublicRecompile):
         model.delete().where((model.festival == festival_id) & (model.revision <= revision - KEPT_REVISIONS)).execute()
     return len(rows)

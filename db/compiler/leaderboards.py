@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from .. import clock
+from ..bulk import insert_rows
 from ..source import models as m
 from ..source.toppers import FestivalData, id_text
 from .topper_history import RACE_SIZE, history_for, history_row
@@ -210,9 +211,7 @@ def recompute_toppers(festival, now=None, sub_fest_ids=None):
          .update(last_computed_at=now, programmes_counted=counted, programmes_in_scope=in_scope)
          .where(m.TopperPlaceholder.id == placeholder.id)
          .execute())
-    for start in range(0, len(rows), 200):
-        m.TopperEntry.insert_many(rows[start:start + 200]).execute()
+    insert_rows(m.TopperEntry, rows)
     m.TopperHistory.delete().where(m.TopperHistory.placeholder.in_([p.id for p in placeholders])).execute()
-    for start in range(0, len(histories), 50):
-        m.TopperHistory.insert_many(histories[start:start + 50]).execute()
+    insert_rows(m.TopperHistory, histories, chunk=50)
     return len(placeholders)

@@ -2,6 +2,7 @@
 count over the compiled rows, once per compile, instead of once per request."""
 from peewee import SQL, fn
 
+from ..bulk import insert_rows
 from ..compiled import kinds
 from ..compiled.tables import (
     PublicCandidate,
@@ -46,5 +47,4 @@ def store_totals(festival_id):
                   .tuples())
         rows += [{"festival": festival_id, "list_name": name, "list_owner": value, "total": total}
                  for value, total in counts]
-    for start in range(0, len(rows), 200):
-        PublicTotal.insert_many(rows[start:start + 200]).execute()
+    insert_rows(PublicTotal, rows)

@@ -1,7 +1,6 @@
 """Buffered inserts of compiled rows."""
+from ..bulk import insert_rows
 from ..compiled.tables import PublicTag
-
-CHUNK = 200
 
 
 class Writer:
@@ -21,7 +20,5 @@ class Writer:
 
     def flush(self):
         for model, rows in self._rows.items():
-            fields = [model._meta.fields[name] for name in rows[0]]
-            for start in range(0, len(rows), CHUNK):
-                model.insert_many(rows[start:start + CHUNK], fields=fields).execute()
+            insert_rows(model, rows)
         self._rows = {}
