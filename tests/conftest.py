@@ -11,9 +11,17 @@ import contextlib
 import json
 import os
 import sqlite3
+import sys
 import weakref
 
-import pytest
+# Bytecode is written (into __pycache__/, which git ignores) even where PYTHONDONTWRITEBYTECODE
+# is set, as it is in many container images: the suite's three workers and the dozens of
+# festival-api processes it starts would otherwise each compile the project from source again
+# (about a fifth of the suite's CPU; docs/performance.md, "The test suite").
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+import pytest  # noqa: E402  (after the bytecode switch, so that what follows is cached too)
 from playhouse.test_utils import count_queries
 
 from app import create_app
