@@ -1,13 +1,15 @@
 """Shared test fixtures: a database seeded with the bundled festivals, keys, an API client.
 
-The database is built once per session from ``seed/fixtures/*.json``; tests that write
-(imports, key revocation) use ``fresh_app``, which works on a copy.
+The database is built once per run from ``seed/fixtures/*.json`` (on SQLite the xdist
+workers each copy the first one's build); tests that write (imports, key revocation) use
+``fresh_app``, which works on a copy.
 
 The database is a temporary SQLite file, or, when ``TEST_DATABASE_URL`` names an empty
 scratch PostgreSQL database (``postgresql://USER@HOST:PORT/NAME``), that database; the
 whole suite runs the same on both.
 """
 import contextlib
+import fcntl
 import json
 import os
 import sqlite3
@@ -95,8 +97,20 @@ def seeded(tmp_path_factory):
         return
     path = tmp_path_factory.mktemp("db") / "festival.sqlite3"
     url = f"sqlite:///{path}"
-    keys = _build_database(url)
-    yield url, keys
+    if not XDIST_WORKER:
+        yield url, _build_database(url)
+        return
+    # The run's workers share one build (the first to take the lock makes it), each a copy.
+    shared = tmp_path_factory.getbasetemp().parent
+    template, saved_keys = shared / "seeded.sqlite3", shared / "seeded-keys.json"
+    with open(shared / "seeded.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not saved_keys.exists():
+            saved_keys.write_text(json.dumps(_build_database(f"sqlite:///{template}")), encoding="utf-8")
+    with contextlib.closing(sqlite3.connect(template)) as src, contextlib.closing(sqlite3.connect(path)) as dst:
+        src.backup(dst)
+    bind_database(url).close()
+    yield url, json.loads(saved_keys.read_text(encoding="utf-8"))
 
 
 def _seeded_postgres(url):
