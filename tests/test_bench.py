@@ -36,10 +36,11 @@ def test_the_benchmark_runs_at_scale_one(tmp_path):
 
 @pytest.mark.skipif(ON_POSTGRES, reason="the benchmark makes its own SQLite databases: it runs once, in the SQLite run")
 def test_the_revalidation_benchmark_runs(tmp_path):
-    """bench/revalidation.py in small: a few visitors of each kind, a publication every 2 s."""
+    """bench/revalidation.py in small: two visitors of each kind polling every second for four
+    seconds, one publication in the middle."""
     out = tmp_path / "figures.json"
     done = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "revalidation.py"), "--visitors", "2",
-                           "--minutes", "0.1", "--publish-every", "2", "--poll-every", "1", "--json", str(out)],
+                           "--minutes", "0.05", "--publish-every", "2", "--poll-every", "1", "--json", str(out)],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     figures = json.loads(out.read_text())
