@@ -100,17 +100,29 @@ def seeded(tmp_path_factory):
     if not XDIST_WORKER:
         yield url, _build_database(url)
         return
-    # The run's workers share one build (the first to take the lock makes it), each a copy.
-    shared = tmp_path_factory.getbasetemp().parent
-    template, saved_keys = shared / "seeded.sqlite3", shared / "seeded-keys.json"
-    with open(shared / "seeded.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not saved_keys.exists():
-            saved_keys.write_text(json.dumps(_build_database(f"sqlite:///{template}")), encoding="utf-8")
-    with contextlib.closing(sqlite3.connect(template)) as src, contextlib.closing(sqlite3.connect(path)) as dst:
-        src.backup(dst)
+
+    def build(folder):
+        keys = _build_database(f"sqlite:///{folder}/festival.sqlite3")
+        (folder / "keys.json").write_text(json.dumps(keys), encoding="utf-8")
+
+    template = _built_once_a_run(tmp_path_factory, "seeded", build)
+    _copy_sqlite(template / "festival.sqlite3", path)
     bind_database(url).close()
-    yield url, json.loads(saved_keys.read_text(encoding="utf-8"))
+    yield url, json.loads((template / "keys.json").read_text(encoding="utf-8"))
+
+
+def _built_once_a_run(tmp_path_factory, name, build):
+    """The folder ``name`` beside the xdist workers' own, filled by ``build(folder)`` once a run:
+    the first worker to take its lock builds it, the others wait for it."""
+    shared = tmp_path_factory.getbasetemp().parent
+    folder, built = shared / name, shared / f"{name}.built"
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not built.exists():
+            folder.mkdir(exist_ok=True)
+            build(folder)
+            built.touch()
+    return folder
 
 
 def _seeded_postgres(url):
@@ -211,12 +223,15 @@ def database_copy(url, tmp_path):
         with pg_scratch.database_copy(url) as copy_url:
             yield copy_url
         return
-    source = url[len("sqlite:///"):]
     target = tmp_path / "copy.sqlite3"
-    with contextlib.closing(sqlite3.connect(source)) as src, \
-            contextlib.closing(sqlite3.connect(target)) as dst:
-        src.backup(dst)
+    _copy_sqlite(url[len("sqlite:///"):], target)
     yield f"sqlite:///{target}"
+
+
+def _copy_sqlite(source, target):
+    """Copy the SQLite database file ``source`` to ``target`` (SQLite's online backup)."""
+    with contextlib.closing(sqlite3.connect(source)) as src, contextlib.closing(sqlite3.connect(target)) as dst:
+        src.backup(dst)
 
 
 @contextlib.contextmanager
@@ -244,13 +259,25 @@ def fresh_app(seeded, tmp_path):
 def adm_filter_template(seeded, tmp_path_factory):
     """The URL of a copy of the seeded database where the large festival has turned
     ``admNoPattern`` on, made once a session (an update of the festival compiles it again);
-    tests work on copies of it (``adm_filter_app``)."""
-    previous = database.obj
-    with database_copy(seeded[0], tmp_path_factory.mktemp("adm_filter")) as url:
-        with writable(url):
-            from seed.update import update_fixture
+    tests work on copies of it (``adm_filter_app``). On SQLite the xdist workers share one."""
+    from seed.update import update_fixture
 
+    def turn_on(url):
+        with writable(url):
             update_fixture({"formatVersion": 1, "festival": {"slug": BIG, "admission_number_filter": True}})
+
+    def build(folder):
+        _copy_sqlite(seeded[0][len("sqlite:///"):], folder / "copy.sqlite3")
+        turn_on(f"sqlite:///{folder}/copy.sqlite3")
+
+    previous = database.obj
+    if XDIST_WORKER and not ON_POSTGRES:
+        folder = _built_once_a_run(tmp_path_factory, "adm_filter", build)
+        database.initialize(previous)
+        yield f"sqlite:///{folder}/copy.sqlite3"
+        return
+    with database_copy(seeded[0], tmp_path_factory.mktemp("adm_filter")) as url:
+        turn_on(url)
         database.initialize(previous)
         yield url
         _close_bound_database()
