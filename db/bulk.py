@@ -1,11 +1,12 @@
 """Many rows into one table at a time: imports and compiles write thousands.
 
 ``Model.insert_many(rows).execute()`` builds its statement anew for every chunk, walking a
-node per value (a tenth of the CPU of seeding the bundled festivals). Here Peewee builds the statement once
-per table, column list and database kind, and each chunk sends its values only.
-The rows written are the same: the same columns, each value through its field's
-``db_value``, a column a row leaves out given its field's default, else NULL. A chunk with a
-value that is itself SQL (a JSON field's ``json(?)``) is left to Peewee whole.
+node per value (a tenth of the CPU of seeding the bundled festivals). Here Peewee builds one
+row's statement once per table, column list and database kind; each chunk repeats its
+``(?, ...)`` and sends its values only. The rows written are the same: the same columns,
+each value through its field's ``db_value``, a column a row leaves out given its field's
+default, else NULL. A chunk with a value that is itself SQL (a JSON field's ``json(?)``) is
+left to Peewee whole.
 """
 from functools import lru_cache
 
@@ -24,13 +25,14 @@ def insert_rows(model, rows, chunk=CHUNK):
     columns = tuple(field for field in meta.sorted_fields if field.name in named or field in meta.defaults)
     values_of = _values_of(columns, meta.defaults)
     database = meta.database
+    head, one_row = _one_row(model, columns, database.param)
     for start in range(0, len(rows), chunk):
         part = rows[start:start + chunk]
         params = [value for row in part for value in values_of(row)]
         if any(isinstance(value, Node) for value in params):
             model.insert_many(part, fields=list(columns)).execute()
         else:
-            database.execute_sql(_statement(model, columns, len(part), database.param), params)
+            database.execute_sql(head + ", ".join([one_row] * len(part)), params)
 
 
 def _values_of(columns, defaults):
@@ -50,17 +52,10 @@ def _values_of(columns, defaults):
     return values
 
 
-@lru_cache(maxsize=512)
-def _statement(model, columns, count, param):
-    """``INSERT INTO table (columns) VALUES (...), ...`` for ``count`` rows, with the
-    placeholders of the database kind whose parameter mark is ``param``."""
-    head, row = _one_row(model, columns, param)
-    return head + ", ".join([row] * count)
-
-
 @lru_cache(maxsize=256)
 def _one_row(model, columns, param):
-    """Peewee's statement for one row, cut after ``VALUES``: (its head, its ``(?, ...)``)."""
+    """Peewee's statement for one row with the placeholders of the database kind whose
+    parameter mark is ``param``, cut after ``VALUES``: (its head, its ``(?, ...)``)."""
     blank = {field.name: None for field in columns}
     sql, _ = model.insert_many([blank], fields=list(columns)).returning().sql()
     head, row = sql.split(" VALUES ", 1)

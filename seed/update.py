@@ -14,13 +14,14 @@ import jsonschema
 from peewee import ForeignKeyField
 
 from db import clock
+from db.bulk import insert_rows
 from db.source import models as m
 from db.source.revisions import current_revision
 
 from .festival_state import FestivalState, state_from_database, state_from_document
 from .fixture_format import NATURAL_KEYS, SECTIONS, fixture_fields, json_schema, references
 from .locking import write_transaction
-from .importer import DryRun, after_write, check_rows, insert_rows, link_rows, load_source, schema_problems, stored_row
+from .importer import DryRun, after_write, check_rows, link_rows, load_source, schema_problems, stored_row
 from .local_times import festival_zone, localise_times
 from .natural_keys import INDEXED_ATTRS, Expander, KeyIndex
 from .problems import FixtureError

@@ -19,7 +19,7 @@ import weakref
 # Bytecode is written (into __pycache__/, which git ignores) even where PYTHONDONTWRITEBYTECODE
 # is set, as it is in many container images: the suite's three workers and the dozens of
 # festival-api processes it starts would otherwise each compile the project from source again
-# (about a fifth of the suite's CPU; docs/performance.md, "The test suite").
+# (about a tenth of the suite's CPU; docs/performance.md, "The test suite").
 sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
@@ -270,12 +270,10 @@ def adm_filter_template(seeded, tmp_path_factory):
         _copy_sqlite(seeded[0][len("sqlite:///"):], folder / "copy.sqlite3")
         turn_on(f"sqlite:///{folder}/copy.sqlite3")
 
-    previous = database.obj
     if XDIST_WORKER and not ON_POSTGRES:
-        folder = _built_once_a_run(tmp_path_factory, "adm_filter", build)
-        database.initialize(previous)
-        yield f"sqlite:///{folder}/copy.sqlite3"
+        yield f"sqlite:///{_built_once_a_run(tmp_path_factory, 'adm_filter', build)}/copy.sqlite3"
         return
+    previous = database.obj
     with database_copy(seeded[0], tmp_path_factory.mktemp("adm_filter")) as url:
         turn_on(url)
         database.initialize(previous)

@@ -20,8 +20,8 @@ def stored(model, ids, leave_out=()):
 
 
 def both_ways(model, rows, chunk):
-    """Insert ``rows`` by Peewee and by db/bulk.py (fresh ids each); return what each stored,
-    in the rows' order, without ids."""
+    """Insert ``rows`` by Peewee and by db/bulk.py, each with fresh ids; return the ids each
+    side gave, in the rows' order (``{"peewee": [...], "bulk": [...]}``)."""
     ids = {side: [uuid.uuid4() for _ in rows] for side in ("peewee", "bulk")}
     peewee_rows = [{**row, "id": i} for row, i in zip(rows, ids["peewee"])]
     bulk_rows = [{**row, "id": i} for row, i in zip(rows, ids["bulk"])]
