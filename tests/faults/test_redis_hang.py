@@ -9,6 +9,7 @@ REQUESTS = 20
 DEADLINE_MS = 50  # RATELIMIT_STORAGE_TIMEOUT_MS's default: one wait on Redis
 SLOWEST = 2.0  # a request, end to end: never the hang itself
 RETRY_SECONDS = 1
+RECOVERY_PERIODS = 5  # retry periods allowed for Redis to be used again after it is back
 
 
 def limit_ms(answer):
@@ -51,10 +52,19 @@ def test_a_hung_redis_costs_at_most_one_short_wait_and_is_used_again_when_back(d
         assert health.status == 200 and health.seconds < 1
 
         hung.resume()
-        time.sleep(RETRY_SECONDS + 0.2)
-        before = counters(direct, prefix)
-        assert server.get("/subfests", keys[BIG]).status == 200
-        assert counters(direct, prefix) == before + 1  # counted in Redis again
+        # Once the retry period is over, the next request asks Redis again. Its new connection
+        # goes through socat, which forks for it: on a loaded machine that can take longer
+        # than the 50 ms deadline, and the request is then rightly counted in memory for
+        # another period. So a few periods are allowed, each ending in one request.
+        back = []
+        for _ in range(RECOVERY_PERIODS):
+            time.sleep(RETRY_SECONDS + 0.2)
+            before = counters(direct, prefix)
+            assert server.get("/subfests", keys[BIG]).status == 200
+            back.append(counters(direct, prefix) - before)
+            if back[-1]:
+                break
+        assert back[-1] == 1, back  # counted in Redis again, once
         assert "counting in memory" in server.log()
     finally:
         for name in direct.scan_iter(match=f"*{prefix}*"):
