@@ -1,6 +1,7 @@
 """``/candidates?search=`` at scale 1 and scale 20, the code before and after, side by side.
 
     .venv/bin/python bench/candidate_search.py --before DIR [--scales 1,20] [--seconds 3] [--repeat 3]
+        [--cpu] [--postgres URL]
 
 ``DIR`` holds the code to compare with (e.g. ``git archive <commit> | tar -x -C DIR``); it
 runs with this venv. For each version and scale a database is made by that version
@@ -13,6 +14,14 @@ the target is the scale-20 p50 within 1.25× of the scale-1 p50 (docs/performanc
 directly, no server or network: one worker process for each version and scale, the rows
 taken in turn by each, ``--repeat`` times; the median of each round's median), which a
 shared machine's load disturbs much less than a latency.
+
+``--postgres URL`` (e.g. ``postgresql://postgres@127.0.0.1:5432/test``) runs every version
+and scale on a database of its own on that server (``fds_search_<version>_<scale>``, made
+again each run, dropped at the end) with ``LOCAL_COPY=false``: every read goes to
+PostgreSQL, as behind a transaction-mode pooler. Each database is ``VACUUM ANALYZE``d after
+its load, as autovacuum would do within a minute of an import. There the in-process table
+gives each request's wall time (``perf_counter``), not its thread's CPU time, which leaves
+out the work PostgreSQL does for it.
 
 The searches are what a site's search box sends: a candidate's whole name, one word of it,
 the first three letters of a name, a chest number, and a word of a Malayalam name; each
@@ -54,6 +63,39 @@ def cli(code, env, *args):
     return done.stdout
 
 
+# The service's settings for every version and scale (--postgres: LOCAL_COPY=false).
+SETTINGS = {}
+
+
+def postgres_database(server_url, name):
+    """A new empty database ``name`` on the server of ``server_url``: its URL, and a function
+    that drops it."""
+    import psycopg2
+    base = urllib.parse.urlsplit(server_url)
+
+    def admin(sql):
+        connection = psycopg2.connect(server_url)
+        connection.autocommit = True
+        try:
+            connection.cursor().execute(sql)
+        finally:
+            connection.close()
+
+    admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    admin(f'CREATE DATABASE "{name}"')
+    return base._replace(path=f"/{name}").geturl(), lambda: admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def vacuum_analyze(url):
+    import psycopg2
+    connection = psycopg2.connect(url)
+    connection.autocommit = True
+    try:
+        connection.cursor().execute("VACUUM ANALYZE")
+    finally:
+        connection.close()
+
+
 class Server:
     """``festival-api serve`` of the code in ``code``, stopped on exit."""
 
@@ -80,7 +122,7 @@ class Server:
 
 
 def load(code, url, scale, festival_file):
-    env = service_env(url, 0, None)
+    env = service_env(url, 0, None, **SETTINGS)
     cli(code, env, "init")
     if scale == 1:
         cli(code, env, "seed")
@@ -124,7 +166,8 @@ class CpuWorker:
 
     def __init__(self, code, url, key, rows_file):
         self.process = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker", code, rows_file, key],
-                                        env={**service_env(url, 0, None), "PYTHONPATH": code, "LOG_LEVEL": "WARNING"},
+                                        env={**service_env(url, 0, None, **SETTINGS), "PYTHONPATH": code,
+                                             "LOG_LEVEL": "WARNING"},
                                         cwd=code, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.answers = json.loads(self.process.stdout.readline())
         if self.process.stdout.readline().strip() != "ready":
@@ -168,10 +211,11 @@ def worker(code, rows_file, key):
     print("ready", flush=True)
     for line in sys.stdin:
         times = []
+        clock = time.perf_counter_ns if os.environ.get("BENCH_CLOCK") == "wall" else time.thread_time_ns
         for path in rows[line.strip()]:
-            started = time.thread_time_ns()
+            started = clock()
             call(path)
-            times.append((time.thread_time_ns() - started) / 1000)
+            times.append((clock() - started) / 1000)
         print(statistics.median(times), flush=True)
 
 
@@ -184,7 +228,12 @@ def main():
     parser.add_argument("--seconds", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--cpu", action="store_true", help="also the CPU time a request, in process")
+    parser.add_argument("--postgres", metavar="URL", help="run on databases of this PostgreSQL server, "
+                        "without the local copy")
     args = parser.parse_args()
+    if args.postgres:
+        SETTINGS.update(LOCAL_COPY="false", BENCH_CLOCK="wall")  # BENCH_CLOCK: the CPU workers'
+    clock = SETTINGS.get("BENCH_CLOCK", "cpu")
     scales = [int(s) for s in args.scales.split(",")]
     versions = {"before": os.path.abspath(args.before), "after": ROOT}
     print(f"load average before: {os.getloadavg()}", flush=True)
@@ -199,13 +248,19 @@ def main():
         workers = []  # (version, scale, CpuWorker) with --cpu
         for version, code in versions.items():
             for scale in scales:
-                url = f"sqlite:///{os.path.join(workdir, f'{version}-{scale}.db')}"
+                if args.postgres:
+                    url, drop = postgres_database(args.postgres, f"fds_search_{version}_{scale}")
+                    stack.callback(drop)
+                else:
+                    url = f"sqlite:///{os.path.join(workdir, f'{version}-{scale}.db')}"
                 started = time.monotonic()
                 slug = load(code, url, scale, files.get(scale))
+                if args.postgres:
+                    vacuum_analyze(url)
                 print(f"{version} s{scale}: loaded in {time.monotonic() - started:.0f} s", flush=True)
-                key = cli(code, service_env(url, 0, None), "keys", "create", slug).strip().splitlines()[-1]
+                key = cli(code, service_env(url, 0, None, **SETTINGS), "keys", "create", slug).strip().splitlines()[-1]
                 log = os.path.join(workdir, f"{version}-{scale}.log")
-                server = Server(code, service_env(url, 0, log), log)
+                server = Server(code, service_env(url, 0, log, **SETTINGS), log)
                 stack.callback(server.close)
                 servers.append((version, scale, server, key, searches(server.port, key)))
                 if args.cpu:
@@ -241,7 +296,7 @@ def main():
             print(f"{row:<26}" + "".join(f"{medians[(v, s)]:>12.2f}" for v in versions for s in scales)
                   + "".join(f"{medians[(v, last)] / medians[(v, first)]:>17.2f}x" for v in versions), flush=True)
         if cpu:
-            print(f"{'row (CPU us a request)':<26}" + "".join(f"{f'{v} s{s}':>12}" for v in versions for s in scales)
+            print(f"{f'row ({clock} us a request)':<26}" + "".join(f"{f'{v} s{s}':>12}" for v in versions for s in scales)
                   + "".join(f"{f'{v} s{last}/s{first}':>18}" for v in versions)
                   + "".join(f"{f'items, total s{s}':>20}" for s in scales))
             answers = {s: w.answers for v, s, w in workers if v == "after"}

@@ -139,10 +139,11 @@ def _seeded_postgres(url):
         if XDIST_WORKER:
             pg_scratch.drop_database(url)
             return
+        from db.compiled.postgres_search import TABLES
         from db.compiled.tables import HISTORY_MODELS, READ_MODELS, PublicSecret
 
-        compiled = [*READ_MODELS, *HISTORY_MODELS, PublicSecret]
-        pg_scratch.drop_tables(url, [model._meta.table_name for model in (*m.ALL_MODELS, *compiled)],
+        compiled = [model._meta.table_name for model in (*READ_MODELS, *HISTORY_MODELS, PublicSecret)]
+        pg_scratch.drop_tables(url, [*(model._meta.table_name for model in m.ALL_MODELS), *compiled, *TABLES],
                                functions=[REVISION_TRIGGER])
 
 

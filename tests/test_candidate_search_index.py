@@ -4,10 +4,11 @@ number, A-Z folded and nothing else, ``%``, ``_`` and ``\\`` literal, every term
 is written here in Python, and the reader is run on many strings against it, on every
 public sub-fest (the plans are pinned in tests/test_query_plans.py)."""
 import random
+import uuid
 
 import pytest
-
 from conftest import BIG, ON_POSTGRES, writable
+
 from db.compiled.tables import PublicCandidate as C
 from db.compiled.text_index import INDEX, has_text_index
 from db.query import SEARCH_SEPARATOR, ascii_lower
@@ -188,20 +189,30 @@ def _compiled(festival):
     return found
 
 
-def kept_counts_are_the_rules(connection, found_rows, festival):
-    """The counts the index keeps for ``festival`` (``connection``: a DB-API connection of
-    the database holding it) are the common terms of each sub-fest
+def query(db):
+    """``execute(sql, params)`` on the Peewee database ``db``, ``?`` its parameter marker."""
+    return lambda sql, params=(): db.execute_sql(sql.replace("?", db.param), params)
+
+
+def _hex(value):
+    """A stored uuid as hex: SQLite keeps the hex, PostgreSQL answers its own form."""
+    return uuid.UUID(str(value)).hex
+
+
+def kept_counts_are_the_rules(execute, found_rows, festival):
+    """The counts the index keeps for ``festival`` (``execute(sql, params)``: on the
+    database holding it, ``?`` the parameter marker) are the common terms of each sub-fest
     (``text_index.common_terms``), each with the number of candidates the rule finds;
     returns how many there are."""
     from db.compiled.text_index import COUNTS, SCOPES, common_terms
 
     held = {}
-    for sub_fest, term, total in connection.execute(
+    for sub_fest, term, total in execute(
             f'SELECT s.sub_fest, c.term, c.total FROM "{COUNTS}" c JOIN "{SCOPES}" s ON s.number = c.scope '
             f'WHERE s.festival = ?', (C.festival.db_value(festival),)).fetchall():
-        held.setdefault(sub_fest, {})[term] = total
-    expected = {C.sub_fest.db_value(sub_fest): {term: sum(rule(search, [term]) for search in texts.values())
-                                                for term in common_terms(texts.values())}
+        held.setdefault(_hex(sub_fest), {})[term] = total
+    expected = {_hex(sub_fest): {term: sum(rule(search, [term]) for search in texts.values())
+                                 for term in common_terms(texts.values())}
                 for sub_fest, texts in found_rows.items()}
     assert held == {sub_fest: terms for sub_fest, terms in expected.items() if terms}
     return sum(len(terms) for terms in held.values())
@@ -216,20 +227,21 @@ def every_beginning_kept(monkeypatch):
 
 
 def _keep_again(db):
-    """Count again with the ``KEPT_FROM`` of now: the kept counts dropped, ``create_tables``
-    (``festival-api init``) makes the index again."""
+    """Count again with the ``KEPT_FROM`` of now: the kept counts dropped (on PostgreSQL the
+    search rows too), ``create_tables`` (``festival-api init``) makes the index again."""
+    from db.compiled.postgres_search import TABLES
     from db.compiled.tables import create_tables
     from db.compiled.text_index import COUNTS
 
-    db.execute_sql(f'DROP TABLE "{COUNTS}"')
+    for table in TABLES if ON_POSTGRES else (COUNTS,):
+        db.execute_sql(f'DROP TABLE "{table}"')
     create_tables(db)
 
 
-@pytest.mark.skipif(ON_POSTGRES, reason="SQLite's FTS5 table")
 def test_the_index_keeps_the_rules_count_of_each_common_term(seeded, rows):
     festival, found = rows
     with writable(seeded[0]) as db:
-        assert kept_counts_are_the_rules(db.connection(), found, festival) > 0
+        assert kept_counts_are_the_rules(query(db), found, festival) > 0
 
 
 @pytest.mark.skipif(ON_POSTGRES, reason="SQLite's FTS5 table")
@@ -251,14 +263,13 @@ def test_a_total_read_from_the_kept_counts_is_the_rules(seeded, tmp_path, every_
         _keep_again(db)
         festival = m.Festival.get(m.Festival.slug == BIG).id
         found = _compiled(festival)
-        assert kept_counts_are_the_rules(db.connection(), found, festival) > 500
+        assert kept_counts_are_the_rules(query(db), found, festival) > 500
         _everyone_found(festival, found, samples(found))
         kept = {term for (term,) in db.execute_sql('SELECT term FROM "public_candidate_search_counts"').fetchall()}
     assert sum(sql.startswith("SELECT coalesce") for sql in counted) > 200
     assert kept & {ascii_lower(terms[0]) for terms in samples(found) if len(terms) == 1}
 
 
-@pytest.mark.skipif(ON_POSTGRES, reason="SQLite's FTS5 table")
 def test_the_index_follows_every_compile_and_writes_again_only_the_sub_fests_that_changed(
         seeded, tmp_path, every_beginning_kept):
     """A compile that renames a candidate, one that removes a candidate and one that changes
@@ -267,6 +278,7 @@ def test_the_index_follows_every_compile_and_writes_again_only_the_sub_fests_tha
     rows as they were. The kept counts follow each compile too, and those of a candidate
     added or hidden."""
     from conftest import database_copy
+
     from db.compiled.text_index import SCOPES
     from db.compiler import compile_festival
 
@@ -278,17 +290,18 @@ def test_the_index_follows_every_compile_and_writes_again_only_the_sub_fests_tha
         renamed_sub_fest = entry.sub_fest_id
 
         def held():
-            return dict(db.execute_sql(f'SELECT sub_fest, digest FROM "{SCOPES}"').fetchall())
+            return {_hex(sub_fest): digest for sub_fest, digest in
+                    db.execute_sql(f'SELECT sub_fest, digest FROM "{SCOPES}"').fetchall()}
 
         def kept(term):
-            return db.execute_sql('SELECT c.total FROM "public_candidate_search_counts" c JOIN '
-                                  f'"{SCOPES}" s ON s.number = c.scope WHERE s.sub_fest = ? AND c.term = ?',
-                                  (C.sub_fest.db_value(renamed_sub_fest), term)).fetchone()
+            return query(db)('SELECT c.total FROM "public_candidate_search_counts" c JOIN '
+                             f'"{SCOPES}" s ON s.number = c.scope WHERE s.sub_fest = ? AND c.term = ?',
+                             (C.sub_fest.db_value(renamed_sub_fest), term)).fetchone()
 
         before = held()
         compile_festival(festival)  # nothing changed
         assert held() == before
-        kept_counts_are_the_rules(db.connection(), _compiled(festival), festival)
+        kept_counts_are_the_rules(query(db), _compiled(festival), festival)
         common = next(word for word in ("nair", "krishna", "abhinav", "anu")
                       if (kept(word) or (0,))[0] >= 3)
         was = kept(common)[0]
@@ -296,10 +309,10 @@ def test_the_index_follows_every_compile_and_writes_again_only_the_sub_fests_tha
         compile_festival(festival)
         after = held()
         changed = {sub_fest for sub_fest in after if after[sub_fest] != before.get(sub_fest)}
-        assert C.sub_fest.db_value(renamed_sub_fest) in changed
+        assert _hex(renamed_sub_fest) in changed
         assert len(changed) < len(after)  # the others kept their rows
         found = _compiled(festival)
-        assert kept_counts_are_the_rules(db.connection(), found, festival)
+        assert kept_counts_are_the_rules(query(db), found, festival)
         assert found_by_reader(festival, renamed_sub_fest, ["ZYXWV q"])[0] == 1
         _everyone_found(festival, found, [["zyxwv"], ["qopr"], ["wv qo"], ["abh"], ["nai"], ["an"], [common]])
         # a candidate added, and one hidden
@@ -311,13 +324,13 @@ def test_the_index_follows_every_compile_and_writes_again_only_the_sub_fests_tha
         m.Candidate.update(is_public=False).where(m.Candidate.id == hidden.candidate_id).execute()
         compile_festival(festival)
         found = _compiled(festival)
-        assert kept_counts_are_the_rules(db.connection(), found, festival)
+        assert kept_counts_are_the_rules(query(db), found, festival)
         assert kept(common)[0] == found_by_reader(festival, renamed_sub_fest, [common])[0] == was + 1 + 1 - 1
         m.SubFestCandidate.delete().where(m.SubFestCandidate.id == entry.id).execute()
         compile_festival(festival)
         assert found_by_reader(festival, renamed_sub_fest, ["zyxwv"]) == (0, [])
         found = _compiled(festival)
-        assert kept_counts_are_the_rules(db.connection(), found, festival)
+        assert kept_counts_are_the_rules(query(db), found, festival)
         _everyone_found(festival, found, [["abh"], ["nai"], ["kri", "na"], [common], [common[:2]]])
 
 
@@ -327,6 +340,7 @@ def test_init_replaces_the_index_of_earlier_versions(seeded, tmp_path):
     kept by triggers: ``create_tables`` (``festival-api init``) drops it and its triggers and
     fills the sub-fest-scoped index from the compiled rows."""
     from conftest import database_copy
+
     from db.compiled.tables import create_tables
     from db.compiled.text_index import PAIRS, SCOPES
 
@@ -358,3 +372,146 @@ def test_init_replaces_the_index_of_earlier_versions(seeded, tmp_path):
         create_tables(db)
         assert db.execute_sql(f'SELECT COUNT(*) FROM "{PAIRS}"').fetchone()[0] == 2 * C.select().count()
         _everyone_found(festival, _compiled(festival), [["v."], ["an", "ab"], ["abh"], ["കു"]])
+
+
+def _statements(monkeypatch):
+    """The statements ``list_candidates`` runs from now on: ``[(sql, params)]``."""
+    ran = []
+    real_run = candidates.run
+
+    def run(sql, params):
+        ran.append((sql, list(params)))
+        return real_run(sql, params)
+
+    monkeypatch.setattr(candidates, "run", run)
+    return ran
+
+
+@pytest.mark.skipif(not ON_POSTGRES, reason="PostgreSQL's search rows")
+@pytest.mark.parametrize("match_cost", [0, 10 ** 9], ids=["through the trigram index", "walked"])
+def test_on_postgres_both_ways_to_a_page_find_what_the_rule_finds(seeded, tmp_path, every_beginning_kept,
+                                                                  monkeypatch, match_cost):
+    """Without the local copy a search alone reads the sub-fest's search rows
+    (``db/compiled/postgres_search.py``): a kept term's page walks the sort's entries, or is
+    found through the trigram index, as its kept count and ``MATCH_COST`` decide. Either way
+    the answer is the rule's, in every sort and page; here every word beginning found twice
+    is kept, and each test sends every kept term one way."""
+    from conftest import database_copy
+
+    from db.compiled import postgres_search
+
+    monkeypatch.setattr(postgres_search, "MATCH_COST", match_cost)
+    ran = _statements(monkeypatch)
+    with database_copy(seeded[0], tmp_path) as url, writable(url) as db:
+        _keep_again(db)
+        festival = m.Festival.get(m.Festival.slug == BIG).id
+        found = _compiled(festival)
+        _everyone_found(festival, found, samples(found) + [["an"], ["v."], ["kri", "na"], ["കു"]])
+    pages = [(sql, params) for sql, params in ran if "JOIN" in sql]
+    walked = [params[1:-2] for sql, params in pages if "scope = ?" in sql]  # the terms, between scope and LIMIT
+    looked_up = [sql for sql, _ in pages if "scope + 0 = ?" in sql]
+    assert len(walked) > 100 and len(looked_up) > 100 and len(walked) + len(looked_up) == len(pages)
+    if match_cost:  # only a term not kept is looked up; kept ones of 3 letters or more walk
+        assert all("count(*) OVER ()" in sql for sql in looked_up)
+        assert sum(any(len(term) >= 3 for term in terms) for terms in walked) > 100
+    else:  # only terms too short for a trigram walk
+        assert all(len(term) < 3 for terms in walked for term in terms)
+
+
+@pytest.mark.skipif(not ON_POSTGRES, reason="PostgreSQL's search rows")
+def test_on_postgres_a_walk_reads_the_sorts_index_and_a_rare_term_the_trigram_index(seeded, every_beginning_kept,
+                                                                                    monkeypatch, tmp_path):
+    """The plans the two ways are written for: a walk is an index-only scan of its sort's
+    index, stopped by the page's LIMIT, its terms checked on the entry; a term not kept is a
+    bitmap scan of the trigram index. Neither reads a candidate's wide row except the page's
+    own, by primary key. The bundled festival's sub-fests are small enough for the planner
+    to read them whole, or by a bitmap of the sort's index, so those are priced out (at 20
+    times the size it makes these plans itself: docs/performance.md); the rows are vacuumed
+    first, as ``festival-api import`` does."""
+
+    from conftest import database_copy
+
+    from db.compiled import postgres_search
+
+    ran = _statements(monkeypatch)
+    with database_copy(seeded[0], tmp_path) as url, writable(url) as db:
+        _keep_again(db)
+        db.execute_sql(f'VACUUM (ANALYZE) "{postgres_search.ROWS}"')
+        festival = m.Festival.get(m.Festival.slug == BIG).id
+        sub_fest = max(_compiled(festival).items(), key=lambda item: len(item[1]))[0]
+        kept = db.execute_sql(f'SELECT c.term FROM "{postgres_search.COUNTS}" c JOIN "{postgres_search.SCOPES}" s '
+                              "ON s.number = c.scope WHERE s.sub_fest = %s AND length(c.term) >= 3 "
+                              "ORDER BY c.total DESC, c.term LIMIT 1", (C.sub_fest.db_value(sub_fest),)).fetchone()[0]
+        for sort_by in ("chestNo", "name"):
+            for terms in ([kept], ["zzqx"]):
+                monkeypatch.setattr(postgres_search, "MATCH_COST", 10 ** 9 if terms == [kept] else 0)
+                candidates.list_candidates(festival, sub_fest, 1, 2, sort_by, "asc", search=terms)
+                sql, params = next(statement for statement in reversed(ran) if "JOIN" in statement[0])
+                with db.atomic():
+                    db.execute_sql("SET LOCAL enable_seqscan = off")
+                    if terms == [kept]:
+                        db.execute_sql("SET LOCAL enable_bitmapscan = off")
+                    [(plan,)] = db.execute_sql("EXPLAIN (FORMAT JSON) " + sql.replace("%", "%%").replace("?", "%s"),
+                                               params).fetchall()
+                nodes = list(_nodes(plan[0]["Plan"]))
+                if terms == [kept]:
+                    assert ("Index Only Scan", f"public_candidate_search_rows_{sort_by}") in nodes, nodes
+                else:
+                    assert ("Bitmap Index Scan", "public_candidate_search_rows_words") in nodes, nodes
+                # the candidates' own rows: only the page's, by primary key
+                scans = [node for node in _nodes(plan[0]["Plan"], relations=True) if node[2]]
+                assert {relation for *_, relation in scans} == {postgres_search.ROWS, "public_candidate"}, scans
+                assert [node for node in scans if node[2] == "public_candidate"] == [
+                    ("Index Scan", "public_candidate_pkey", "public_candidate")], scans
+
+
+def _nodes(plan, relations=False):
+    """``(node type, index name)`` of every node of a PostgreSQL JSON plan (with
+    ``relations``, the relation's name third)."""
+    found = (plan["Node Type"], plan.get("Index Name"))
+    yield (*found, plan.get("Relation Name")) if relations else found
+    for child in plan.get("Plans", ()):
+        yield from _nodes(child, relations)
+
+
+@pytest.mark.skipif(not ON_POSTGRES, reason="PostgreSQL's search rows")
+def test_on_postgres_without_the_trigram_index_every_page_walks(seeded, tmp_path, monkeypatch):
+    """A database whose role could not create ``pg_trgm`` has the search rows without their
+    trigram index: every page walks the sort's entries, and the answers are the rule's."""
+    from conftest import database_copy
+
+    from db.compiled import postgres_search
+
+    monkeypatch.setattr(candidates, "_SEARCH_ROWS", {})
+    ran = _statements(monkeypatch)
+    with database_copy(seeded[0], tmp_path) as url, writable(url) as db:
+        db.execute_sql(f'DROP INDEX "{postgres_search.TRIGRAMS}"')
+        festival = m.Festival.get(m.Festival.slug == BIG).id
+        found = _compiled(festival)
+        _everyone_found(festival, found, samples(found)[:60] + [["an"], ["kri", "na"]])
+    pages = [sql for sql, _ in ran if "JOIN" in sql]
+    assert pages and not any("scope + 0" in sql for sql in pages)
+
+
+@pytest.mark.skipif(not ON_POSTGRES, reason="PostgreSQL's search rows")
+def test_on_postgres_a_database_not_yet_upgraded_searches_as_before(seeded, tmp_path, monkeypatch):
+    """Before ``festival-api init`` has made the search rows of a database an earlier
+    version made, a search reads the candidates' rows with ``LIKE``, with the rule's
+    answers; ``init`` makes and fills them."""
+    from conftest import database_copy
+    from db.compiled.postgres_search import ROWS, TABLES
+    from db.compiled.tables import create_tables
+
+    monkeypatch.setattr(candidates, "_SEARCH_ROWS", {})
+    ran = _statements(monkeypatch)
+    with database_copy(seeded[0], tmp_path) as url, writable(url) as db:
+        for table in TABLES:
+            db.execute_sql(f'DROP TABLE "{table}"')
+        festival = m.Festival.get(m.Festival.slug == BIG).id
+        found = _compiled(festival)
+        _everyone_found(festival, found, samples(found)[:30])
+        assert not any(ROWS in sql for sql, _ in ran)
+        create_tables(db)
+        candidates._SEARCH_ROWS.clear()
+        _everyone_found(festival, found, samples(found)[:30])
+        assert any(ROWS in sql for sql, _ in ran)

@@ -636,7 +636,7 @@ def test_candidate_searchs_kept_counts_in_the_copy_are_the_servers_counts(fresh_
             for sub_fest, candidate, search in connection.execute(
                     "SELECT sub_fest, id, search FROM public_candidate WHERE festival = ?", (festival_id.hex,)):
                 found.setdefault(sub_fest, {})[candidate] = search
-            assert kept_counts_are_the_rules(connection, found, festival_id) > 20
+            assert kept_counts_are_the_rules(connection.execute, found, festival_id) > 20
             terms = sorted({term for (term,) in connection.execute(f'SELECT term FROM "{text_index.COUNTS}"')})
         read_copy = _reads_of(copy_)
         answers = {}

@@ -46,6 +46,7 @@ from ..database import database, is_postgres
 from ..query import ascii_lower
 from ..source.models import ALL_MODELS, add_missing_columns, create_source_tables
 from ..source.revisions import install_revision_notify
+from .postgres_search import ROWS, create_postgres_search
 from .text_index import create_text_index
 
 
@@ -599,7 +600,10 @@ def create_tables(db=None):
     add_missing_columns(db, ADDED_COLUMNS)
     for name in REPLACED_INDEXES:
         db.execute_sql(f'DROP INDEX IF EXISTS "{name}"')
-    create_text_index(getattr(db, "obj", None) or db)  # the proxy's bound database
+    bound = getattr(db, "obj", None) or db  # the proxy's bound database
+    trigrams = create_text_index(bound)
+    if is_postgres(bound):
+        create_postgres_search(bound, trigrams)
     return remade
 
 
@@ -610,6 +614,8 @@ def analyze_compiled_tables():
     Outside the import's transaction. SQLite: nothing."""
     if is_postgres():
         database.execute_sql("ANALYZE " + ", ".join(f'"{model._meta.table_name}"' for model in READ_MODELS))
+        # A search's walk is an index-only scan of these rows: its visibility map set now.
+        database.execute_sql(f'VACUUM (ANALYZE) "{ROWS}"')
 
 
 def drop_older_forms(db):

@@ -41,9 +41,11 @@ index the engine finds the rows that hold the term's trigrams instead.
   compares a digest of what the index holds (ids, text and sort keys) with the compiled
   rows, and writes the sub-fest again only when they differ (a published result changes a
   candidate's results, not the index).
-- PostgreSQL: a ``pg_trgm`` GIN index on the column, which ``LIKE '%term%'`` uses as it is.
-  Creating the extension needs a role allowed to; without it the index is left out and
-  the search scans as before (:func:`create_text_index` says so).
+- PostgreSQL: a ``pg_trgm`` GIN index on the column, which ``LIKE '%term%'`` uses as it is
+  (a search with other filters; a search alone reads the narrow rows of
+  :mod:`db.compiled.postgres_search`, which keep the same counts). Creating the extension
+  needs a role allowed to; without it the index is left out and the search scans as before
+  (:func:`create_text_index` says so).
 
 The answers are the same with or without it: on SQLite the FTS5 phrase of a term of
 ``MIN_INDEXED`` characters or more is the rule's substring match and decides alone, shorter
@@ -169,7 +171,7 @@ def refresh_text_index(connection, festival):
             connection.execute(f'DELETE FROM "{SCOPES}" WHERE number = ?', (number,))
     for sub_fest, candidates in by_scope.items():
         candidates.sort()  # by id: the digest does not depend on the order rows were read in
-        digest = _digest(candidates)
+        digest = candidates_digest(candidates)
         number, was = held.get(sub_fest, (None, None))
         if digest == was:
             continue
@@ -256,7 +258,9 @@ def pair_query(terms):
     return " AND ".join(f'"{term.encode().hex()}"' for term in terms)
 
 
-def _digest(candidates):
+def candidates_digest(candidates):
+    """The digest of a sub-fest's candidates as the index holds them: rows of ids, text and
+    sort keys (str or bytes), sorted by id."""
     digest = hashlib.blake2b(digest_size=16)
     for row in candidates:
         for value in row:

@@ -11,6 +11,7 @@ is part of the writer's transaction, and the revision moves with it.
 from dataclasses import dataclass, field
 
 from .. import clock
+from ..compiled.postgres_search import refresh_postgres_text_index
 from ..compiled.tables import (
     KEPT_BY_DIGEST,
     PER_RECORD_MODELS,
@@ -30,7 +31,6 @@ from .changes import differences, leaderboard_entries, leaderboard_moves, record
 from .leaderboards import recompute_toppers
 from .totals import store_totals
 from .writer import Writer
-
 
 # Sections whose records other records show (a team's name in its candidates, a venue in
 # its schedules): a change to one compiles the whole festival.
@@ -133,8 +133,11 @@ def compile_festival(festival_id, recompile=None):
                 step(festival_id, writer, getattr(recompile, name))
         writer.flush()
         store_totals(festival_id)
-        if not is_postgres():  # PostgreSQL's trigram index is the table's own; its local copy keeps this
-            refresh_text_index(database.obj.connection(), PublicCandidate.festival.db_value(festival_id))
+        festival = PublicCandidate.festival.db_value(festival_id)
+        if is_postgres():  # the local copy of a PostgreSQL service keeps its own SQLite index
+            refresh_postgres_text_index(database.obj, festival)
+        else:
+            refresh_text_index(database.obj.connection(), festival)
 
 
 @dataclass

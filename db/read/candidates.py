@@ -6,10 +6,12 @@ festival's key (:class:`db.compiled.tables.PublicSecret`) and compared with ``ad
 and only when the festival has turned the filter on (:class:`PrivateFilterOff` otherwise).
 """
 from ..compiled import kinds
+from ..compiled.postgres_search import PLACES, ROWS, has_postgres_search, holds_all, like_all, walks
 from ..compiled.tables import PublicCandidate as C
 from ..compiled.tables import PublicSecret, adm_no_digest
-from ..compiled.text_index import INDEX, MIN_INDEXED, PAIRS, count_sql, pair_query, scope_range
-from ..query import Page, ascii_lower
+from ..compiled.text_index import COUNTS, INDEX, MIN_INDEXED, PAIRS, SCOPES, count_sql, pair_query, scope_range
+from ..database import database, is_postgres
+from ..query import SEARCH_SEPARATOR, Page, ascii_lower
 from . import find_by_selectors
 from .sql import (
     Select,
@@ -19,10 +21,10 @@ from .sql import (
     equals,
     indexed_contains_all,
     match_query,
-    sparse_match_query,
     one_of,
     pattern_any,
     run,
+    sparse_match_query,
     tagged,
     uses_pairs,
     uses_text_index,
@@ -79,6 +81,11 @@ def list_candidates(festival_id, sub_fest_id, page, limit, sort_by, sort_order, 
     """One page of a sub-fest's candidates: ``(body,)`` rows. A ``search`` the text index
     serves is read from the index (:func:`_search_page`)."""
     terms = filters.get("search")
+    if terms and is_postgres() and not any(value not in (None, []) for name, value in filters.items()
+                                           if name != "search"):
+        found = _postgres_search_page(festival_id, sub_fest_id, page, limit, sort_by, sort_order, terms)
+        if found is not None:
+            return found
     if uses_text_index(terms):
         sparse, long_terms = sparse_match_query(terms)
         return _search_page(festival_id, sub_fest_id, page, limit, sort_by, sort_order, filters, INDEX,
@@ -142,6 +149,67 @@ def _search_page(festival_id, sub_fest_id, page, limit, sort_by, sort_order, fil
         count, params = f'SELECT COUNT(*) FROM "{index}" WHERE {found}', [count_query, *scope]
     total = run(count, params).fetchone()[0]
     return Page(items=rows, page=page, limit=limit, total=total)
+
+
+def _postgres_search_page(festival_id, sub_fest_id, page, limit, sort_by, sort_order, terms):
+    """A page of a search alone on PostgreSQL, read from the sub-fest's narrow rows
+    (``db.compiled.postgres_search``): walked in the list's order until the page is full
+    when the term's kept count says it is common (and for terms too short for a trigram),
+    else found through the trigram index and sorted (``postgres_search.walks``); the total
+    is the kept count, else counted on the same rows. Two statements: one that does both
+    (each way run only when its condition holds) costs more to plan than a round trip.
+    None: the database or the sub-fest has no rows there (no candidates), or a term holds
+    the separator (it finds nothing), for the list's own reading to answer."""
+    folded = sorted({ascii_lower(term) for term in terms})
+    rows_made, trigrams = _search_rows(database.obj)
+    if not rows_made or any(SEARCH_SEPARATOR in term for term in folded):
+        return None
+    found = run(f'SELECT s.number, s.size, (SELECT total FROM "{COUNTS}" WHERE scope = s.number AND term = ?) '
+                f'FROM "{SCOPES}" s WHERE s.festival = ? AND s.sub_fest = ?',
+                [folded[0] if len(folded) == 1 else None, C.festival.db_value(festival_id),
+                 C.sub_fest.db_value(sub_fest_id)]).fetchone()
+    if found is None:
+        return None
+    number, size, kept = found
+    place, direction = PLACES[sort_by], "DESC" if sort_order == "desc" else "ASC"
+    offset = (page - 1) * limit
+    indexed = [term for term in folded if len(term) >= MIN_INDEXED]
+    if not indexed or (kept is not None and walks(kept, size, offset, limit)) or not trigrams:
+        checked, params = holds_all("words", folded)
+        matches = f'SELECT candidate, {place} AS at FROM "{ROWS}" WHERE scope = ? AND {checked}'
+        counted = "NULL"
+    else:  # "scope + 0": the trigram index finds the rows, not the sort's index
+        checked, params = like_all("words", indexed)
+        short, short_params = holds_all("words", [term for term in folded if len(term) < MIN_INDEXED])
+        matches = (f'SELECT candidate, {place} AS at FROM "{ROWS}" WHERE scope + 0 = ? AND {checked}'
+                   + (f" AND {short}" if short else ""))
+        params += short_params
+        counted = "NULL" if kept is not None else "count(*) OVER ()"
+    wanted = limit if kept is not None else limit + 1
+    rows = run(f'SELECT p.total, {column(C.body)} FROM (SELECT candidate, at, {counted} AS total FROM ({matches}) m '
+               f'ORDER BY at {direction} LIMIT ? OFFSET ?) p JOIN "{C._meta.table_name}" '
+               f'ON {column(C.id)} = p.candidate ORDER BY p.at {direction}',
+               [number, *params, wanted, offset]).fetchall()
+    if kept is not None:
+        total = kept
+    elif rows and rows[0][0] is not None:
+        total = rows[0][0]
+    elif len(rows) <= limit and (rows or not offset):
+        total = offset + len(rows)  # the last page: no count
+    else:  # a full page walked for terms without a kept count, or past the end of the matches
+        total = run(f"SELECT count(*) FROM ({matches}) m", [number, *params]).fetchone()[0]
+    return Page(items=[row[1:] for row in rows[:limit]], page=page, limit=limit, total=total)
+
+
+_SEARCH_ROWS = {}  # database -> (whether it has the search rows, and their trigram index)
+
+
+def _search_rows(db):
+    """``(rows, trigrams)``: whether ``db`` has the search rows (not before ``festival-api
+    init`` made them after an upgrade) and their trigram index; asked once a database."""
+    if db not in _SEARCH_ROWS:
+        _SEARCH_ROWS[db] = has_postgres_search(db)
+    return _SEARCH_ROWS[db]
 
 
 DETAIL_COLUMNS = (C.sub_fest, C.detail)
