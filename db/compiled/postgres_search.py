@@ -134,14 +134,8 @@ def _clear(db, number):
 def walks(kept, size, offset, limit):
     """Whether a page of a term found ``kept`` times in a sub-fest of ``size`` candidates
     walks the sort's entries (about ``(offset + limit + 1) * size / kept`` of them) rather
-    than reading the term's matches through the trigram index (``kept`` of them). The same
-    rule in SQL: :data:`WALKS`."""
+    than reading the term's matches through the trigram index (``kept`` of them)."""
     return kept * kept * MATCH_COST >= (offset + limit + 1) * size
-
-
-# walks() on the sub-fest's row ``s`` (number, size, kept: NULL when no count is kept, which
-# never walks); its parameters MATCH_COST and offset + limit + 1.
-WALKS = "s.kept IS NOT NULL AND s.kept::bigint * s.kept * ? >= ? * s.size"
 
 
 def like_all(expression, terms):

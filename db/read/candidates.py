@@ -6,7 +6,6 @@ festival's key (:class:`db.compiled.tables.PublicSecret`) and compared with ``ad
 and only when the festival has turned the filter on (:class:`PrivateFilterOff` otherwise).
 """
 from ..compiled import kinds
-from ..compiled import postgres_search
 from ..compiled.postgres_search import PLACES, ROWS, has_postgres_search, holds_all, like_all, walks
 from ..compiled.tables import PublicCandidate as C
 from ..compiled.tables import PublicSecret, adm_no_digest
@@ -155,74 +154,51 @@ def _search_page(festival_id, sub_fest_id, page, limit, sort_by, sort_order, fil
 def _postgres_search_page(festival_id, sub_fest_id, page, limit, sort_by, sort_order, terms):
     """A page of a search alone on PostgreSQL, read from the sub-fest's narrow rows
     (``db.compiled.postgres_search``): walked in the list's order until the page is full
-    when the term's kept count says it is common (``postgres_search.walks``; and for terms
-    too short for a trigram), else found through the trigram index and sorted; the total is
-    the kept count, else counted on the same rows. The first statement reads the sub-fest's
-    row and the term's kept count and, unless the term walks, the page through the trigram
-    index: a rare term (a whole name, a chest number) is one statement, a walk a second.
+    when the term's kept count says it is common (and for terms too short for a trigram),
+    else found through the trigram index and sorted (``postgres_search.walks``); the total
+    is the kept count, else counted on the same rows. Two statements: one that does both
+    (each way run only when its condition holds) costs more to plan than a round trip.
     None: the database or the sub-fest has no rows there (no candidates), or a term holds
     the separator (it finds nothing), for the list's own reading to answer."""
     folded = sorted({ascii_lower(term) for term in terms})
     rows_made, trigrams = _search_rows(database.obj)
     if not rows_made or any(SEARCH_SEPARATOR in term for term in folded):
         return None
+    found = run(f'SELECT s.number, s.size, (SELECT total FROM "{COUNTS}" WHERE scope = s.number AND term = ?) '
+                f'FROM "{SCOPES}" s WHERE s.festival = ? AND s.sub_fest = ?',
+                [folded[0] if len(folded) == 1 else None, C.festival.db_value(festival_id),
+                 C.sub_fest.db_value(sub_fest_id)]).fetchone()
+    if found is None:
+        return None
+    number, size, kept = found
     place, direction = PLACES[sort_by], "DESC" if sort_order == "desc" else "ASC"
     offset = (page - 1) * limit
-    scope = (f'SELECT number, size, (SELECT total FROM "{COUNTS}" WHERE scope = number AND term = ?) AS kept '
-             f'FROM "{SCOPES}" WHERE festival = ? AND sub_fest = ?')
-    scope_params = [folded[0] if len(folded) == 1 else None, C.festival.db_value(festival_id),
-                    C.sub_fest.db_value(sub_fest_id)]
     indexed = [term for term in folded if len(term) >= MIN_INDEXED]
-    if not (indexed and trigrams):
-        found = run(scope, scope_params).fetchone()
-        if found is None:
-            return None
-        return _walked_page(*found, place, direction, folded, page, limit)
-    # "scope + 0": the trigram index finds the rows, not the sort's index
-    matched, params = like_all("words", indexed)
-    short, short_params = holds_all("words", [term for term in folded if len(term) < MIN_INDEXED])
-    # The condition on s alone is the scan's one-time filter: the index is not read for a walk.
-    looked_up = (f'SELECT candidate, {place} AS at, count(*) OVER () AS total FROM "{ROWS}" '
-                 f"WHERE NOT ({postgres_search.WALKS}) AND scope + 0 = s.number AND {matched}"
-                 f"{f' AND {short}' if short else ''} ORDER BY {place} {direction} LIMIT ? OFFSET ?")
-    rows = run(f"WITH s AS MATERIALIZED ({scope}) SELECT s.number, s.size, s.kept, p.total, {column(C.body)} FROM s "
-               f"LEFT JOIN LATERAL ({looked_up}) p ON true "
-               f'LEFT JOIN "{C._meta.table_name}" ON {column(C.id)} = p.candidate ORDER BY p.at {direction}',
-               [*scope_params, postgres_search.MATCH_COST, offset + limit + 1, *params, *short_params, limit + 1,
-                offset]).fetchall()
-    if not rows:
-        return None
-    number, size, kept = rows[0][:3]
-    if kept is not None and walks(kept, size, offset, limit):
-        return _walked_page(number, size, kept, place, direction, folded, page, limit)
-    items = [(body,) for *_, body in rows if body is not None]
+    if not indexed or (kept is not None and walks(kept, size, offset, limit)) or not trigrams:
+        checked, params = holds_all("words", folded)
+        matches = f'SELECT candidate, {place} AS at FROM "{ROWS}" WHERE scope = ? AND {checked}'
+        counted = "NULL"
+    else:  # "scope + 0": the trigram index finds the rows, not the sort's index
+        checked, params = like_all("words", indexed)
+        short, short_params = holds_all("words", [term for term in folded if len(term) < MIN_INDEXED])
+        matches = (f'SELECT candidate, {place} AS at FROM "{ROWS}" WHERE scope + 0 = ? AND {checked}'
+                   + (f" AND {short}" if short else ""))
+        params += short_params
+        counted = "NULL" if kept is not None else "count(*) OVER ()"
+    wanted = limit if kept is not None else limit + 1
+    rows = run(f'SELECT p.total, {column(C.body)} FROM (SELECT candidate, at, {counted} AS total FROM ({matches}) m '
+               f'ORDER BY at {direction} LIMIT ? OFFSET ?) p JOIN "{C._meta.table_name}" '
+               f'ON {column(C.id)} = p.candidate ORDER BY p.at {direction}',
+               [number, *params, wanted, offset]).fetchall()
     if kept is not None:
         total = kept
-    elif items:
-        total = rows[0][3]
-    else:  # past the end of the matches, or none
-        total = 0 if not offset else run(
-            f'SELECT count(*) FROM "{ROWS}" WHERE scope = ? AND {matched}{f" AND {short}" if short else ""}',
-            [number, *params, *short_params]).fetchone()[0]
-    return Page(items=items[:limit], page=page, limit=limit, total=total)
-
-
-def _walked_page(number, size, kept, place, direction, terms, page, limit):
-    """A page walked through the sort's index of sub-fest ``number``, every term checked on
-    the entry; the total is ``kept``, else the page's own when it is the last, else counted."""
-    checked, params = holds_all("words", terms)
-    matches = f'SELECT candidate, {place} AS at FROM "{ROWS}" WHERE scope = ? AND {checked}'
-    offset = (page - 1) * limit
-    rows = run(f'SELECT {column(C.body)} FROM ({matches} ORDER BY {place} {direction} LIMIT ? OFFSET ?) p '
-               f'JOIN "{C._meta.table_name}" ON {column(C.id)} = p.candidate ORDER BY p.at {direction}',
-               [number, *params, limit if kept is not None else limit + 1, offset]).fetchall()
-    if kept is not None:
-        total = kept
+    elif rows and rows[0][0] is not None:
+        total = rows[0][0]
     elif len(rows) <= limit and (rows or not offset):
         total = offset + len(rows)  # the last page: no count
-    else:
+    else:  # a full page walked for terms without a kept count, or past the end of the matches
         total = run(f"SELECT count(*) FROM ({matches}) m", [number, *params]).fetchone()[0]
-    return Page(items=rows[:limit], page=page, limit=limit, total=total)
+    return Page(items=[row[1:] for row in rows[:limit]], page=page, limit=limit, total=total)
 
 
 _SEARCH_ROWS = {}  # database -> (whether it has the search rows, and their trigram index)
