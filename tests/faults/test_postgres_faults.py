@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from app.server.healthz import ANSWER_SECONDS
 from conftest import BIG, SMALL
 from db.serving.deadlines import GRACE_SECONDS
 from db.serving.revision_watch import RevisionWatch
@@ -77,7 +78,7 @@ def test_a_hung_postgresql_is_a_503_within_the_deadline_and_health_answers_withi
         answers = [future.result() for future in burst]
     print(f"hung PostgreSQL: /healthz {health.status} in {health.seconds:.3f} s; requests",
           [(a.status, round(a.seconds, 2)) for a in answers])
-    assert health.status == 503 and health.seconds < 1, health
+    assert health.status == 503 and health.seconds < HEALTH_SECONDS, health
     assert [a.status for a in answers] == [503] * BURST
     # Each request waits at most for its deadline: the statement's (plus half a second of
     # grace) or connecting's; those that come after the first give up at once.
@@ -89,6 +90,9 @@ def test_a_hung_postgresql_is_a_503_within_the_deadline_and_health_answers_withi
 # With default settings a request during a hang is answered within this (the request's
 # deadline, DATABASE_REQUEST_DEADLINE_MS, and room for a loaded machine).
 ANSWERED_SECONDS = 1.5
+# /healthz during a hang: its check is given ANSWER_SECONDS (0.8), then it says 503; the rest
+# is room for a loaded machine (a CI run's three workers and PostgreSQL on two cores took 1.26 s).
+HEALTH_SECONDS = ANSWER_SECONDS + 0.7
 HANG_SECONDS = 5  # long enough for the silent window to pass and fresh connections to be tried
 
 
@@ -118,7 +122,7 @@ def test_with_default_settings_every_request_during_a_hang_is_answered_within_a_
         answers = [(at, future.result()) for at, future in futures]
     seen = [(at, a.status, round(a.seconds, 2)) for at, a in answers]
     print(f"hung PostgreSQL, LOCAL_COPY={local_copy}: /healthz {health.status} in {health.seconds:.3f} s;", seen)
-    assert health.status == 503 and health.seconds < 1, health
+    assert health.status == 503 and health.seconds < HEALTH_SECONDS, health
     for _, answer in answers:
         assert answer.status in (200, 503), seen
         assert answer.seconds < ANSWERED_SECONDS, seen
@@ -236,7 +240,7 @@ def test_with_the_copy_a_hung_postgresql_is_answered_from_it_for_at_most_two_sec
         time.sleep(0.05)
     print(f"hung PostgreSQL with the copy: /healthz {health.status} in {health.seconds:.3f} s; the watch lost "
           f"{lost - paused:.2f} s after the pause;", [(round(b - paused, 2), s) for b, _, s, _ in answers])
-    assert health.status == 503 and health.seconds < 1, health
+    assert health.status == 503 and health.seconds < HEALTH_SECONDS, health
     before = [a for a in answers if a[1] < lost]
     assert before and all(status == 200 and body == expected.body for _, _, status, body in before)
     assert all(status == 503 for began, _, status, _ in answers if began > lost + 0.05)
