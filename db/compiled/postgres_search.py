@@ -30,7 +30,7 @@ from itertools import repeat
 from operator import contains
 
 from ..query import escape_like
-from .text_index import COUNTS, SCOPES, TABLE, candidates_digest, common_terms
+from .text_index import COUNTS, SCOPES, TABLE, changed_sub_fests, common_terms
 
 ROWS = f"{TABLE}_search_rows"
 TRIGRAMS = f"{ROWS}_words"  # the GIN index of ROWS.words
@@ -85,16 +85,11 @@ def refresh_postgres_text_index(db, festival):
         by_scope.setdefault(str(sub_fest), []).append((str(candidate), search, bytes(chest_no_key), bytes(name_key)))
     held = {str(sub_fest): (number, digest) for number, sub_fest, digest in db.execute_sql(
         f'SELECT number, sub_fest, digest FROM "{SCOPES}" WHERE festival = %s', (festival,))}
-    for sub_fest, (number, _) in held.items():
-        if sub_fest not in by_scope:
-            _clear(db, number)
-            db.execute_sql(f'DELETE FROM "{SCOPES}" WHERE number = %s', (number,))
-    for sub_fest, candidates in by_scope.items():
-        candidates.sort()  # by id: the digest does not depend on the order rows were read in
-        digest = candidates_digest(candidates)
-        number, was = held.get(sub_fest, (None, None))
-        if digest == was:
-            continue
+    removed, changed = changed_sub_fests(held, by_scope)
+    for number in removed:
+        _clear(db, number)
+        db.execute_sql(f'DELETE FROM "{SCOPES}" WHERE number = %s', (number,))
+    for sub_fest, number, digest, candidates in changed:
         if number is None:
             number = db.execute_sql(f'INSERT INTO "{SCOPES}" (festival, sub_fest, digest, size) '
                                     f'VALUES (%s, %s, %s, %s) RETURNING number',

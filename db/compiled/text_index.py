@@ -165,16 +165,11 @@ def refresh_text_index(connection, festival):
         by_scope.setdefault(sub_fest, []).append(row)
     held = {sub_fest: (number, digest) for number, sub_fest, digest in connection.execute(
         f'SELECT number, sub_fest, digest FROM "{SCOPES}" WHERE festival = ?', (festival,))}
-    for sub_fest, (number, _) in held.items():
-        if sub_fest not in by_scope:
-            _clear(connection, number)
-            connection.execute(f'DELETE FROM "{SCOPES}" WHERE number = ?', (number,))
-    for sub_fest, candidates in by_scope.items():
-        candidates.sort()  # by id: the digest does not depend on the order rows were read in
-        digest = candidates_digest(candidates)
-        number, was = held.get(sub_fest, (None, None))
-        if digest == was:
-            continue
+    removed, changed = changed_sub_fests(held, by_scope)
+    for number in removed:
+        _clear(connection, number)
+        connection.execute(f'DELETE FROM "{SCOPES}" WHERE number = ?', (number,))
+    for sub_fest, number, digest, candidates in changed:
         if number is None:
             number = connection.execute(f'INSERT INTO "{SCOPES}" (festival, sub_fest, digest) VALUES (?, ?, ?)',
                                         (festival, sub_fest, digest)).lastrowid
@@ -186,6 +181,23 @@ def refresh_text_index(connection, festival):
         connection.executemany(f'INSERT INTO "{PAIRS}" (rowid, pairs, candidate) VALUES (?, ?, ?)',
                                [(rowid, pair_tokens(words), candidate) for rowid, words, candidate in rows])
         _keep_counts(connection, number, [search for _, search, *_ in candidates])
+
+
+def changed_sub_fests(held, by_scope):
+    """``(removed, changed)`` of a festival's sub-fests: the numbers of those the index holds
+    that have no candidates now, and ``(sub-fest, number or None, digest, candidates)`` of
+    each whose candidates differ from what the index holds. ``held``: sub-fest -> (number,
+    digest) as stored; ``by_scope``: sub-fest -> its candidates' rows (id first), sorted here
+    by id, so the digest does not depend on the order they were read in."""
+    removed = [number for sub_fest, (number, _) in held.items() if sub_fest not in by_scope]
+    changed = []
+    for sub_fest, candidates in by_scope.items():
+        candidates.sort()
+        digest = candidates_digest(candidates)
+        number, was = held.get(sub_fest, (None, None))
+        if digest != was:
+            changed.append((sub_fest, number, digest, candidates))
+    return removed, changed
 
 
 def common_terms(texts):
