@@ -244,6 +244,19 @@ def test_the_index_keeps_the_rules_count_of_each_common_term(seeded, rows):
         assert kept_counts_are_the_rules(query(db), found, festival) > 0
 
 
+def _statements(monkeypatch):
+    """The statements ``list_candidates`` runs from now on: ``[(sql, params)]``."""
+    ran = []
+    real_run = candidates.run
+
+    def run(sql, params):
+        ran.append((sql, list(params)))
+        return real_run(sql, params)
+
+    monkeypatch.setattr(candidates, "run", run)
+    return ran
+
+
 @pytest.mark.skipif(ON_POSTGRES, reason="SQLite's FTS5 table")
 def test_a_total_read_from_the_kept_counts_is_the_rules(seeded, tmp_path, every_beginning_kept, monkeypatch):
     """With every word beginning kept, the searches of the comparison above that a kept
@@ -251,14 +264,7 @@ def test_a_total_read_from_the_kept_counts_is_the_rules(seeded, tmp_path, every_
     rule's total; and a kept count is read, not counted, when there is one."""
     from conftest import database_copy
 
-    counted = []
-    real_run = candidates.run
-
-    def run(sql, params):
-        counted.append(sql.split(" FROM ", 1)[0])
-        return real_run(sql, params)
-
-    monkeypatch.setattr(candidates, "run", run)
+    ran = _statements(monkeypatch)
     with database_copy(seeded[0], tmp_path) as url, writable(url) as db:
         _keep_again(db)
         festival = m.Festival.get(m.Festival.slug == BIG).id
@@ -266,7 +272,7 @@ def test_a_total_read_from_the_kept_counts_is_the_rules(seeded, tmp_path, every_
         assert kept_counts_are_the_rules(query(db), found, festival) > 500
         _everyone_found(festival, found, samples(found))
         kept = {term for (term,) in db.execute_sql('SELECT term FROM "public_candidate_search_counts"').fetchall()}
-    assert sum(sql.startswith("SELECT coalesce") for sql in counted) > 200
+    assert sum(sql.startswith("SELECT coalesce") for sql, _ in ran) > 200
     assert kept & {ascii_lower(terms[0]) for terms in samples(found) if len(terms) == 1}
 
 
@@ -374,19 +380,6 @@ def test_init_replaces_the_index_of_earlier_versions(seeded, tmp_path):
         _everyone_found(festival, _compiled(festival), [["v."], ["an", "ab"], ["abh"], ["കു"]])
 
 
-def _statements(monkeypatch):
-    """The statements ``list_candidates`` runs from now on: ``[(sql, params)]``."""
-    ran = []
-    real_run = candidates.run
-
-    def run(sql, params):
-        ran.append((sql, list(params)))
-        return real_run(sql, params)
-
-    monkeypatch.setattr(candidates, "run", run)
-    return ran
-
-
 @pytest.mark.skipif(not ON_POSTGRES, reason="PostgreSQL's search rows")
 @pytest.mark.parametrize("match_cost", [0, 10 ** 9], ids=["through the trigram index", "walked"])
 def test_on_postgres_both_ways_to_a_page_find_what_the_rule_finds(seeded, tmp_path, every_beginning_kept,
@@ -455,23 +448,22 @@ def test_on_postgres_a_walk_reads_the_sorts_index_and_a_rare_term_the_trigram_in
                                                params).fetchall()
                 nodes = list(_nodes(plan[0]["Plan"]))
                 if terms == [kept]:
-                    assert ("Index Only Scan", f"public_candidate_search_rows_{sort_by}") in nodes, nodes
+                    assert ("Index Only Scan", f"public_candidate_search_rows_{sort_by}",
+                            postgres_search.ROWS) in nodes, nodes
                 else:
-                    assert ("Bitmap Index Scan", "public_candidate_search_rows_words") in nodes, nodes
+                    assert ("Bitmap Index Scan", "public_candidate_search_rows_words", None) in nodes, nodes
                 # the candidates' own rows: only the page's, by primary key
-                scans = [node for node in _nodes(plan[0]["Plan"], relations=True) if node[2]]
+                scans = [node for node in nodes if node[2]]
                 assert {relation for *_, relation in scans} == {postgres_search.ROWS, "public_candidate"}, scans
                 assert [node for node in scans if node[2] == "public_candidate"] == [
                     ("Index Scan", "public_candidate_pkey", "public_candidate")], scans
 
 
-def _nodes(plan, relations=False):
-    """``(node type, index name)`` of every node of a PostgreSQL JSON plan (with
-    ``relations``, the relation's name third)."""
-    found = (plan["Node Type"], plan.get("Index Name"))
-    yield (*found, plan.get("Relation Name")) if relations else found
+def _nodes(plan):
+    """``(node type, index name, relation name)`` of every node of a PostgreSQL JSON plan."""
+    yield plan["Node Type"], plan.get("Index Name"), plan.get("Relation Name")
     for child in plan.get("Plans", ()):
-        yield from _nodes(child, relations)
+        yield from _nodes(child)
 
 
 @pytest.mark.skipif(not ON_POSTGRES, reason="PostgreSQL's search rows")

@@ -29,6 +29,8 @@ and sort keys changes (a published result changes none of them).
 from itertools import repeat
 from operator import contains
 
+from psycopg2.extras import execute_values
+
 from ..query import escape_like
 from .text_index import COUNTS, SCOPES, TABLE, changed_sub_fests, common_terms
 
@@ -113,12 +115,9 @@ def _places(number, candidates):
     return [(number, candidate, search, *places[candidate]) for candidate, search, *_ in candidates]
 
 
-def _insert(db, table, columns, rows, chunk=1000):
-    head = f'INSERT INTO "{table}" ({", ".join(columns)}) VALUES '
-    row = "(" + ", ".join(["%s"] * len(columns)) + ")"
-    for start in range(0, len(rows), chunk):
-        part = rows[start:start + chunk]
-        db.execute_sql(head + ", ".join([row] * len(part)), [value for values in part for value in values])
+def _insert(db, table, columns, rows):
+    """Many rows into ``table`` in the caller's transaction, a thousand to a statement."""
+    execute_values(db.cursor(), f'INSERT INTO "{table}" ({", ".join(columns)}) VALUES %s', rows, page_size=1000)
 
 
 def _clear(db, number):

@@ -193,7 +193,7 @@ def changed_sub_fests(held, by_scope):
     changed = []
     for sub_fest, candidates in by_scope.items():
         candidates.sort()
-        digest = candidates_digest(candidates)
+        digest = _digest(candidates)
         number, was = held.get(sub_fest, (None, None))
         if digest != was:
             changed.append((sub_fest, number, digest, candidates))
@@ -270,9 +270,7 @@ def pair_query(terms):
     return " AND ".join(f'"{term.encode().hex()}"' for term in terms)
 
 
-def candidates_digest(candidates):
-    """The digest of a sub-fest's candidates as the index holds them: rows of ids, text and
-    sort keys (str or bytes), sorted by id."""
+def _digest(candidates):
     digest = hashlib.blake2b(digest_size=16)
     for row in candidates:
         for value in row:
