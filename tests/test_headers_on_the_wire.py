@@ -8,8 +8,10 @@ allowed and with an allow-list (an origin on it and one not on it).
 """
 import contextlib
 import re
+import select
 import socket
 import threading
+import time
 
 import pytest
 
@@ -235,6 +237,58 @@ def test_a_connection_over_its_address_cap_is_refused_with_the_cors_of_no_origin
     assert values(headers, "Retry-After") == ["1"] and values(headers, "Connection") == ["close"]
     assert_cors_of(headers, "*" if cors_origins == ["*"] else None)
     assert int(values(headers, "Content-Length")[0]) == len(body)
+
+
+def test_a_refused_connection_whose_request_comes_after_the_answer_still_reads_the_answer(app_with, tmp_path,
+                                                                                           monkeypatch):
+    """The refusal goes out as the connection is accepted, often before the client's request
+    arrives: a request that comes after it is read and dropped, not met with a reset that
+    would overtake the 429 on the client's side; the client's close ends the connection."""
+    with serving(make_app(app_with, "plain", ["*"], tmp_path, monkeypatch), connections_per_address=1) as port:
+        with socket.create_connection(("127.0.0.1", port), timeout=10):
+            for _ in range(3):
+                with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+                    chunks = []
+                    while chunk := conn.recv(65536):  # the whole answer and its end, unasked
+                        chunks.append(chunk)
+                    assert b"".join(chunks).startswith(b"HTTP/1.1 429 ")
+                    # a request sent now is read and dropped: neither its send nor a read
+                    # after it meets a reset
+                    conn.sendall(f"GET {API}/news HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+                    time.sleep(0.2)
+                    conn.sendall(b"more")
+                    time.sleep(0.2)
+                    assert conn.recv(65536) == b""
+            code, _, _ = exchange(port, f"GET {API}/news HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            assert code == 429  # the first connection still holds the address's one place
+        # once it is closed, nothing of the refused connections holds that place
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            try:
+                code, _, _ = exchange(port, f"GET {API}/news HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                                      .encode())
+            except OSError:
+                code = None
+            if code == 401:  # the app's answer to no key: the connection was taken
+                break
+            time.sleep(0.05)
+        assert code == 401
+
+
+def test_a_refused_connection_left_open_is_closed_after_its_time(app_with, tmp_path, monkeypatch):
+    """A refused client that never closes is closed by the server LINGER_SECONDS later: a send
+    after that meets the reset of a closed connection."""
+    from app.server import waitress_compat
+    monkeypatch.setattr(waitress_compat, "LINGER_SECONDS", 0.3)
+    with serving(make_app(app_with, "plain", ["*"], tmp_path, monkeypatch), connections_per_address=1) as port:
+        with socket.create_connection(("127.0.0.1", port), timeout=10):
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+                assert conn.recv(65536).startswith(b"HTTP/1.1 429 ")
+                time.sleep(1.5)  # past the deadline and a turn of the loop
+                with pytest.raises((BrokenPipeError, ConnectionResetError)):
+                    for _ in range(20):
+                        conn.sendall(b"x")
+                        time.sleep(0.05)
 
 
 @pytest.mark.parametrize("setting", SETTINGS, ids=[s[0] for s in SETTINGS])

@@ -27,7 +27,8 @@ What it changes:
   otherwise wait for the body, or for a ``100-continue`` that never comes, holding the
   connection (:class:`BodilessRequestParser`);
 - one client address keeps at most ``CONNECTIONS_PER_ADDRESS`` connections open; more are
-  answered ``429`` and closed as they are accepted (:class:`AddressGate`). Behind trusted
+  answered ``429`` as they are accepted (:class:`AddressGate`), and closed once the client
+  closes or after ``LINGER_SECONDS`` (:class:`_Lingering`). Behind trusted
   proxies every connection comes from a proxy, so the cap counts each forwarded address's
   requests in progress instead, answering ``429`` to more;
 - a connection must send a request's whole headers within ``HEADER_TIMEOUT`` seconds of
@@ -404,18 +405,58 @@ REFUSAL = refusal()
 _log = logging.getLogger("festival_api.connections")
 
 
-def _refuse(conn, answer=REFUSAL):
-    """Answer a connection over its address's cap ``429`` (``answer``) and close it, without
-    waiting: what the client already sent is read first, so closing sends no reset that
-    could overtake the answer."""
+# How long (seconds) a refused connection is kept half-closed for the rest of its request,
+# and how many are kept so at once; past that they are closed at once.
+LINGER_SECONDS = 2
+LINGER_AT_ONCE = 32
+
+
+def _refuse(conn, listener):
+    """Answer a connection over its address's cap ``429`` (the listener's refusal) without
+    waiting and shut its sending side. It is then kept a while (at most ``LINGER_AT_ONCE``
+    at once), its incoming bytes read and dropped by :func:`_linger`, before it is closed:
+    closing a socket with bytes unread, or that bytes reach later, sends a reset, and a
+    reset can overtake the answer on the client's side (a client whose request came just
+    after its connection was accepted read "Connection reset by peer", not the ``429``)."""
     try:
         conn.setblocking(False)
-        conn.send(answer)
-        conn.recv(65536)
+        conn.send(listener.refusal)
+        conn.shutdown(socket.SHUT_WR)
     except OSError:
-        pass
-    finally:
         conn.close()
+        return
+    if len(listener.lingering) < LINGER_AT_ONCE:
+        listener.lingering.append((time.monotonic() + LINGER_SECONDS, conn))
+    else:
+        _drained(conn)
+        conn.close()
+
+
+def _drained(conn):
+    """Read and drop what ``conn`` holds; whether the client has closed (or it is gone)."""
+    try:
+        while conn.recv(65536):
+            pass
+        return True
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+
+
+def _linger(listener):
+    """Close the refused connections kept by :func:`_refuse` whose client has closed or
+    whose ``LINGER_SECONDS`` are over; drop what the others sent. Run on each accept and
+    each sweep of the loop (every ``SWEEP_SECONDS``)."""
+    if listener.lingering:
+        now = time.monotonic()
+        kept = []
+        for deadline, conn in listener.lingering:
+            if _drained(conn) or now > deadline:
+                conn.close()
+            else:
+                kept.append((deadline, conn))
+        listener.lingering = kept
 
 
 def _accept_waiting(listener):
@@ -427,6 +468,7 @@ def _accept_waiting(listener):
     socket: a thousand clients connecting at once took it about a second to accept, and a
     health check that came behind them waited as long."""
     gate = listener.gate
+    _linger(listener)
     for _ in range(ACCEPT_AT_ONCE):
         if len(listener._map) >= listener.adj.connection_limit:
             return  # no more may open
@@ -441,7 +483,7 @@ def _accept_waiting(listener):
         conn, addr = accepted
         address = addr[0] if gate.counts_connections and isinstance(addr, tuple) and addr else None
         if address is not None and not gate.take(address):
-            _refuse(conn, listener.refusal)
+            _refuse(conn, listener)
             continue
         try:
             listener.set_socket_options(conn)
@@ -455,21 +497,25 @@ def _accept_waiting(listener):
 
 
 def _maintenance(listener, idle_maintenance, header_timeout, now):
-    """waitress's sweep of idle connections (``CHANNEL_TIMEOUT``), and the close of every
-    connection that has not sent a request's whole headers within ``header_timeout``."""
+    """waitress's sweep of idle connections (``CHANNEL_TIMEOUT``), the close of every
+    connection that has not sent a request's whole headers within ``header_timeout`` (0:
+    none), and of the refused connections whose time is over (:func:`_linger`)."""
     idle_maintenance(now)
-    cutoff = now - header_timeout
-    for channel in listener.active_channels.values():
-        started = channel.header_started() if isinstance(channel, JsonErrorChannel) else None
-        if started is not None and started < cutoff:
-            channel.will_close = True  # closed by the loop's next turn
+    _linger(listener)
+    if header_timeout:
+        cutoff = now - header_timeout
+        for channel in listener.active_channels.values():
+            started = channel.header_started() if isinstance(channel, JsonErrorChannel) else None
+            if started is not None and started < cutoff:
+                channel.will_close = True  # closed by the loop's next turn
     refused = listener.gate.warn_now()
     if refused:
         _log.warning("%d connection(s) or request(s) refused in the last seconds: their address already "
                      "held CONNECTIONS_PER_ADDRESS=%d", refused, listener.gate.cap)
 
 
-# How often (seconds) the loop looks for connections past their header deadline.
+# How often (seconds) the loop looks for connections past their header deadline or their
+# LINGER_SECONDS.
 SWEEP_SECONDS = 1
 
 
@@ -486,8 +532,7 @@ def create_server(app, connections_per_address=0, trusted_proxies=0, header_time
     origin allowed, ``*``. ``settings`` are waitress's."""
     dispatcher = HealthFirstDispatcher()
     dispatcher.set_thread_count(settings.get("threads", 4))
-    if header_timeout:
-        settings.setdefault("cleanup_interval", SWEEP_SECONDS)
+    settings.setdefault("cleanup_interval", SWEEP_SECONDS)
     server = waitress_create_server(app, _dispatcher=dispatcher, **settings)
     sockets = getattr(server, "map", None) or server._map
     for listener in list(sockets.values()):
@@ -495,9 +540,8 @@ def create_server(app, connections_per_address=0, trusted_proxies=0, header_time
             listener.gate = AddressGate(connections_per_address, trusted_proxies)
             listener.cors = cors
             listener.refusal = refusal(cors(None)) if cors is not None else REFUSAL
+            listener.lingering = []
             listener.channel_class = JsonErrorChannel
             listener.handle_accept = functools.partial(_accept_waiting, listener)
-            if header_timeout:
-                listener.maintenance = functools.partial(_maintenance, listener, listener.maintenance,
-                                                         header_timeout)
+            listener.maintenance = functools.partial(_maintenance, listener, listener.maintenance, header_timeout)
     return server
