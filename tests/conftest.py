@@ -12,6 +12,7 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import sqlite3
 import sys
 import weakref
@@ -356,6 +357,31 @@ class count_statements(count_queries):
 def query_count():
     """``with query_count() as counter: ...; counter.count`` counts SQL statements."""
     return count_statements
+
+
+# A test module that names one of these may reach the suite's engine without ``seeded``
+# (an empty database of its own on it, say).
+_REACHES_THE_ENGINE = re.compile(r"\b(ON_POSTGRES|TEST_DATABASE_URL|pg_scratch|empty_database)\b")
+_ONE_RUN = pytest.mark.skip(reason="it never opens the suite's database, so this run would repeat what the "
+                                   "SQLite run did; it runs there")
+
+
+def pytest_collection_modifyitems(config, items):
+    """On PostgreSQL, skip the tests that never open the suite's database: every database
+    of the suite's engine comes from ``seeded`` (its copies, the fault tests' ``database``),
+    so a test that does not use it, in a module that names none of ``_REACHES_THE_ENGINE``,
+    works on SQLite files of its own and a second run would repeat the first exactly."""
+    if not ON_POSTGRES:
+        return
+    reaches = {}
+    for item in items:
+        path = str(item.fspath)
+        if path not in reaches:
+            with open(path, encoding="utf-8") as fh:
+                reaches[path] = bool(_REACHES_THE_ENGINE.search(fh.read()))
+        if not reaches[path] and "seeded" not in getattr(item, "fixturenames", ()) \
+                and item.get_closest_marker("postgres") is None:
+            item.add_marker(_ONE_RUN)
 
 
 # What a skipped test needs, found by a word of its skip reason; the run's closing lines
