@@ -29,6 +29,7 @@ MISSING_FOLDER = "missing-folder"
 MISSING_FILE = "missing-file"
 NOT_A_DATABASE = "not-a-database"
 NO_TABLES = "no-tables"
+OLDER_TABLES = "older-tables"
 LOCKED = "locked"
 UNREACHABLE = "unreachable"
 DAMAGED = "damaged"
@@ -122,9 +123,12 @@ def _sqlite_problem(path, tables, timeout):
 
 
 def _tables_problem(tables, found):
-    if not set(tables) <= set(found):
+    missing = set(tables) - set(found)
+    if not missing:
+        return None
+    if missing == set(tables):
         return Problem(NO_TABLES, "The database does not hold the service's tables.")
-    return None
+    return Problem(OLDER_TABLES, "The database lacks some of the service's tables.")
 
 
 def _postgres_problem(url, tables, timeout, deadlines):

@@ -4,6 +4,7 @@
 command comes first; `--version`, and every `--help` names the database it would use.
 The `serve` cases run the real console script, as an operator would.
 """
+import contextlib
 import os
 import socket
 import sqlite3
@@ -30,6 +31,19 @@ def tables_missing(path):
     return path
 
 
+def made_by_an_older_version(path):
+    """A database ``festival-api init`` made, without the tables a later version added (the
+    candidates' text index)."""
+    from db.compiled.text_index import SQLITE_TABLES
+
+    assert run_process(["init"], cwd=path.parent, url=f"sqlite:///{path}").returncode == 0
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        for name in SQLITE_TABLES:
+            conn.execute(f'DROP TABLE "{name}"')
+        conn.commit()
+    return path
+
+
 def one_line_error(result_text):
     lines = [line for line in result_text.splitlines() if line.strip()]
     assert len(lines) == 1, result_text
@@ -49,7 +63,9 @@ def run_process(args, cwd, url=None):
     (garbage, "{path} is not a SQLite database, or it is damaged"),
     (tables_missing, "the database at {path} has no festival tables: run `festival-api init`"),
     (lambda p: p.write_bytes(b"") or p, "the database at {path} has no festival tables: run `festival-api init`"),
-], ids=["missing-file", "not-a-database", "without-the-tables", "empty-file"])
+    (made_by_an_older_version, "the database at {path} lacks some of the tables this version reads (a file of an "
+                               "older version?): run `festival-api init` to add them"),
+], ids=["missing-file", "not-a-database", "without-the-tables", "empty-file", "older-version"])
 def test_serve_refuses_a_database_it_cannot_serve(tmp_path, make, expected):
     path = tmp_path / "festival.db"
     if make:
@@ -62,6 +78,18 @@ def test_serve_refuses_a_database_it_cannot_serve(tmp_path, make, expected):
     assert line.startswith("Error: " + expected.format(path=path)), line
     assert "Serving on" not in result.stderr
     assert (path.read_bytes() if path.exists() else None) == before  # nothing created or changed
+
+
+def test_init_brings_a_database_of_an_older_version_up_to_date(tmp_path):
+    """What `serve` refuses for an older version's file, `init` adds: then it is served."""
+    from db import health
+    from db.compiled.tables import required_tables
+
+    path = made_by_an_older_version(tmp_path / "festival.db")
+    url = f"sqlite:///{path}"
+    assert health.database_problem(url, required_tables(url)).kind == health.OLDER_TABLES
+    assert run_process(["init"], cwd=tmp_path, url=url).returncode == 0
+    assert health.database_problem(url, required_tables(url)) is None
 
 
 def test_serve_refuses_a_port_in_use(tmp_path, seeded):

@@ -8,7 +8,6 @@ allowed and with an allow-list (an origin on it and one not on it).
 """
 import contextlib
 import re
-import select
 import socket
 import threading
 import time

@@ -36,3 +36,22 @@ def test_healthz_is_503_when_the_database_does_not_answer(app_with, tmp_path, ur
     assert body["code"] == 503 and body["status"] == "Service Unavailable" and body["message"]
     text = response.get_data(as_text=True)
     assert "no/such/dir" not in text and "127.0.0.1" not in text
+
+
+def test_healthz_is_503_for_a_sqlite_file_of_an_older_version(app_with, seeded, tmp_path):
+    """A file without a table this version reads (an older version's, before `festival-api
+    init`): 503, saying so, where a search would otherwise fail."""
+    import sqlite3
+
+    from conftest import database_copy
+
+    from db.compiled.text_index import INDEX
+
+    if ON_POSTGRES:
+        pytest.skip("a SQLite file's tables")
+    with database_copy(seeded[0], tmp_path) as url:
+        with sqlite3.connect(url[len("sqlite:///"):]) as conn:
+            conn.execute(f'DROP TABLE "{INDEX}"')
+        response = app_with(database_url=url).test_client().get("/healthz")
+    assert response.status_code == 503
+    assert response.get_json()["message"] == "The database lacks some of the service's tables."

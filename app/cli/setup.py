@@ -70,6 +70,8 @@ def _fix(problem, url):
         health.NOT_A_DATABASE: f"{place} is not a SQLite database, or it is damaged: restore a backup, or move "
                                f"the file away and run `festival-api init`, {LOAD}",
         health.NO_TABLES: f"the database at {place} has no festival tables: run `festival-api init`, {LOAD}",
+        health.OLDER_TABLES: f"the database at {place} lacks some of the tables this version reads (a file of "
+                             "an older version?): run `festival-api init` to add them",
         health.LOCKED: f"the database at {place} is locked by another process: try again when it has finished",
         health.UNREACHABLE: f"cannot use the database at {place}: {problem.reason} Check DATABASE_URL",
         health.DAMAGED: f"the database at {place} is damaged (PRAGMA quick_check: {problem.reason}): restore "
@@ -78,7 +80,7 @@ def _fix(problem, url):
 
 
 # What a command that creates the tables (init, seed, import, demo) can start from.
-CREATES_TABLES = {health.MISSING_FILE, health.NO_TABLES}
+CREATES_TABLES = {health.MISSING_FILE, health.NO_TABLES, health.OLDER_TABLES}
 
 
 def check_database(allowed=frozenset(), integrity=False):
@@ -89,7 +91,7 @@ def check_database(allowed=frozenset(), integrity=False):
     """
     url = database_url()
     try:
-        problem = health.database_problem(url, required_tables(), timeout=5, deadlines=check_deadlines)
+        problem = health.database_problem(url, required_tables(url), timeout=5, deadlines=check_deadlines)
     except ValueError as error:
         raise SetupError(str(error))
     if problem is None and integrity:

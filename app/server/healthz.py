@@ -131,7 +131,7 @@ class HealthCheck:
 
         def run():
             try:
-                future.set_result(database_problem(self._url, required_tables(), timeout=LOCK_SECONDS,
+                future.set_result(database_problem(self._url, required_tables(self._url), timeout=LOCK_SECONDS,
                                                    deadlines=check_deadlines))
             except Exception:  # anything unexpected still means "not usable"
                 future.set_result(Problem(UNREACHABLE, "The database cannot be checked."))

@@ -42,12 +42,12 @@ from peewee import (
 )
 
 from . import kinds
-from ..database import database, is_postgres
+from ..database import database, is_postgres, sqlite_path
 from ..query import ascii_lower
 from ..source.models import ALL_MODELS, add_missing_columns, create_source_tables
 from ..source.revisions import install_revision_notify
 from .postgres_search import ROWS, create_postgres_search
-from .text_index import create_text_index
+from .text_index import SQLITE_TABLES, create_text_index
 
 
 class Compiled(Model):
@@ -634,6 +634,13 @@ def drop_older_forms(db):
     return dropped
 
 
-def required_tables():
-    """The names of every table a usable database holds (``db.health`` checks them)."""
-    return {model._meta.table_name for model in (*ALL_MODELS, *READ_MODELS, *HISTORY_MODELS, PublicSecret)}
+def required_tables(url=None):
+    """The names of every table a usable database at ``url`` holds (``db.health`` checks
+    them): on SQLite the text index's too (``festival-api init`` makes them for an older
+    file; without them a search could not be answered). On PostgreSQL the search rows are
+    not required: without them a search reads the candidates as before
+    (``db.read.candidates``)."""
+    names = {model._meta.table_name for model in (*ALL_MODELS, *READ_MODELS, *HISTORY_MODELS, PublicSecret)}
+    if url is not None and sqlite_path(url) is not None:
+        names |= set(SQLITE_TABLES)
+    return names

@@ -65,6 +65,8 @@ INDEX = f"{TABLE}_search"  # the FTS5 table on SQLite, the GIN index on PostgreS
 SCOPES = f"{TABLE}_search_scope"  # SQLite: (festival, sub-fest) -> its number, the digest of its rows
 PAIRS = f"{TABLE}_search_pairs"  # SQLite: the pairs of characters of each row (see pair_tokens)
 COUNTS = f"{TABLE}_search_counts"  # SQLite: (sub-fest number, term) -> how many candidates it finds
+# The tables a SQLite database holds for the index (``db.compiled.tables.required_tables``).
+SQLITE_TABLES = (INDEX, SCOPES, PAIRS, COUNTS)
 # A trigram index finds terms of this many characters or more.
 MIN_INDEXED = 3
 # The parts of an index row's rowid (see above): 2**24 candidates a sub-fest, two sorts.
