@@ -290,6 +290,37 @@ def test_a_refused_connection_left_open_is_closed_after_its_time(app_with, tmp_p
                         time.sleep(0.05)
 
 
+def test_a_refused_connection_that_sends_without_pause_holds_neither_the_loop_nor_its_place(app_with, tmp_path,
+                                                                                             monkeypatch):
+    """A refused client that floods its connection: a connection already open is answered
+    meanwhile as quickly as ever, and the flood's connection is closed after LINGER_SECONDS."""
+    from app.server import waitress_compat
+    monkeypatch.setattr(waitress_compat, "LINGER_SECONDS", 0.5)
+    with serving(make_app(app_with, "plain", ["*"], tmp_path, monkeypatch), connections_per_address=1) as port:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as kept:
+            flood = socket.create_connection(("127.0.0.1", port), timeout=10)
+            assert flood.recv(65536).startswith(b"HTTP/1.1 429 ")
+            ended = threading.Event()
+
+            def send_without_pause():
+                try:
+                    while True:
+                        flood.sendall(b"x" * 65536)
+                except OSError:
+                    ended.set()
+
+            threading.Thread(target=send_without_pause, daemon=True).start()
+            time.sleep(0.2)
+            started = time.monotonic()
+            kept.sendall(f"GET {API}/news HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+            answer = b""
+            while chunk := kept.recv(65536):
+                answer += chunk
+            assert answer.startswith(b"HTTP/1.1 401 ") and time.monotonic() - started < 1
+            assert ended.wait(5), "the flood's connection is still open"
+            flood.close()
+
+
 @pytest.mark.parametrize("setting", SETTINGS, ids=[s[0] for s in SETTINGS])
 def test_headers_an_answer_already_has_are_made_once(app_with, setting):
     """An answer made elsewhere (Flask's, a view's) that brings its own Vary, Cache-Control or

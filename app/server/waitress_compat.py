@@ -432,12 +432,14 @@ def _refuse(conn, listener):
         conn.close()
 
 
-def _drained(conn):
-    """Read and drop what ``conn`` holds; whether the client has closed (or it is gone)."""
+def _drained(conn, chunks=16):
+    """Read and drop what ``conn`` holds, at most ``chunks`` reads (a client sending without
+    pause cannot hold the loop); whether the client has closed (or it is gone)."""
     try:
-        while conn.recv(65536):
-            pass
-        return True
+        for _ in range(chunks):
+            if not conn.recv(65536):
+                return True
+        return False
     except BlockingIOError:
         return False
     except OSError:
