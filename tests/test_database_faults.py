@@ -5,6 +5,7 @@ Each test serves its own copy of the seeded database (a single file with a rollb
 journal, as `festival-api backup` makes it, so another process can lock it whole).
 """
 import contextlib
+import json
 import os
 import shutil
 import sqlite3
@@ -109,13 +110,30 @@ def exclusive_lock(path):
         other.close()
 
 
+def health_names_the_lock(get):
+    """``/healthz`` (``get() -> (status, body)``) under a lock: each answer a 503 within a
+    second, and soon one naming the lock. The check runs beside the answers, which wait for it
+    ANSWER_SECONDS: on a loaded machine the first ones may say only that it did not answer."""
+    deadline = time.monotonic() + 5
+    while True:
+        (status, body), seconds = timed(get)
+        assert status == 503 and seconds < 1, (status, seconds)
+        message = json.loads(body)["message"]
+        if "locked by another process" in message:
+            return
+        assert message == "The database did not answer within a second." and time.monotonic() < deadline, message
+
+
 def test_an_exclusive_lock_is_a_quick_503_and_health_answers_within_a_second(client, copy, keys):
     path, _ = copy
     assert news(client, keys).status_code == 200
+
+    def health():
+        response = client.get("/healthz")
+        return response.status_code, response.get_data()
+
     with exclusive_lock(path):
-        response, seconds = timed(lambda: client.get("/healthz"))
-        assert_unavailable(response, "locked by another process")
-        assert seconds < 1
+        health_names_the_lock(health)
         response, seconds = timed(lambda: news(client, keys))
         assert_unavailable(response)
         assert seconds < 2.5
@@ -135,8 +153,7 @@ def test_a_running_server_answers_health_within_a_second_under_a_lock(copy, keys
         wait_until_serving(process, port, keys[BIG], log)
         base = f"http://127.0.0.1:{port}"
         with exclusive_lock(path):
-            (status, _, body), seconds = timed(lambda: fetch_url(f"{base}/healthz"))
-            assert status == 503 and b"locked" in body and seconds < 1
+            health_names_the_lock(lambda: fetch_url(f"{base}/healthz")[::2])  # (status, body)
             (status, _, _), seconds = timed(lambda: fetch_url(f"{base}{API}/news", keys[BIG]))
             assert status == 503 and seconds < 2.5
         assert fetch_url(f"{base}/healthz")[0] == 200
