@@ -71,7 +71,7 @@ def integrity_problem(path, tables=None, timeout=1.0):
 
 def database_problem(url, tables, timeout=1.0, deadlines=None):
     """None when the database at ``url`` opens and holds every table named in ``tables``
-    (``db.compiled.tables.required_tables()``); else a ``Problem``.
+    (``db.compiled.tables.required_tables(url)``); else a ``Problem``.
 
     ``deadlines(connect_seconds, answer_seconds)``: the connection class of PostgreSQL's
     check, or None for libpq's (``db.serving.deadlines.check_deadlines``).
@@ -123,10 +123,11 @@ def _sqlite_problem(path, tables, timeout):
 
 
 def _tables_problem(tables, found):
-    missing = set(tables) - set(found)
+    tables = set(tables)
+    missing = tables - set(found)
     if not missing:
         return None
-    if missing == set(tables):
+    if missing == tables:
         return Problem(NO_TABLES, "The database does not hold the service's tables.")
     return Problem(OLDER_TABLES, "The database lacks some of the service's tables.")
 

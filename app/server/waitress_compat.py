@@ -28,7 +28,7 @@ What it changes:
   connection (:class:`BodilessRequestParser`);
 - one client address keeps at most ``CONNECTIONS_PER_ADDRESS`` connections open; more are
   answered ``429`` as they are accepted (:class:`AddressGate`), and closed once the client
-  closes or after ``LINGER_SECONDS`` (:class:`_Lingering`). Behind trusted
+  closes or after ``LINGER_SECONDS`` (:func:`_refuse`). Behind trusted
   proxies every connection comes from a proxy, so the cap counts each forwarded address's
   requests in progress instead, answering ``429`` to more;
 - a connection must send a request's whole headers within ``HEADER_TIMEOUT`` seconds of

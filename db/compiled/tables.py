@@ -634,13 +634,13 @@ def drop_older_forms(db):
     return dropped
 
 
-def required_tables(url=None):
+def required_tables(url):
     """The names of every table a usable database at ``url`` holds (``db.health`` checks
     them): on SQLite the text index's too (``festival-api init`` makes them for an older
     file; without them a search could not be answered). On PostgreSQL the search rows are
     not required: without them a search reads the candidates as before
     (``db.read.candidates``)."""
     names = {model._meta.table_name for model in (*ALL_MODELS, *READ_MODELS, *HISTORY_MODELS, PublicSecret)}
-    if url is not None and sqlite_path(url) is not None:
+    if sqlite_path(url) is not None:
         names |= set(SQLITE_TABLES)
     return names
