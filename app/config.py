@@ -134,7 +134,7 @@ SETTINGS = {
     "COMPRESS_MIN_SIZE": ("1024", whole(0), "Responses larger than this many bytes are compressed when the client accepts it"),
     "RATELIMIT_DEFAULT": ("6000 per minute", rate_limits, "Requests allowed per API key and client address; the limits library's syntax; empty disables"),
     "RATELIMIT_PER_KEY": ("", rate_limits, "Optional ceiling on all requests of one API key (a whole festival website's traffic); empty: none"),
-    "RATELIMIT_WRONG_KEYS": ("30 per minute", rate_limits, "Requests with a wrong (unknown or revoked) API key allowed per client address; then every keyed request of that address is answered 429 until the window ends; empty disables"),
+    "RATELIMIT_WRONG_KEYS": ("30 per minute", rate_limits, "Requests with a wrong (unknown or revoked) API key allowed per client address; then every wrong key from that address is answered 429 until the window ends (its right keys are answered as ever); empty disables"),
     "RATELIMIT_PRIVATE_FILTER": ("10 per minute", private_limit, "Requests with a filter on a private value (admNoPattern, where a festival turns it on) allowed per API key and client address, on top of RATELIMIT_DEFAULT; never empty"),
     "TRUSTED_PROXIES": ("0", whole(0, 10), "How many reverse proxies in front set X-Forwarded-For; the client address is taken from it only when above 0"),
     "RATELIMIT_STORAGE_URI": ("memory://", storage_uri, "memory:// for one process, redis://HOST:PORT for several"),

@@ -8,8 +8,8 @@ It owns everything requests share, each step written once, in this order:
    when it holds that revision;
 2. the API key (``app/door/auth.py``): hashed once, looked up in the key cache or the database,
    401 when missing, unknown or revoked; a wrong key counts against its address's budget
-   for wrong keys (``app/door/limits.py``), and an address past it is answered 429 without a
-   lookup;
+   for wrong keys (``app/door/limits.py``), and past it that address's wrong keys are
+   answered 429; a right key is answered whatever its address's wrong keys;
 3. the rate limit (``app/door/limits.py``), counted once per request that is not answered
    ``304``: 429 when over budget. A conditional request (``If-None-Match``) is only looked
    at here, and counted once its answer is known to be something else. A request with a
@@ -181,16 +181,21 @@ class FrontDoor:
             seen.lap(QUERY)
         plain = environ.get(ENVIRON_HEADER, "").strip()
         limits = self.limits
+        barred = None
         if plain and limits is not None and limits.wrong_keys:
-            state.limit_headers = limits.barred(environ.get("REMOTE_ADDR"))
+            barred = limits.barred(environ.get("REMOTE_ADDR"))
             if timed:
                 seen.lap(LIMIT)
-            if state.limit_headers is not None:  # over its wrong-key budget: no lookup
-                return self._error(429, WRONG_KEYS_MESSAGE, [])
-        digest, found = self.keys.lookup(plain) if plain else (None, None)
+        # Every key is looked up, whatever its address's wrong keys: a right one is answered
+        # (a school's valid key beside a stale tab at the same address); a barred address's
+        # unknown keys are not kept in the key cache, so guesses cannot crowd it out.
+        digest, found = self.keys.lookup(plain, keep_unknown=barred is None) if plain else (None, None)
         if timed:
             seen.lap(KEY)
         if found is None:
+            if barred is not None:  # over its wrong-key budget: wrong keys wait, uncounted
+                state.limit_headers = barred
+                return self._error(429, WRONG_KEYS_MESSAGE, [])
             return self._unauthorized(environ, state, plain)
         state.key_id, state.festival = found
         state.revision, state.changed_at = revision_of(state.festival.id)

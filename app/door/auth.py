@@ -31,14 +31,16 @@ class KeyCache:
         self._found = {}
         self._lock = threading.Lock()
 
-    def lookup(self, plain):
+    def lookup(self, plain, keep_unknown=True):
         """``(digest, found)``: the key's SHA-256 (what the response cache and counters know
         it by) and ``(key id as text, festival)`` for a valid key, None for a bad one. Queries
-        the database (in the caller's snapshot) only when the key is not in the cache."""
+        the database (in the caller's snapshot) only when the key is not in the cache; with
+        ``keep_unknown=False`` a key found unknown is not kept (a guesser's keys, each new,
+        would only push the right ones out)."""
         digest = hash_key(plain)
-        return digest, self._find(digest)
+        return digest, self._find(digest, keep_unknown)
 
-    def _find(self, digest):
+    def _find(self, digest, keep_unknown=True):
         if self._seconds <= 0:
             return _found(digest)
         now = self._timer()
@@ -46,6 +48,8 @@ class KeyCache:
         if entry is not None and now < entry[1]:
             return entry[0]
         found = _found(digest)
+        if found is None and not keep_unknown:
+            return None
         with self._lock:
             if len(self._found) >= self._size:
                 kept = {d: e for d, e in self._found.items() if now < e[1]}

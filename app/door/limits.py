@@ -17,9 +17,11 @@ its answer is made).
 Counters name the key's id, never the plain key. Requests without a valid key never reach
 the key's budgets: authentication answers them with a 401 first. But wrong keys have a
 budget of their own per client address (``RATELIMIT_WRONG_KEYS``, in the same storage):
-past it, every request of that address that carries a key is answered ``429`` until the
-window ends, without looking the key up, so guessing keys costs the guesser, not the
-service (:meth:`RateLimits.wrong_key`, :meth:`RateLimits.barred`). Preflight ``OPTIONS``,
+past it, every wrong key from that address is answered ``429`` until the window ends,
+while a right key from it is answered as ever (:meth:`RateLimits.wrong_key`,
+:meth:`RateLimits.barred`): the budget throttles wrong keys only, so a stale tab with a
+revoked key never locks out the valid key of everyone else behind the same address (a
+school's NAT). Preflight ``OPTIONS``,
 ``/healthz``, the docs and the demo page carry no key and are not limited; a request
 without any key is a ``401`` that costs no lookup, and is not counted. A filter on a
 private value (``admNoPattern``) has a small budget of its own on top
@@ -164,8 +166,8 @@ class RateLimits:
 
     def wrong_key(self, address):
         """Count a request from ``address`` whose key was wrong; return ``(allowed, headers)``:
-        not allowed once the address is over ``RATELIMIT_WRONG_KEYS``, which bars it
-        (:meth:`barred`) until the window ends."""
+        not allowed once the address is over ``RATELIMIT_WRONG_KEYS``, which bars its wrong
+        keys (:meth:`barred`) until the window ends."""
         for item in self.wrong_keys:
             allowed, stats = self._ask(item, (self.key_prefix, f"addr:{address}", WRONG_KEY_COUNTER), True)
             if not allowed:
@@ -175,8 +177,8 @@ class RateLimits:
         return True, []
 
     def barred(self, address):
-        """The ``429`` headers for ``address`` while it is over its wrong-key budget, else
-        None: one lookup in this process's memory, no storage asked."""
+        """The ``429`` headers for a wrong key from ``address`` while it is over its wrong-key
+        budget, else None: one lookup in this process's memory, no storage asked."""
         found = self._barred.get(address)
         if found is None:
             return None

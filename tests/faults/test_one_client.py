@@ -264,8 +264,10 @@ def test_wrong_keys_have_a_budget_per_address(database, serve, keys):
     refused = request(server.port, f"{API}/news", WRONG + "1", source=ATTACKER)
     assert refused.status == 429 and 1 <= int(refused.headers["retry-after"]) <= 60
     assert refused.json()["code"] == 429
-    # A right key from the barred address waits too (no key is looked up for it) ...
-    assert request(server.port, f"{API}/news", keys[BIG], source=ATTACKER).status == 429
+    # A right key from the barred address is answered as ever (the wrong-key budget throttles
+    # wrong keys only), and its wrong keys are still refused ...
+    assert [request(server.port, f"{API}/news", keys[BIG], source=ATTACKER).status for _ in range(3)] == [200] * 3
+    assert request(server.port, f"{API}/news", WRONG + "2", source=ATTACKER).status == 429
     # ... from every other address it is answered, and a wrong one is still a 401 there.
     assert request(server.port, f"{API}/news", keys[BIG], source=VISITOR).status == 200
     assert request(server.port, f"{API}/news", WRONG, source=NEIGHBOUR).status == 401
@@ -285,6 +287,9 @@ def test_the_wrong_key_budget_is_shared_in_redis(database, serve, keys, redis_se
                 for server in (first, second) * 4]
     assert statuses == [401] * 6 + [429] * 2
     assert request(second.port, f"{API}/news", keys[BIG], source=VISITOR).status == 200
+    # Barred in both processes for wrong keys only: its right key is answered by each.
+    assert [request(server.port, f"{API}/news", keys[BIG], source=ATTACKER).status
+            for server in (first, second)] == [200, 200]
 
 
 def test_a_health_port_in_use_or_equal_to_the_port_stops_serve_with_one_line(database):
