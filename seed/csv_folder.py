@@ -9,6 +9,7 @@ without a byte order mark.
 import csv
 import io
 import json
+import re
 import zipfile
 from pathlib import Path
 
@@ -17,6 +18,31 @@ from .problems import FixtureError
 from .sources import Source
 
 FESTIVAL_FILE = "festival"
+# A cell a spreadsheet would run as a formula starts with one of these (the OWASP rule for
+# CSV injection). ``export`` writes such a cell with a leading apostrophe, which makes it
+# text in every spreadsheet, and reading a CSV file takes that apostrophe off again; a cell
+# that itself starts with an apostrophe before one of them (or before another apostrophe)
+# gets one more, so reading gives back exactly what was written.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+TEXT_MARK = "'"
+_PLAIN_NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$")
+
+
+def as_text(cell):
+    """``cell`` (CSV text) as a spreadsheet will show it and never run it: with a leading
+    apostrophe when it starts like a formula (a plain number such as ``-5`` is left alone)."""
+    if cell[:1] in FORMULA_STARTS and not _PLAIN_NUMBER.match(cell):
+        return TEXT_MARK + cell
+    if cell[:1] == TEXT_MARK and cell[1:2] in (*FORMULA_STARTS, TEXT_MARK):
+        return TEXT_MARK + cell
+    return cell
+
+
+def from_text(cell):
+    """The cell :func:`as_text` was given: its leading apostrophe taken off."""
+    if cell[:1] == TEXT_MARK and cell[1:2] in (*FORMULA_STARTS, TEXT_MARK):
+        return cell[1:]
+    return cell
 _BOOLEANS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
 
 
@@ -79,7 +105,7 @@ def _csv_lines(text):
     rows, line = [], reader.line_num
     for cells in reader:
         start, line = line + 1, reader.line_num
-        rows.append((start, cells))
+        rows.append((start, [from_text(cell) for cell in cells]))
     return header, rows
 
 

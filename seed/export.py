@@ -11,6 +11,11 @@ the folder again gives the very same ids, so the same public answers.
 Times are written in the festival's local time, with their offset
 (``2026-01-17T18:00:00+05:30``); a festival without a valid timezone gets UTC (``+00:00``).
 The folder holds the private columns too (email, phone, ...): it is the office's own data.
+
+Files are safe to open in a spreadsheet: a CSV cell that would run as a formula (it starts
+with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) is written with a leading
+apostrophe, which importing takes off again (``seed.csv_folder.as_text``); a workbook holds
+such a cell as text, never a formula.
 """
 import csv
 import datetime
@@ -23,7 +28,7 @@ from peewee import BooleanField, DateField, DateTimeField, ForeignKeyField, JSON
 
 from db.source import models as m
 
-from .csv_folder import FESTIVAL_FILE
+from .csv_folder import FESTIVAL_FILE, as_text
 from .festival_state import state_from_database
 from .fixture_format import (
     INLINE_ALIASES,
@@ -209,9 +214,10 @@ def _columns(rows, order):
 
 def _write(path, columns, rows):
     with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=columns, lineterminator="\n")
+        # CSV's own line ends (RFC 4180): a cell holding a carriage return is then quoted too.
+        writer = csv.DictWriter(fh, fieldnames=columns, lineterminator="\r\n")
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({column: as_text(cell) for column, cell in row.items()} for row in rows)
 
 
 def festival_sheets(festival):

@@ -15,7 +15,7 @@ import io
 import zipfile
 from pathlib import Path
 
-from .csv_folder import FESTIVAL_FILE, SECTION_NAMES, SECTION_PROPERTIES, add_table, finish, read_table, section_key
+from .csv_folder import FESTIVAL_FILE, FORMULA_STARTS, SECTION_NAMES, SECTION_PROPERTIES, add_table, finish, read_table, section_key
 from .fixture_format import FORMAT_VERSION
 from .problems import FixtureError
 from .sources import Source
@@ -144,7 +144,9 @@ def write_workbook(path, sheets):
     """Write ``sheets`` (``[(sheet name, columns, rows as dicts of CSV text)]``) as an .xlsx file.
 
     Number columns are numbers, everything else text as in the CSV folder, so the workbook
-    imports to the same answers.
+    imports to the same answers; a text cell that starts like a formula (``=``, ``+``, ``-``,
+    ``@``, a tab, a carriage return) is written as text with Excel's quote prefix, never as a
+    formula.
     """
     from openpyxl import Workbook
     from openpyxl.cell import WriteOnlyCell
@@ -158,9 +160,10 @@ def write_workbook(path, sheets):
             cells = []
             for column in columns:
                 value = _written(row.get(column, ""), props.get(column))
-                if isinstance(value, str) and value.startswith("="):
+                if isinstance(value, str) and value[:1] in FORMULA_STARTS:
                     value = WriteOnlyCell(sheet, value)
                     value.data_type = "s"  # text, never a formula
+                    value.quotePrefix = True  # and still text once the office edits it
                 cells.append(value)
             sheet.append(cells)
     book.save(path)
@@ -171,12 +174,16 @@ def folder_as_workbook(folder, path):
     example workbook is made: ``python -m seed.workbook FOLDER OUT.xlsx``)."""
     import csv
 
+    from .csv_folder import from_text
+
     sheets = []
     for file in sorted(Path(folder).glob("*.csv"), key=lambda p: (p.stem != FESTIVAL_FILE, SECTION_NAMES.index(
             section_key(p.stem)))):
         with open(file, newline="", encoding="utf-8-sig") as fh:
             reader = csv.DictReader(fh)
-            sheets.append((file.stem, list(reader.fieldnames or []), list(reader)))
+            rows = [{column: from_text(cell) if isinstance(cell, str) else cell for column, cell in row.items()}
+                    for row in reader]
+            sheets.append((file.stem, list(reader.fieldnames or []), rows))
     write_workbook(path, sheets)
 
 

