@@ -173,3 +173,74 @@ REVISION_13 = b'"data":{"revision":13,"changedAt":"2026-01-14T10:00:00Z"}}'
 def test_a_validator_leaves_out_the_revision_and_nothing_else(first, second, same):
     assert (weak_etag(first, REVISION_12) == weak_etag(second, REVISION_13)) is same
     assert weak_etag(first, REVISION_12).startswith('W/"')
+
+
+def every_operation(api_get, programme, chest_no, revision):
+    """``{path: params}``: one request of each of the API's operations, for the sub-fest
+    ``general``, the programme ``programme`` and the candidate ``chest_no``."""
+    board = api_get("/topper-placeholders", {"subFestSlug": "general", "limit": 1}).get_json()["data"][0]
+    page = api_get("/filters", {}).get_json()  # noqa: F841  (read once, as a site does)
+    candidate = {"chestNo": chest_no, "subFestSlug": "general"}
+    return {
+        "/subfests": {}, "/news": {}, "/gallery": {}, "/downloads": {},
+        "/categories": {"subFestSlug": "general"}, "/teams": {"subFestSlug": "general"},
+        "/filters": {}, "/schedules": {"subFestSlug": "general", "limit": 20},
+        "/programmes": {"subFestSlug": "general", "limit": 100},
+        "/programme-detail": {"subFestProgramId": programme},
+        "/programme-results": {"subFestSlug": "general", "hasResults": "true", "limit": 100},
+        "/programme-result": {"subFestProgramId": programme},
+        "/candidates": {"subFestSlug": "general", "limit": 10},
+        "/candidate-detail": candidate, "/candidate-result": candidate, "/candidate-registrations": candidate,
+        "/topper-placeholders": {"subFestSlug": "general"},
+        "/toppers": {"topperPlaceholderId": board["id"]},
+        "/page-toppers": {"pageSlug": "results"},
+        "/topper-race": {"topperPlaceholderId": board["id"]},
+        "/changes": {"sinceRevision": revision},
+    }
+
+
+def test_a_score_that_moves_no_points_keeps_every_board_and_filters_etag(
+        fresh_app, app_with, keys, fixture_data, tmp_path, monkeypatch, cache_seconds):
+    """An import that changes one result's score and no points: of the 21 operations exactly
+    those that show the score (the programme's results, its candidate's) and /changes get a new
+    ETag; every leaderboard, /filters and the rest answer 304 to the ETag held."""
+    _, url = fresh_app
+    client = app_with(database_url=url, RESPONSE_CACHE_SECONDS=cache_seconds).test_client()
+    headers = {"X-API-Key": keys[BIG]}
+
+    def get(path, params, **extra):
+        return client.get(f"{API}{path}", query_string=params, headers={**headers, **extra})
+
+    spec = get("/openapi.json", {}).get_json()
+    operations = {path[len(API):] for path, item in spec["paths"].items() if "get" in item}
+    published = {r["id"]: r for r in fixture_data[BIG]["results"]}
+    latest = get("/programme-results", {"subFestSlug": "general", "hasResults": "true", "limit": 100}).get_json()
+    programme, result = next((item["programme"]["id"], r) for item in latest["data"] for r in item["results"]
+                             if r["candidate"] and published[r["id"]].get("score") is not None)
+    revision = int(get("/subfests", {}).headers["X-Data-Revision"])
+    table = every_operation(get, programme, result["candidate"]["chestNo"], revision)
+    assert set(table) == operations and len(operations) == 21
+    held = {}
+    for path, params in table.items():
+        response = get(path, params)
+        assert response.status_code == 200, (path, response.get_json())
+        held[path] = response
+
+    update = tmp_path / "score.json"
+    update.write_text(json.dumps({"formatVersion": 1, "festival": {"slug": BIG}, "results": [
+        {"id": result["id"], "score": published[result["id"]]["score"] + 0.5}]}))
+    monkeypatch.setenv("DATABASE_URL", url)
+    done = CliRunner().invoke(cli, ["import", "--update", str(update)])
+    assert done.exit_code == 0, done.output
+
+    moved = set()
+    for path, params in table.items():
+        again = get(path, params, **{"If-None-Match": held[path].headers["ETag"]})
+        assert again.headers["X-Data-Revision"] == str(revision + 1)
+        assert again.status_code in (200, 304), (path, again.status_code)
+        if again.status_code == 200:
+            moved.add(path)
+            assert again.headers["ETag"] != held[path].headers["ETag"]
+            assert without_revision(again.data) != without_revision(held[path].data), path
+    assert moved == {"/programme-result", "/programme-results", "/candidate-result", "/candidate-registrations",
+                     "/changes"}

@@ -93,9 +93,11 @@ class FestivalAtRevision:
         self.revision = revision
         self.festival_json = dumps(FestivalSummarySchema().dump(festival))
         self.data_json = dumps(FreshnessSchema().dump({"revision": revision, "changed_at": changed_at}))
-        # The end of every context block of this revision, as it is in an answer's bytes: the
-        # front door leaves it out of the answer's ETag (app/door/headers.py, weak_etag).
-        self.revision_block = f'"data":{self.data_json}}}'.encode()
+        # The revision of every context block of this revision, as it is in an answer's bytes
+        # (a board's context goes on with its ``asOf``): the front door leaves it out of the
+        # answer's ETag (app/door/headers.py, weak_etag). A string's quotes are escaped, so
+        # these bytes are found in a key of the context only.
+        self.revision_block = f'"data":{self.data_json}'.encode()
         self.sub_fests = {}
         self.slugs = {}
         for sub_fest_id, slug, summary in sub_fest_summaries(festival.id):

@@ -7,8 +7,11 @@ count, and only visible teams, sections and candidates ever receive points. Ever
 placeholder is computed, published or not, so publishing one later needs no recomputation.
 Each board's history is computed with it (:mod:`db.compiler.topper_history`).
 """
+import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
+
+import orjson
 
 from .. import clock
 from ..bulk import insert_rows
@@ -193,25 +196,52 @@ def recompute_toppers(festival, now=None, sub_fest_ids=None):
     if not placeholders:
         return 0
     data = FestivalData(festival.id, sub_fest_ids)
-    if placeholders:
-        m.TopperEntry.delete().where(m.TopperEntry.placeholder.in_([p.id for p in placeholders])).execute()
+    stored = stored_boards([p.id for p in placeholders])
+    m.TopperEntry.delete().where(m.TopperEntry.placeholder.in_([p.id for p in placeholders])).execute()
     rows, histories = [], []
     for placeholder in placeholders:
         digest, body = history_row(history_of(data, placeholder))
         histories.append({"placeholder": placeholder.id, "digest": digest, "body": body})
         totals, counted, in_scope = totals_for(data, placeholder)
+        entries = []
         for position, tied, total in rank(totals, placeholder.display_top_n):
-            rows.append({
+            entries.append({
                 "placeholder": placeholder.id, "rank": position, "tied": tied, "points": total.points,
                 "programme_count": len(total.programmes), "entity_type": placeholder.entity_type,
                 "entity_id": total.entity_id, "name": total.name, "details": total.details,
                 "last_result_at": total.last_result_at,
             })
+        rows.extend(entries)
+        # Its time is when its entries last changed: a board that came out as it was keeps
+        # its time, so its answers (and their ETags) stay the same across imports.
+        same = placeholder.last_computed_at is not None and stored.get(placeholder.id) == board_digest(entries, digest)
         (m.TopperPlaceholder
-         .update(last_computed_at=now, programmes_counted=counted, programmes_in_scope=in_scope)
+         .update(last_computed_at=placeholder.last_computed_at if same else now,
+                 programmes_counted=counted, programmes_in_scope=in_scope)
          .where(m.TopperPlaceholder.id == placeholder.id)
          .execute())
     insert_rows(m.TopperEntry, rows)
     m.TopperHistory.delete().where(m.TopperHistory.placeholder.in_([p.id for p in placeholders])).execute()
     insert_rows(m.TopperHistory, histories, chunk=50)
     return len(placeholders)
+
+
+def board_digest(entries, history_digest):
+    """A digest of a board as stored: its entries (``TopperEntry``'s columns but the id, in
+    any order) and its history's digest."""
+    texts = sorted(orjson.dumps({k: v for k, v in entry.items() if k not in ("id", "placeholder")},
+                                option=orjson.OPT_SORT_KEYS, default=str) for entry in entries)
+    h = hashlib.sha256(history_digest.encode())
+    for text in texts:
+        h.update(b"\x00" + text)
+    return h.hexdigest()
+
+
+def stored_boards(placeholder_ids):
+    """``{placeholder id: board_digest}`` of the boards stored now (none before a first compute)."""
+    entries = {}
+    for entry in m.TopperEntry.select().where(m.TopperEntry.placeholder.in_(placeholder_ids)).dicts():
+        entries.setdefault(entry["placeholder"], []).append(entry)
+    return {row.placeholder_id: board_digest(entries.get(row.placeholder_id, ()), row.digest)
+            for row in m.TopperHistory.select(m.TopperHistory.placeholder, m.TopperHistory.digest)
+            .where(m.TopperHistory.placeholder.in_(placeholder_ids))}
