@@ -13,8 +13,10 @@ Public, read-only data of one festival: schedules, results, leaderboards, news, 
 downloads. Every operation is a `GET` with query parameters and answers JSON.
 
 **The key.** Send the festival's API key in the `X-API-Key` header of every request (the
-*Authorize* button here). The key alone decides which festival answers: nothing in the address
-names the festival. A missing, unknown or revoked key is a `401`.
+*Authorize* button here). The key decides which festival answers. A missing, unknown or revoked
+key is a `401`. A URL may also name the festival (`festival=` its slug, on every operation): the
+service checks it against the key (another festival's key is a `403`), and a shared cache that
+keys on the URL alone (a CDN) may keep such an answer for every visitor of that festival.
 
 **The envelope.** A list answers `{"data": [...], "meta": {...}, "context": {...}}`: `meta` is
 the paging (`page` from 1, `limit` 1 to 500, default 20, `total`, `totalPages`, `hasNextPage`,
@@ -25,7 +27,7 @@ and `results`, ...) with the same `context`. Times are UTC (`Z`), ids are UUIDs.
 
 **The errors.** Every error has one shape, `{"code": 400, "status": "Bad Request", "message":
 "...", "errors": {"query": {"limit": ["..."]}}}` (`errors` only for bad parameters): `400` bad
-or missing parameter, `401` key, `404` unknown id or a record that is not public (the same
+or missing parameter, `401` key, `403` the URL names another festival than the key's, `404` unknown id or a record that is not public (the same
 answer for both), `429` too many requests (see `Retry-After`), `503` try again shortly.
 
 **Result day.** Answers carry an `ETag`; send it back as `If-None-Match` for a `304`. Poll

@@ -330,16 +330,18 @@ def test_every_get_declares_its_headers(spec, status, headers):
             assert not list(schema_validator(spec, header["schema"]).iter_errors(header["example"])), name
 
 
-def test_every_get_declares_the_revalidation(spec):
+def test_every_get_declares_the_revalidation_and_the_festival_url(spec):
     for path, op in operations(spec).items():
         not_modified = resolved(spec, op["responses"]["304"])
         assert "content" not in not_modified and "If-None-Match" in not_modified["description"], path
     for path, item in spec["paths"].items():
-        assert [(p["in"], p["name"]) for p in item["parameters"]] == [("header", "If-None-Match")], path
+        assert [(p["in"], p["name"]) for p in item["parameters"]] == [("query", "festival"),
+                                                                      ("header", "If-None-Match")], path
+        assert not item["parameters"][0]["required"], path
         assert all(p["in"] == "query" for p in item["get"]["parameters"]), path
 
 
-@pytest.mark.parametrize("status", ["400", "401", "404", "429", "503"])
+@pytest.mark.parametrize("status", ["400", "401", "403", "404", "429", "503"])
 def test_every_error_answer_is_declared_with_the_error_schema(spec, status):
     for path, op in operations(spec).items():
         media = resolved(spec, op["responses"][status])["content"]["application/json"]

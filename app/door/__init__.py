@@ -60,6 +60,7 @@ from ..server.waitress_compat import AFTER_ANSWER
 from .access_log import log_observation
 from .auth import CHALLENGE, ENVIRON_HEADER, MISSING_MESSAGE, UNKNOWN_MESSAGE, KeyCache
 from .errors import error_json
+from .festival_url import PARAMETER as FESTIVAL_PARAMETER, REPEATED_MESSAGE, named_festival, refusal_message
 from .headers import ALLOW, REVISION_HEADER, ApiHeaders, compress, not_modified, weak_etag
 from .limits import make_private_filter_limits, make_rate_limits
 from .observation import CACHE, KEY, LIMIT, QUERY, RENDER, SERVER_TIMING, Observation
@@ -135,6 +136,7 @@ class FrontDoor:
         method = environ.get("REQUEST_METHOD", "GET")
         if path in self.data_paths and method in ("GET", "HEAD"):
             state.private = is_private(state.query)
+            state.named = named_festival(state.query) or None
             answer = self._data(environ, state)
         elif method == "OPTIONS" and (path in self.data_paths or path in self.open_paths):
             # Its CORS headers, like every answer's, are added once on the way out (_send).
@@ -199,6 +201,12 @@ class FrontDoor:
             return self._unauthorized(environ, state, plain)
         state.key_id, state.festival = found
         state.revision, state.changed_at = revision_of(state.festival.id)
+        if state.named is not None:  # the URL names the festival: it must be the key's
+            if len(state.named) > 1:
+                return self._http_failure(BadRequest(), messages={"query": {FESTIVAL_PARAMETER: [REPEATED_MESSAGE]}})
+            refused = refusal_message(state.named[0], state.festival)
+            if refused is not None:
+                return self._error(403, refused)
         if timed:
             seen.lap(QUERY)
         if_none_match = environ.get("HTTP_IF_NONE_MATCH")
@@ -384,7 +392,7 @@ class FrontDoor:
             headers.append(("ETag", answer.etag))
         if path.startswith(self.prefix):
             headers = self.headers.finish(environ, status, headers, cacheable=method in ("GET", "HEAD"),
-                                          private=state.private)
+                                          private=state.private, shared=state.named is not None)
             if state.festival is not None:
                 headers.append((REVISION_HEADER, str(state.revision)))
             headers.extend(state.limit_headers or ())

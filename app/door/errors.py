@@ -5,6 +5,7 @@ from werkzeug.http import HTTP_STATUS_CODES
 GENERIC_MESSAGES = {
     400: "Invalid query parameters.",
     401: "A valid X-API-Key header is required.",
+    403: "This API key belongs to another festival than the URL names.",
     404: "Not found.",
     405: "Method not allowed.",
     429: "Too many requests.",

@@ -11,7 +11,11 @@
   it), so a shared cache keeps one copy per key, encoding and origin;
 - ``Cache-Control``: ``public, max-age=CACHE_MAX_AGE`` on a successful ``GET``,
   ``no-store`` on everything else, so no cache ever keeps an error, and ``private,
-  no-store`` on every answer to a filter on a private value;
+  no-store`` on every answer to a filter on a private value. An answer to a URL that names
+  its festival (``festival=``, checked against the key) is the same for every key of that
+  festival, so it is shared: ``Vary`` leaves out ``X-API-Key`` and ``Cache-Control`` tells
+  shared caches what to do (``s-maxage``, ``stale-while-revalidate``, ``stale-if-error``:
+  RFC 9111, RFC 5861);
 - compression (brotli or gzip, as the client prefers) of bodies from ``COMPRESS_MIN_SIZE``
   bytes of a compressible type.
 
@@ -49,6 +53,7 @@ PREFLIGHT_MAX_AGE = 86400
 METHODS = ("GET", "HEAD", "OPTIONS")
 ALLOW = ("Allow", ", ".join(METHODS))
 PRIVATE = ("Cache-Control", "private, no-store")
+NO_STORE = ("Cache-Control", "no-store")
 
 # Encodings offered, in the server's order of preference when the client has none.
 ENCODINGS = ("br", "gzip")
@@ -80,8 +85,10 @@ class ApiHeaders:
         self._any_origin = any_origin
         self._vary_names = (KEY_HEADER, "Accept-Encoding") + (() if any_origin else ("Origin",))
         self._vary = ", ".join(self._vary_names)
+        self._shared_vary = ", ".join(name for name in self._vary_names if name != KEY_HEADER)
         max_age = config["CACHE_MAX_AGE"]
         self._cacheable = ("Cache-Control", f"public, max-age={max_age}" if max_age > 0 else "no-cache")
+        self._shared = ("Cache-Control", shared_cache_control(config))
         self._min_size = config["COMPRESS_MIN_SIZE"]
         self._by_origin = {}
         self._lock = threading.Lock()
@@ -122,17 +129,18 @@ class ApiHeaders:
                         if name == "Access-Control-Allow-Origin"]
         return headers
 
-    def finish(self, environ, status, headers, cacheable, private=False):
+    def finish(self, environ, status, headers, cacheable, private=False, shared=False):
         """Give ``headers`` of an answer with ``status`` their CORS headers, ``Vary`` and
         ``Cache-Control``, each once.
 
         This is the one place they are made, for every kind of answer (preflight, data,
         ``304``, error): any the answer already had are dropped, but a view's own ``Vary``
         names, which join ours. ``private``: the answer to a request that filters on a private
-        value, which no cache may keep."""
-        vary = self._vary
+        value, which no cache may keep. ``shared``: the answer to a URL that names its
+        festival, the same for every key of it (``festival=``)."""
+        vary = self._shared_vary if shared else self._vary
         if any(_made_here(name) for name, _ in headers):  # rare: a data answer has none of them
-            names = list(self._vary_names)
+            names = [name for name in self._vary_names if not (shared and name == KEY_HEADER)]
             for name, value in headers:
                 if name.lower() == "vary":  # a view's own Vary joins ours
                     names += value.split(",")
@@ -142,8 +150,10 @@ class ApiHeaders:
         headers.append(("Vary", vary))
         if private:
             headers.append(PRIVATE)
+        elif cacheable and status in (200, 304):
+            headers.append(self._shared if shared else self._cacheable)
         else:
-            headers.append(self._cacheable if cacheable and status in (200, 304) else ("Cache-Control", "no-store"))
+            headers.append(NO_STORE)
         return headers
 
     def encoding(self, environ):
@@ -155,6 +165,20 @@ class ApiHeaders:
 
     def compressible(self, content_type, body):
         return len(body) >= self._min_size and content_type.startswith(COMPRESSIBLE)
+
+
+def shared_cache_control(config):
+    """The ``Cache-Control`` of a successful answer to a URL that names its festival: browsers
+    keep it ``CACHE_MAX_AGE`` seconds, shared caches ``CACHE_SHARED_MAX_AGE`` (``s-maxage``),
+    and may then hand out the stale copy while they ask again
+    (``CACHE_STALE_WHILE_REVALIDATE``) or while the service answers an error or not at all
+    (``CACHE_STALE_IF_ERROR``); a setting of 0 leaves its directive out."""
+    directives = ["public", f"max-age={config['CACHE_MAX_AGE']}", f"s-maxage={config['CACHE_SHARED_MAX_AGE']}"]
+    for directive, name in (("stale-while-revalidate", "CACHE_STALE_WHILE_REVALIDATE"),
+                            ("stale-if-error", "CACHE_STALE_IF_ERROR")):
+        if config[name] > 0:
+            directives.append(f"{directive}={config[name]}")
+    return ", ".join(directives)
 
 
 def _made_here(name):

@@ -42,7 +42,7 @@ class RequestState:
     what the door saw of it (app/door/observation.py), for the access log and ``Server-Timing``."""
 
     __slots__ = ("seen", "query", "key_id", "festival", "revision", "changed_at",
-                 "limit_headers", "limit_spent", "at_revision", "private")
+                 "limit_headers", "limit_spent", "at_revision", "private", "named")
 
     def __init__(self, query_string, seen):
         self.seen = seen
@@ -54,6 +54,7 @@ class RequestState:
         self.limit_spent = False  # whether the request was counted (a 304 is not)
         self.at_revision = None  # the FestivalAtRevision, once a view asked for it
         self.private = False  # the query tests a private value (app/door/__init__.py)
+        self.named = None  # the festival the URL names (festival=), or None (app/door/festival_url.py)
 
 
 def current():

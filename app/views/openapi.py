@@ -33,7 +33,8 @@ HEADERS = {
     },
     "Cache-Control": {
         "description": "How long a cache may reuse the answer without revalidating it "
-                       "(`public, max-age=N`; `no-store` on errors).",
+                       "(`public, max-age=N`; to a URL that names its festival also `s-maxage`, "
+                       "`stale-while-revalidate` and `stale-if-error` for shared caches; `no-store` on errors).",
         "schema": {"type": "string"},
         "example": "public, max-age=10",
     },
@@ -76,6 +77,19 @@ ANSWER_HEADERS = {name: name for name in ("ETag", "X-Data-Revision", "Cache-Cont
 ERROR_HEADERS = {"Server-Timing": "Server-Timing"}
 
 # The request header of a revalidation, documented on every GET.
+# Every operation may name its festival in the URL (app/door/festival_url.py).
+FESTIVAL = {
+    "in": "query",
+    "name": "festival",
+    "required": False,
+    "description": "The festival's slug (`context.festival.slug`), checked against the key: a key of "
+                   "another festival is a `403`. A URL that names its festival answers the same for "
+                   "every key of it, so a shared cache (a CDN) that keys on the URL alone may keep it: "
+                   "its answers carry `s-maxage`, `stale-while-revalidate` and `stale-if-error`.",
+    "schema": {"type": "string"},
+    "example": "kalolsavam-2026",
+}
+
 IF_NONE_MATCH = {
     "in": "header",
     "name": "If-None-Match",
@@ -99,7 +113,7 @@ def _error(code, status, message=None, **extra):
 
 # status -> (description, example, headers) of the error answers: every operation declares
 # these but the 409, which /changes alone answers
-COMMON_ERRORS = (400, 401, 404, 429, 503)
+COMMON_ERRORS = (400, 401, 403, 404, 429, 503)
 ERRORS = {
     400: ("Bad Request: a parameter is missing, malformed or out of range; `errors.query` gives the "
           "messages per parameter.",
@@ -108,6 +122,9 @@ ERRORS = {
           dict(ERROR_HEADERS)),
     401: ("Unauthorized: the `X-API-Key` header is missing, or the key is unknown or revoked.",
           _error(401, "Unauthorized"), dict(ERROR_HEADERS)),
+    403: ("Forbidden: the URL names another festival (`festival=`) than the key's.",
+          _error(403, "Forbidden", "This API key belongs to another festival than the URL names (festival=); "
+                                   "its URLs name festival=kalolsavam-2026."), dict(ERROR_HEADERS)),
     404: ("Not Found: no public record has this id, code or chest number (a record that is not public "
           "answers the same).",
           _error(404, "Not Found", "Programme not found."), dict(ERROR_HEADERS)),

@@ -24,7 +24,8 @@ from flask_smorest.utils import prepare_response
 from schemas.common import camelcase
 
 from ..door.errors import GENERIC_MESSAGES
-from .openapi import ANSWER_EXAMPLES, ANSWER_HEADERS, COMMON_ERRORS, ERRORS, IF_NONE_MATCH, NOT_MODIFIED
+from ..door.festival_url import PARAMETER as FESTIVAL_PARAMETER
+from .openapi import ANSWER_EXAMPLES, ANSWER_HEADERS, COMMON_ERRORS, ERRORS, FESTIVAL, IF_NONE_MATCH, NOT_MODIFIED
 from .typos import meant
 
 # A value may hold no control character (a NUL, a newline, an escape...): no stored text has
@@ -77,6 +78,8 @@ class ArgumentPlan:
             if not CONTROL_CHARACTERS.isdisjoint(value):
                 errors[key] = [CONTROL_MESSAGE]  # in any parameter, known or not
             elif key not in self.attribute:
+                if key == FESTIVAL_PARAMETER:  # the front door's (app/door/festival_url.py)
+                    continue
                 typo = self._unknown.get(key, _UNSEEN)
                 if typo is _UNSEEN:
                     typo = self._typo(key)
@@ -185,8 +188,9 @@ class Blueprint(flask_smorest.Blueprint):
 
     def route(self, rule, *, parameters=None, tags=None, **options):
         """Tag the operation with the blueprint's endpoint group; every path takes
-        ``If-None-Match`` (a parameter of the path, beside the operation's own query parameters)."""
-        parameters = [*(parameters or ()), dict(IF_NONE_MATCH)]
+        ``If-None-Match`` and ``festival`` (parameters of the path, beside the operation's own
+        query parameters)."""
+        parameters = [*(parameters or ()), dict(FESTIVAL), dict(IF_NONE_MATCH)]
         return super().route(rule, parameters=parameters, tags=tags or [self.group], **options)
 
     def arguments(self, schema, *, location="query", as_kwargs=True, **kwargs):
