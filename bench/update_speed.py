@@ -112,8 +112,8 @@ def main(argv=None):
 
     cli(env, "init")
     full_cli = cli(env, "import", str(fixture))
-    from seed.importer import import_file
-    from seed.update import update_file
+    from seed.pipeline.write.importer import import_file
+    from seed.pipeline.write.update import update_file
 
     full = in_process(env["DATABASE_URL"], lambda: import_file(fixture))
     updates, updates_cli, done = [], [], set()

@@ -35,7 +35,7 @@ from db.source import models as m
 from db.source.keys import create_key, revoke_key
 from db.source.revisions import REVISION_TRIGGER
 from seed import bundled_fixtures
-from seed.importer import import_file
+from seed.pipeline.write.importer import import_file
 
 import pg_scratch
 
@@ -262,7 +262,7 @@ def adm_filter_template(seeded, tmp_path_factory):
     """The URL of a copy of the seeded database where the large festival has turned
     ``admNoPattern`` on, made once a session (an update of the festival compiles it again);
     tests work on copies of it (``adm_filter_app``). On SQLite the xdist workers share one."""
-    from seed.update import update_fixture
+    from seed.pipeline.write.update import update_fixture
 
     def turn_on(url):
         with writable(url):

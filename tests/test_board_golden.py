@@ -20,7 +20,7 @@ import pytest
 from conftest import writable
 from db.source import models as m
 from natural_festival import natural_festival
-from seed.importer import import_file, import_fixture
+from seed.pipeline.write.importer import import_file, import_fixture
 from structure_tiny import shape_festival
 from test_csv_import import EXAMPLE
 from tiny_festival import tiny_festival

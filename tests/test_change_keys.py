@@ -8,7 +8,7 @@ import copy
 import pytest
 
 from conftest import BIG, ON_POSTGRES, writable
-from seed.importer import import_fixture
+from seed.pipeline.write.importer import import_fixture
 from tiny_festival import day, tiny_api, tiny_festival
 
 KEY_FIELDS = ("subFestSlug", "programCode", "placeholderLabel", "title", "albumTitle")

@@ -13,8 +13,8 @@ from db.source import models as m
 from db.source.keys import create_key
 from db.source.revisions import current_revision
 from natural_festival import SLUG, junior_results, natural_festival, update
-from seed.importer import import_fixture
-from seed.update import update_fixture
+from seed.pipeline.write.importer import import_fixture
+from seed.pipeline.write.update import update_fixture
 
 @pytest.fixture
 def festival(fresh_app):

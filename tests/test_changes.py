@@ -6,7 +6,7 @@ import re
 import pytest
 
 from conftest import writable
-from seed.importer import import_fixture
+from seed.pipeline.write.importer import import_fixture
 from tiny_festival import day, tiny, tiny_api, tiny_festival  # noqa: F401 (tiny: fixture)
 
 

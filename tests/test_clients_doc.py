@@ -12,7 +12,7 @@ import pytest
 
 from conftest import API, BIG, TEST_SETTINGS, writable
 from fixture_rules import flag, visible_programme_ids
-from seed.update import update_fixture
+from seed.pipeline.write.update import update_fixture
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "clients.md").read_text(encoding="utf-8")
 

@@ -11,7 +11,7 @@ from db.compiled.tables import PublicCandidate, PublicSecret
 from db.compiler import compile_festival
 from db.database import database
 from db.source import models as m
-from seed.update import update_fixture
+from seed.pipeline.write.update import update_fixture
 
 
 def turn_on(slug):

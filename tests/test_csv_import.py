@@ -11,8 +11,8 @@ from app.cli import main as cli
 from conftest import API, writable
 from db.source import models as m
 from db.source.keys import create_key
-from seed.csv_folder import read_folder
-from seed.importer import FixtureError, import_file
+from seed.pipeline.read.csv_folder import read_folder
+from seed.pipeline.write.importer import FixtureError, import_file
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "seed" / "examples" / "district-fest-csv"
 SLUG = "district-fest-2026"

@@ -15,8 +15,8 @@ from db import clock
 from db.source import models as m
 from db.compiled.tables import READ_MODELS, PublicSecret, create_tables
 from seed import bundled_fixtures
-from seed.export import export_festival
-from seed.importer import import_file
+from seed.pipeline.export import export_festival
+from seed.pipeline.write.importer import import_file
 
 EXAMPLE = "seed/examples/district-fest-csv"
 SOURCES = [EXAMPLE, *map(str, bundled_fixtures())]
@@ -133,7 +133,7 @@ def festival_with_payloads():
 
 
 def test_an_exported_csv_never_holds_a_cell_a_spreadsheet_would_run(tmp_path, frozen_clock):
-    from seed.importer import import_fixture
+    from seed.pipeline.write.importer import import_fixture
 
     folder = tmp_path / "export"
     with empty_database(tmp_path, "first"):
@@ -166,8 +166,8 @@ def test_an_exported_workbook_holds_them_as_text_and_imports_to_the_same_names(t
 
     from openpyxl import load_workbook
 
-    from seed.importer import import_fixture
-    from seed.workbook import folder_as_workbook
+    from seed.pipeline.write.importer import import_fixture
+    from seed.pipeline.read.workbook import folder_as_workbook
 
     book, remade = tmp_path / "festival.xlsx", tmp_path / "from-folder.xlsx"
     with empty_database(tmp_path, "first"):

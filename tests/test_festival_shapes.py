@@ -6,9 +6,9 @@ from conftest import API, writable
 from db.source import models as m
 from db.source.keys import create_key
 from natural_festival import SLUG, natural_festival
-from seed.importer import FixtureError, import_file, import_fixture, validate
-from seed.update import update_fixture
-from seed.withdrawals import WithdrawalRefused
+from seed.pipeline.write.importer import FixtureError, import_file, import_fixture, validate
+from seed.pipeline.write.update import update_fixture
+from seed.pipeline.guard.withdrawals import WithdrawalRefused
 from test_csv_import import DOCS, EXAMPLE
 from test_csv_import import SLUG as EXAMPLE_SLUG
 

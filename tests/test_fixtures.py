@@ -19,7 +19,7 @@ from schemas.enums import SUB_FEST_PROGRAMME_STATUSES
 from seed import bundled_fixtures
 from seed.fixture_format import json_schema
 from seed.generator import SCHEMA_PATH, schema_text, write_fixtures
-from seed.importer import FixtureError, import_fixture, validate
+from seed.pipeline.write.importer import FixtureError, import_fixture, validate
 
 SLUGS = [BIG, SMALL]
 

@@ -22,7 +22,7 @@ from conftest import API, TEST_SETTINGS, writable
 from db.compiled.tables import create_tables
 from db.source import models as m
 from db.source.keys import create_key
-from seed.importer import import_file
+from seed.pipeline.write.importer import import_file
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "seed" / "examples" / "district-fest-csv"
@@ -301,8 +301,8 @@ def test_a_csv_sheet_at_an_address_is_followed_with_its_festival_named(festival,
 
 
 def test_a_web_page_instead_of_the_file_is_said_plainly():
-    from seed.follow import read_content
-    from seed.problems import FixtureError
+    from seed.pipeline.follow import read_content
+    from seed.pipeline.read.problems import FixtureError
 
     with pytest.raises(FixtureError) as caught:
         read_content("https://sheets.example/export", b"<!DOCTYPE html><html>Sign in</html>", "results", SLUG)
@@ -314,8 +314,8 @@ def test_each_wait_is_said_once_again_when_it_changes_and_its_end_too():
     """The Follower alone, turn by turn, with a source and an apply that do as told."""
     from types import SimpleNamespace
 
-    from seed.row_diff import RowDiff
-    from seed.follow import Follower, UrlSource, Waiting
+    from seed.pipeline.diff.row_diff import RowDiff
+    from seed.pipeline.follow import Follower, UrlSource, Waiting
 
     looks = iter([Waiting("x does not answer (refused)"), Waiting("x does not answer (refused)"),
                   Waiting("x answers 503 Service Unavailable"), "v1", "v1", RuntimeError("a bug"), "v1"])
@@ -353,8 +353,8 @@ def test_each_wait_is_said_once_again_when_it_changes_and_its_end_too():
 def test_a_refusal_is_said_again_after_another_wait_if_the_same_content_comes_back():
     from types import SimpleNamespace
 
-    from seed.follow import Follower, UrlSource, Waiting
-    from seed.problems import FixtureError
+    from seed.pipeline.follow import Follower, UrlSource, Waiting
+    from seed.pipeline.read.problems import FixtureError
 
     looks = iter(["bad", "bad", Waiting("x does not answer (refused)"), "bad"])
 

@@ -17,7 +17,7 @@ from flask import request_started
 from app import create_app
 from conftest import API, BIG, ON_POSTGRES, TEST_SETTINGS, writable
 from custom_apps import app_with  # noqa: F401  (fixture)
-from seed.importer import import_fixture
+from seed.pipeline.write.importer import import_fixture
 
 PER_REQUEST = {"date", "x-ratelimit-remaining", "x-ratelimit-reset"}
 

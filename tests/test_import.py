@@ -10,7 +10,7 @@ from app.cli import main as cli
 from conftest import API, SMALL, writable
 from db.source import models as m
 from db.source.revisions import current_revision
-from seed.importer import FixtureError, import_fixture, validate
+from seed.pipeline.write.importer import FixtureError, import_fixture, validate
 
 
 def row_counts():
@@ -84,7 +84,7 @@ def test_failed_import_leaves_the_database_unchanged(fresh_app, small):
 
 def test_failure_inside_the_transaction_rolls_everything_back(fresh_app, small, monkeypatch):
     _, url = fresh_app
-    import seed.importer as importer
+    import seed.pipeline.write.importer as importer
 
     calls = {"n": 0}
     real_insert = importer.insert_rows

@@ -6,7 +6,7 @@ import pytest
 
 from conftest import writable
 from natural_festival import natural_festival
-from seed.importer import FixtureError, import_file, validate
+from seed.pipeline.write.importer import FixtureError, import_file, validate
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "seed" / "examples" / "district-fest-csv"
 
@@ -147,7 +147,7 @@ def test_json_problems_are_named_by_their_path_all_at_once(fresh_app):
 def test_a_message_names_only_columns_the_sheet_has(fresh_app, folder):
     """A result given by chest number whose programme is not the registration's: the sheet's
     column is ``sub_fest_programme_code``, not the file format's ``sub_fest_programme``."""
-    from seed.sources import Source
+    from seed.pipeline.read.sources import Source
 
     source = Source("fest", {}, rows={"$.results[0]": ("results.csv", 2)},
                     headers={"results": ["sub_fest_slug", "sub_fest_programme_code", "chest_no", "score"]})
@@ -207,8 +207,8 @@ def test_a_column_a_sheet_cannot_have_is_reported_and_not_acted_on(fresh_app):
 
 def test_an_update_lists_every_problem_in_one_run_too(fresh_app):
     from natural_festival import SLUG
-    from seed.importer import import_fixture
-    from seed.update import update_fixture
+    from seed.pipeline.write.importer import import_fixture
+    from seed.pipeline.write.update import update_fixture
 
     _, url = fresh_app
     results = [{"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "chest_no": "999", "score": 50},
@@ -247,7 +247,7 @@ def test_a_programme_code_is_unique_within_its_sub_fest_in_any_letter_case(fresh
 
 
 def test_an_update_cannot_add_a_code_that_differs_from_a_stored_one_only_in_case(fresh_app, tmp_path):
-    from seed.update import update_file
+    from seed.pipeline.write.update import update_file
 
     _, url = fresh_app
     update = tmp_path / "update"

@@ -11,8 +11,8 @@ from db import clock
 from db.source import models as m
 from db.compiler.leaderboards import recompute_toppers
 from natural_festival import SLUG, natural_festival
-from seed.importer import import_fixture
-from seed.update import update_fixture
+from seed.pipeline.write.importer import import_fixture
+from seed.pipeline.write.update import update_fixture
 from test_update import junior_results, update
 
 

@@ -33,8 +33,8 @@ from db.source.models import FestivalRevision
 from db.source.revisions import REVISION_TRIGGER, install_revision_notify
 from natural_festival import SLUG as NATURAL
 from natural_festival import junior_results, natural_festival
-from seed.importer import import_fixture
-from seed.update import update_fixture
+from seed.pipeline.write.importer import import_fixture
+from seed.pipeline.write.update import update_fixture
 from test_access_log import capture_log  # noqa: F401  (fixture)
 from test_response_cache import news_queries  # noqa: F401  (fixture)
 

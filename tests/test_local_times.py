@@ -10,9 +10,9 @@ from app.cli import main as cli
 from conftest import writable
 from db.source import models as m
 from natural_festival import SLUG, natural_festival
-from seed.importer import FixtureError, import_file, import_fixture, validate
-from seed.local_times import parse_date, parse_time
-from seed.update import update_file, update_fixture
+from seed.pipeline.write.importer import FixtureError, import_file, import_fixture, validate
+from seed.pipeline.read.local_times import parse_date, parse_time
+from seed.pipeline.write.update import update_file, update_fixture
 
 KOLKATA = "Asia/Kolkata"
 # The guide's example: 12:51 in Kolkata (UTC+05:30) is 07:21 UTC.

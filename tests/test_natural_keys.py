@@ -6,8 +6,8 @@ import pytest
 from conftest import SMALL, writable
 from db.source import models as m
 from natural_festival import SLUG, natural_festival
-from seed.importer import FixtureError, import_fixture, validate
-from seed.natural_keys import derive_id
+from seed.pipeline.write.importer import FixtureError, import_fixture, validate
+from seed.pipeline.check.natural_keys import derive_id
 
 
 def problems_of(data):

@@ -8,7 +8,7 @@ from conftest import BIG, SMALL, writable
 from db.compiled.tables import create_tables
 from db.source import models as m
 from natural_festival import SLUG, natural_festival
-from seed.importer import FixtureError, import_fixture, validate
+from seed.pipeline.write.importer import FixtureError, import_fixture, validate
 
 
 def result_of(chest, code="P1"):

@@ -11,7 +11,7 @@ from conftest import API, BIG, SMALL, writable
 from custom_apps import app_with  # noqa: F401  (fixture)
 from db.source import models as m
 from db.source.keys import create_key
-from seed.importer import import_fixture
+from seed.pipeline.write.importer import import_fixture
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from db.source import models as m
 from seed import FIXTURE_DIR
 from seed.generate import main
 from seed.generator import build_kalolsavam, dump
-from seed.importer import import_file
+from seed.pipeline.write.importer import import_file
 
 SCALED_SECTIONS = ["candidates", "subFestCandidates", "subFestProgrammes", "schedules", "registrations", "results"]
 MALAYALAM = re.compile("[\u0d00-\u0d7f]")

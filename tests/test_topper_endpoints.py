@@ -7,7 +7,7 @@ import pytest
 from conftest import BIG, SMALL, writable
 from db import clock
 from fixture_rules import flag, visible_sub_fests
-from seed.importer import import_fixture
+from seed.pipeline.write.importer import import_fixture
 from structure_tiny import shape  # noqa: F401 (fixture)
 from tiny_festival import day, tiny, tiny_api, tiny_festival  # noqa: F401 (fixture)
 

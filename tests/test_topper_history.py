@@ -15,8 +15,8 @@ from db.source import models as m
 from db.source.keys import create_key
 from fixture_rules import parse_time
 from result_rules import participants, visible_candidate_ids, visible_registrations, public_team_ids
-from seed.importer import import_fixture
-from seed.update import update_fixture
+from seed.pipeline.write.importer import import_fixture
+from seed.pipeline.write.update import update_fixture
 
 GENERAL = "87b5960c-0544-5e52-a92a-1d0b64012a2e"
 CANDIDATES = "6a4c2eb1-d10e-5c58-b075-86f456c7d6d0"  # Overall individual champions (top 10)

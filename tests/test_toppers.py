@@ -12,7 +12,7 @@ from db import clock
 from db.source import models as m
 from db.source.revisions import current_revision
 from db.compiler.leaderboards import Total, rank, recompute_toppers
-from seed.importer import import_fixture
+from seed.pipeline.write.importer import import_fixture
 from tiny_festival import day, tiny_copy, tiny_festival
 
 

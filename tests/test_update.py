@@ -10,8 +10,8 @@ from db.source import models as m
 from db.source.keys import create_key
 from db.source.revisions import current_revision
 from natural_festival import PUBLISHED, SLUG, junior_results, natural_festival, update
-from seed.importer import FixtureError, import_fixture
-from seed.update import update_fixture
+from seed.pipeline.write.importer import FixtureError, import_fixture
+from seed.pipeline.write.update import update_fixture
 
 def row_counts():
     return {model.__name__: model.select().count() for model in m.ALL_MODELS}
@@ -255,7 +255,7 @@ def test_a_row_changed_by_id_looks_its_keys_up_in_its_own_sub_fest(natural):
 
 
 def test_an_update_that_waited_for_another_writer_is_planned_again_and_keeps_both_changes(natural, monkeypatch):
-    import seed.update as update_module
+    import seed.pipeline.write.update as update_module
 
     _, url = natural
     real_plan, plans = update_module.plan_update, []
@@ -279,7 +279,7 @@ def test_an_update_that_waited_for_another_writer_is_planned_again_and_keeps_bot
 
 
 def test_a_stale_plan_is_refused_and_writes_nothing(natural):
-    from seed.update import StalePlan, apply_update, plan_update
+    from seed.pipeline.write.update import StalePlan, apply_update, plan_update
 
     _, url = natural
     with writable(url):
@@ -294,8 +294,8 @@ def test_a_stale_plan_is_refused_and_writes_nothing(natural):
 
 
 def test_an_update_of_an_unknown_festival_names_the_festivals_it_is_near(fresh_app):
-    from seed.importer import FixtureError
-    from seed.update import update_fixture
+    from seed.pipeline.write.importer import FixtureError
+    from seed.pipeline.write.update import update_fixture
 
     _, url = fresh_app
     with writable(url):

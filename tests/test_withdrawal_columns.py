@@ -1,6 +1,6 @@
 """Every column the visibility rules read guards the published results it can hide.
 
-For each such column of each table (``seed.withdrawals.visibility_columns``, read from the
+For each such column of each table (``seed.pipeline.guard.withdrawals.visibility_columns``, read from the
 rules of ``db/source/visibility.py`` themselves) a row of the natural festival is changed so
 that a published record would leave public view: ``import --update``, a full ``import``
 and their dry runs list it and the first two are refused, writing nothing; with
@@ -11,9 +11,9 @@ import pytest
 from conftest import database_copy, writable, writable_app_on_copy
 from natural_festival import PUBLISHED, natural_festival, update
 from db.source import models as m
-from seed.importer import import_fixture
-from seed.update import update_fixture
-from seed.withdrawals import WithdrawalRefused, visibility_columns
+from seed.pipeline.write.importer import import_fixture
+from seed.pipeline.write.update import update_fixture
+from seed.pipeline.guard.withdrawals import WithdrawalRefused, visibility_columns
 from test_withdrawals import stored
 
 P1_WINNER = "published result main P1 chest 101, position 1: "

@@ -10,9 +10,9 @@ from db.source import models as m
 from db.source.keys import create_key
 from db.source.revisions import current_revision
 from natural_festival import PUBLISHED, SLUG, natural_festival, update
-from seed.importer import import_file, import_fixture
-from seed.update import update_fixture
-from seed.withdrawals import WithdrawalRefused
+from seed.pipeline.write.importer import import_file, import_fixture
+from seed.pipeline.write.update import update_fixture
+from seed.pipeline.guard.withdrawals import WithdrawalRefused
 
 @pytest.fixture
 def natural(fresh_app):

@@ -11,10 +11,10 @@ from openpyxl import Workbook, load_workbook
 from app.cli import main as cli
 from conftest import writable
 from db.source import models as m
-from seed.csv_folder import read_folder
-from seed.export import export_festival
-from seed.importer import FixtureError, import_file
-from seed.workbook import read_workbook
+from seed.pipeline.read.csv_folder import read_folder
+from seed.pipeline.export import export_festival
+from seed.pipeline.write.importer import FixtureError, import_file
+from seed.pipeline.read.workbook import read_workbook
 from test_export import empty_database, frozen_clock, public_rows  # noqa: F401 (a fixture)
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,7 +14,7 @@ from conftest import TEST_SETTINGS, ApiClient, database_copy, writable
 from db.database import database
 from db.source import models as m
 from db.source.keys import create_key
-from seed.importer import import_fixture
+from seed.pipeline.write.importer import import_fixture
 
 NAMESPACE = uuid.UUID("5b0c1a52-95f1-4c8e-9d55-7a3f7f0c2b11")
 SLUG = "tiny-fest"

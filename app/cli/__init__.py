@@ -48,7 +48,7 @@ def _create_tables():
     if not remade:
         return
     from db.compiler import publish
-    from seed.locking import WriteError, write_transaction
+    from seed.pipeline.write.locking import WriteError, write_transaction
 
     festivals = list(m.Festival.select().order_by(m.Festival.slug))
     for festival in festivals:
@@ -72,10 +72,10 @@ def _progress(section, count):
 
 def _import(path, update=False, dry_run=False, allow_withdrawals=False, data=None):
     """Import (or update from) ``path``; ``data``: the file's fixture as it is to be imported."""
-    from seed.importer import FixtureError, import_file, import_fixture
-    from seed.locking import WriteError
-    from seed.update import update_file
-    from seed.withdrawals import ALLOW_FLAG, WithdrawalRefused
+    from seed.pipeline.write.importer import FixtureError, import_file, import_fixture
+    from seed.pipeline.write.locking import WriteError
+    from seed.pipeline.write.update import update_file
+    from seed.pipeline.guard.withdrawals import ALLOW_FLAG, WithdrawalRefused
 
     try:
         os.environ["IMPORT_WAIT_SECONDS"] = str(parse_setting("IMPORT_WAIT_SECONDS", load_wait_seconds()))
@@ -184,7 +184,7 @@ def export(slug, folder):
     hold the private columns too (email, phone, ...). FOLDER must be new or empty; a
     workbook must not exist yet.
     """
-    from seed.export import ExportError, export_festival
+    from seed.pipeline.export import ExportError, export_festival
 
     open_database()
     try:
@@ -216,8 +216,8 @@ def follow(source, interval, sheet, festival_slug):
     import signal
     import threading
 
-    from seed.follow import Follower, open_source
-    from seed.update import update_source
+    from seed.pipeline.follow import Follower, open_source
+    from seed.pipeline.write.update import update_source
 
     try:
         os.environ["IMPORT_WAIT_SECONDS"] = str(parse_setting("IMPORT_WAIT_SECONDS", load_wait_seconds()))
@@ -328,7 +328,7 @@ def toppers():
 def toppers_recompute(slug):
     """Recompute every topper placeholder of festival SLUG (of every festival without SLUG)."""
     from db.compiler import publish
-    from seed.locking import WriteError, write_transaction
+    from seed.pipeline.write.locking import WriteError, write_transaction
 
     open_database()
     festivals = [_festival_or_fail(slug)] if slug else list(m.Festival.select().order_by(m.Festival.slug))

@@ -57,7 +57,7 @@ class Recompile:
 
     @classmethod
     def of(cls, row_diff):
-        """What an import's row diff (``seed.row_diff.RowDiff``) makes compile again, or
+        """What an import's row diff (``seed.pipeline.diff.row_diff.RowDiff``) makes compile again, or
         None when the whole festival must be compiled again."""
         if row_diff is None or SHOWN_BY_OTHERS & {key for key, ids in row_diff.rows.items() if ids}:
             return None
@@ -154,7 +154,7 @@ class Publication:
 def publish(festival, now=None, recompute=True, row_diff=None, explain=False):
     """After a change to a festival's data, inside the writer's transaction: recompute its
     leaderboards, compile its public view (what ``row_diff``, the import's
-    ``seed.row_diff.RowDiff``, touched; all of it when None), bump its revision and record
+    ``seed.pipeline.diff.row_diff.RowDiff``, touched; all of it when None), bump its revision and record
     what changed in public terms, the change log. Returns a :class:`Publication`."""
     now = now or clock.utcnow()
     with database.atomic():

@@ -19,7 +19,7 @@ import sys
 import db.database  # noqa: F401  (the module, below)
 from db.database import sqlite_path
 from seed import bundled_fixtures
-from seed.locking import ADVISORY_LOCK
+from seed.pipeline.write.locking import ADVISORY_LOCK
 from test_multiprocess import festival_api
 
 HOLD_LIMIT = 60

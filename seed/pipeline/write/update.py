@@ -18,16 +18,17 @@ from db.bulk import insert_rows
 from db.source import models as m
 from db.source.revisions import current_revision
 
-from .festival_state import FestivalState, state_from_database, state_from_document
-from .fixture_format import NATURAL_KEYS, SECTIONS, fixture_fields, json_schema, references
-from .locking import write_transaction
-from .importer import DryRun, after_write, check_rows, link_rows, load_source, schema_problems, stored_row
-from .local_times import festival_zone, localise_times
-from .natural_keys import INDEXED_ATTRS, Expander, KeyIndex
-from .problems import FixtureError
-from .row_diff import RowDiff, diff_rows
-from .validation import check_festival_slug, check_foreign_ids, check_shape
-from .withdrawals import guarded_write
+from seed.pipeline.diff.festival_state import FestivalState, state_from_database, state_from_document
+from seed.fixture_format import NATURAL_KEYS, SECTIONS, fixture_fields, json_schema, references
+from seed.pipeline.write.locking import write_transaction
+from seed.pipeline.write.importer import (DryRun, after_write, check_rows, link_rows, load_source, schema_problems,
+                                          stored_row)
+from seed.pipeline.read.local_times import festival_zone, localise_times
+from seed.pipeline.check.natural_keys import INDEXED_ATTRS, Expander, KeyIndex
+from seed.pipeline.read.problems import FixtureError
+from seed.pipeline.diff.row_diff import RowDiff, diff_rows
+from seed.pipeline.check.validation import check_festival_slug, check_foreign_ids, check_shape
+from seed.pipeline.guard.withdrawals import guarded_write
 
 _partial_validator = jsonschema.Draft202012Validator(json_schema(partial=True))
 
@@ -218,7 +219,7 @@ def apply_update(plan, dry_run=False, allow_withdrawals=False):
 
     Refused (:class:`WithdrawalRefused`, nothing written: the transaction rolls back) when it
     would take published records away that its rows do not withdraw themselves, unless
-    ``allow_withdrawals`` (``seed.withdrawals.guarded_write``).
+    ``allow_withdrawals`` (``seed.pipeline.guard.withdrawals.guarded_write``).
     """
     row_diff = diff_rows(plan.old, plan.new, removed=plan.deleted, only=plan.file_ids | plan.deleted)
     result = None
@@ -266,7 +267,7 @@ def update_file(path, dry_run=False, allow_withdrawals=False):
 
 
 def update_source(source, dry_run=False, allow_withdrawals=False):
-    """``update_fixture`` of a read :class:`~seed.sources.Source`; its problems name its rows.
+    """``update_fixture`` of a read :class:`~seed.pipeline.read.sources.Source`; its problems name its rows.
 
     ``import --update`` and ``follow`` both apply a source through this function, so they
     make the same checks and refuse the same withdrawals."""

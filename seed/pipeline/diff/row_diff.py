@@ -8,7 +8,7 @@ its team), so that only those need to be recompiled and listed as changed.
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .fixture_format import SECTIONS, WITHDRAWABLE, fixture_fields
+from seed.fixture_format import SECTIONS, WITHDRAWABLE, fixture_fields
 
 TOUCHED_KINDS = ("subFests", "subFestProgrammes", "subFestCandidates", "teams",
                  "news", "downloads", "galleryAlbums", "galleryImages", "people")

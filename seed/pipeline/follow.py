@@ -2,7 +2,7 @@
 
 Every interval it looks at the source (a CSV folder, a workbook or .zip file, or an
 ``http(s)`` address of a workbook or a CSV sheet); when its content changed, it applies it
-exactly as ``import --update`` does, through :func:`seed.update.update_source`: the same
+exactly as ``import --update`` does, through :func:`seed.pipeline.write.update.update_source`: the same
 checks, the same refusal of a withdrawal of published records, one transaction. A source
 that cannot be applied leaves the last good state served and says why once; it says so
 again only when the reason changes, and says when it is over.
@@ -20,10 +20,10 @@ import urllib.request
 import zipfile
 from pathlib import Path
 
-from .csv_folder import folder_files, read_files, read_zip, section_key
-from .problems import FixtureError
-from .sources import Source
-from .workbook import UnreadableWorkbook, is_workbook, read_workbook
+from seed.pipeline.read.csv_folder import folder_files, read_files, read_zip, section_key
+from seed.pipeline.read.problems import FixtureError
+from seed.pipeline.read.sources import Source
+from seed.pipeline.read.workbook import UnreadableWorkbook, is_workbook, read_workbook
 
 DEFAULT_INTERVAL = 30
 # Longest wait for an address to answer; a shorter interval waits no longer than it.
@@ -164,7 +164,7 @@ class Follower:
     def __init__(self, source, say, apply, pause=0.5):
         self.source = source
         self.say = say
-        self.apply = apply  # seed.update.update_source, or a stand-in in tests
+        self.apply = apply  # seed.pipeline.write.update.update_source, or a stand-in in tests
         self.pause = pause
         self.applied = None  # the digest of the content last applied
         self.refused = (None, None)  # content that cannot be applied as it is: (digest, why)
@@ -188,8 +188,8 @@ class Follower:
         """Look once; apply what changed. Never raises for a source or a database problem."""
         from peewee import PeeweeException
 
-        from .locking import WriteError
-        from .withdrawals import WithdrawalRefused
+        from seed.pipeline.write.locking import WriteError
+        from seed.pipeline.guard.withdrawals import WithdrawalRefused
 
         try:
             digest, load = settled(self.source, self.pause)

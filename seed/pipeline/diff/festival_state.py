@@ -11,7 +11,7 @@ from peewee import DateField, DateTimeField, ForeignKeyField, UUIDField
 
 from db.source import models as m
 
-from .fixture_format import SECTIONS, fixture_fields
+from seed.fixture_format import SECTIONS, fixture_fields
 
 
 @dataclass

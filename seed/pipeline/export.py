@@ -14,7 +14,7 @@ The folder holds the private columns too (email, phone, ...): it is the office's
 
 Files are safe to open in a spreadsheet: a CSV cell that would run as a formula (it starts
 with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) is written with a leading
-apostrophe, which importing takes off again (``seed.csv_folder.as_text``); a workbook holds
+apostrophe, which importing takes off again (``seed.pipeline.read.csv_folder.as_text``); a workbook holds
 such a cell as text, never a formula.
 """
 import csv
@@ -28,9 +28,9 @@ from peewee import BooleanField, DateField, DateTimeField, ForeignKeyField, JSON
 
 from db.source import models as m
 
-from .csv_folder import FESTIVAL_FILE, as_text
-from .festival_state import state_from_database
-from .fixture_format import (
+from seed.pipeline.read.csv_folder import FESTIVAL_FILE, as_text
+from seed.pipeline.diff.festival_state import state_from_database
+from seed.fixture_format import (
     INLINE_ALIASES,
     NATURAL_KEYS,
     RESULT_TEAM_ALIAS,
@@ -40,8 +40,8 @@ from .fixture_format import (
     fixture_fields,
     reference_alias,
 )
-from .natural_keys import derive_id, festival_id
-from .update import state_index
+from seed.pipeline.check.natural_keys import derive_id, festival_id
+from seed.pipeline.write.update import state_index
 
 LIST_SEPARATOR = ";"
 
@@ -259,7 +259,7 @@ def export_festival(festival, folder):
 
 def export_workbook(festival, path):
     """Write ``festival`` as one .xlsx workbook, a sheet per CSV file; return its path."""
-    from .workbook import write_workbook
+    from seed.pipeline.read.workbook import write_workbook
 
     path = Path(path)
     if path.exists():

@@ -12,19 +12,19 @@ from db.bulk import insert_rows
 from db.compiler import publish
 from db.source import models as m
 
-from .locking import write_transaction
-from .csv_folder import read_folder, read_zip
-from .festival_state import state_from_database, state_from_document
-from .fixture_format import SECTIONS, json_schema
-from .local_times import festival_zone, localise_times
-from .natural_keys import Expander, KeyIndex, festival_id
-from .points import check_results
-from .problems import FixtureError
-from .row_diff import RowDiff, diff_rows
-from .sources import load_json
-from .withdrawals import WithdrawalRefused, guarded_write
-from .workbook import is_workbook, read_workbook
-from .validation import (
+from seed.pipeline.write.locking import write_transaction
+from seed.pipeline.read.csv_folder import read_folder, read_zip
+from seed.pipeline.diff.festival_state import state_from_database, state_from_document
+from seed.fixture_format import SECTIONS, json_schema
+from seed.pipeline.read.local_times import festival_zone, localise_times
+from seed.pipeline.check.natural_keys import Expander, KeyIndex, festival_id
+from seed.pipeline.check.points import check_results
+from seed.pipeline.read.problems import FixtureError
+from seed.pipeline.diff.row_diff import RowDiff, diff_rows
+from seed.pipeline.read.sources import load_json
+from seed.pipeline.guard.withdrawals import WithdrawalRefused, guarded_write
+from seed.pipeline.read.workbook import is_workbook, read_workbook
+from seed.pipeline.check.validation import (
     check_codes,
     check_festival_slug,
     check_shape,
@@ -190,7 +190,7 @@ def apply(state, progress=None, recompute=True, dry_run=False, allow_withdrawals
     Refused (:class:`WithdrawalRefused`, nothing written) when it would take published
     records away, unless ``allow_withdrawals``; a dry run lists them instead. What would go
     is what the visibility rules show before the rows are written and no longer after
-    (``seed.withdrawals.guarded_write``).
+    (``seed.pipeline.guard.withdrawals.guarded_write``).
     """
     festival_row = state.festival
     festival_id = festival_row["id"]

@@ -15,10 +15,11 @@ import io
 import zipfile
 from pathlib import Path
 
-from .csv_folder import FESTIVAL_FILE, FORMULA_STARTS, SECTION_NAMES, SECTION_PROPERTIES, add_table, finish, read_table, section_key
-from .fixture_format import FORMAT_VERSION
-from .problems import FixtureError
-from .sources import Source
+from seed.pipeline.read.csv_folder import (FESTIVAL_FILE, FORMULA_STARTS, SECTION_NAMES, SECTION_PROPERTIES, add_table,
+                                           finish, read_table, section_key)
+from seed.fixture_format import FORMAT_VERSION
+from seed.pipeline.read.problems import FixtureError
+from seed.pipeline.read.sources import Source
 
 # A sheet kept out of the import: the office's notes, totals, lookups.
 OWN_SHEET_PREFIX = "_"
@@ -171,10 +172,10 @@ def write_workbook(path, sheets):
 
 def folder_as_workbook(folder, path):
     """Write the CSV folder ``folder`` as one workbook at ``path``, a sheet per file (how the
-    example workbook is made: ``python -m seed.workbook FOLDER OUT.xlsx``)."""
+    example workbook is made: ``python -m seed.pipeline.read.workbook FOLDER OUT.xlsx``)."""
     import csv
 
-    from .csv_folder import from_text
+    from seed.pipeline.read.csv_folder import from_text
 
     sheets = []
     for file in sorted(Path(folder).glob("*.csv"), key=lambda p: (p.stem != FESTIVAL_FILE, SECTION_NAMES.index(

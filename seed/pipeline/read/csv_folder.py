@@ -13,9 +13,9 @@ import re
 import zipfile
 from pathlib import Path
 
-from .fixture_format import FORMAT_VERSION, SECTIONS, json_schema
-from .problems import FixtureError
-from .sources import Source
+from seed.fixture_format import FORMAT_VERSION, SECTIONS, json_schema
+from seed.pipeline.read.problems import FixtureError
+from seed.pipeline.read.sources import Source
 
 FESTIVAL_FILE = "festival"
 # A cell a spreadsheet would run as a formula starts with one of these (the OWASP rule for

@@ -47,7 +47,7 @@ class FixtureError(Exception):
     @property
     def problems(self):
         """The first ``MAX_PROBLEMS`` problems, in the order of the file's rows."""
-        from .fixture_format import SECTIONS
+        from seed.fixture_format import SECTIONS
 
         keys = [s.key for s in SECTIONS]
         order = self.source.order if self.source is not None else (lambda path: path_order(path, keys))

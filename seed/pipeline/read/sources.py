@@ -1,15 +1,16 @@
 """Where an import comes from: a JSON file, a folder of CSV files, a .zip of them or a workbook.
 
-Every source becomes the same festival document (``seed/importer.py``'s ``load_source`` picks
-the reader: ``seed/csv_folder.py``, ``seed/workbook.py`` or ``load_json`` here); ``Source.locate`` turns a problem's
+Every source becomes the same festival document (``seed/pipeline/write/importer.py``'s
+``load_source`` picks the reader: ``seed/pipeline/read/csv_folder.py``,
+``seed/pipeline/read/workbook.py`` or ``load_json`` here); ``Source.locate`` turns a problem's
 JSON path back into the file, the line and the column an organiser can find.
 """
 import json
 import re
 from dataclasses import dataclass, field
 
-from .fixture_format import INLINE_ALIASES, SECTION_BY_KEY, SECTIONS, references
-from .problems import PRIVATE_COLUMNS, FixtureError, path_order
+from seed.fixture_format import INLINE_ALIASES, SECTION_BY_KEY, SECTIONS, references
+from seed.pipeline.read.problems import PRIVATE_COLUMNS, FixtureError, path_order
 
 _ROW_PATH = re.compile(r"^\$\.(?P<section>\w+)(?:\[(?P<index>\d+)\])?(?:\.(?P<column>\w+))?")
 _SECTION_KEYS = [s.key for s in SECTIONS]

@@ -6,9 +6,9 @@ from peewee import ForeignKeyField
 
 from db.source import models as m
 
-from .festival_state import festival_column, owned_by
-from .fixture_format import SECTION_BY_KEY, SECTION_BY_MODEL, SECTIONS, fixture_fields
-from .problems import FixtureError
+from seed.pipeline.diff.festival_state import festival_column, owned_by
+from seed.fixture_format import SECTION_BY_KEY, SECTION_BY_MODEL, SECTIONS, fixture_fields
+from seed.pipeline.read.problems import FixtureError
 
 
 def check_references(state, problems, where="in this file", only=None):

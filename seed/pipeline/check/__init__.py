@@ -1,0 +1,1 @@
+"""Check: natural keys, the shape and references of the rows, the points of results."""

@@ -1,0 +1,1 @@
+"""Diff: a festival document against the stored rows, section by section."""

@@ -1,0 +1,1 @@
+"""Guard: an import takes no published record away unless asked to."""
