@@ -89,15 +89,21 @@ class Array(fields.List):
 
 
 class Enum(fields.String):
-    """A string limited to ``choices``; the error names the allowed values."""
+    """A string limited to ``choices``, in any letter case (as booleans and natural keys are:
+    ``sortOrder=DESC`` is ``desc``); the error names the allowed values."""
 
     def __init__(self, choices, **kwargs):
         self.choices = tuple(choices)
+        self.folded = {choice.casefold(): choice for choice in self.choices}
         metadata = {**kwargs.pop("metadata", {}), "enum": list(self.choices)}
         super().__init__(
             validate=validate.OneOf(self.choices, error="Must be one of: {choices}."),
             metadata=metadata, **kwargs,
         )
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        text = super()._deserialize(value, attr, data, **kwargs)
+        return self.folded.get(text.casefold(), text)
 
 
 class Text(fields.String):
@@ -163,7 +169,7 @@ class Instant(fields.Field):
             raise self.make_error("invalid")
         value = value.strip()
         try:
-            if len(value) == 10:
+            if len(value) == 10 or (len(value) == 8 and value.isdigit()):  # 2026-11-27 or 20261127
                 day = datetime.date.fromisoformat(value)
                 return LocalMoment.combine(day, datetime.time.max if self.end_of_day else datetime.time.min)
             # An unencoded "+" arrives as a space; RFC 3339 allows a lower-case "z".

@@ -200,8 +200,10 @@ def test_the_most_values_of_every_array_parameter_are_answered(api, operations, 
     arrays = [p for p in parameters if p["schema"].get("type") == "array" and p["name"] not in PRIVATE_PARAMETERS]
     for parameter in arrays:
         query = "&".join(f"{parameter['name']}={value}" for value in most_values(parameter, valid))
-        url = f"{API}{endpoint}?subFestId={valid['subFestId']}&sinceRevision=0&{query}"
-        response = api.client.get(url, headers={"X-API-Key": api.keys[BIG]})
+        own = {p["name"] for p in parameters}
+        needed = "".join(f"{name}={value}&" for name, value in (("subFestId", valid["subFestId"]), ("sinceRevision", 0))
+                         if name in own)
+        response = api.client.get(f"{API}{endpoint}?{needed}{query}", headers={"X-API-Key": api.keys[BIG]})
         assert response.status_code == 200, (parameter["name"], response.get_data(as_text=True)[:300])
 
 
@@ -221,7 +223,7 @@ def test_only_the_canonical_uuid_form_is_accepted(api, operations, valid, form):
     value = form.format(uuid=uuid, uuid_hex=uuid.replace("-", ""), uuid_hex_upper=uuid.replace("-", "").upper())
     checked = 0
     for endpoint, name in uuid_parameters(operations):
-        fixed = "" if name == "subFestId" else f"subFestId={uuid}&"
+        fixed = "" if name == "subFestId" else sub_fest_query(operations, endpoint, uuid)
         response = api.client.get(f"{API}{endpoint}?{fixed}{name}={value}", headers={"X-API-Key": api.keys[BIG]})
         assert response.status_code == 400, (endpoint, name, response.status_code)
         assert name in response.get_json()["errors"]["query"], (endpoint, name)
@@ -232,6 +234,11 @@ def test_only_the_canonical_uuid_form_is_accepted(api, operations, valid, form):
 def test_an_upper_case_canonical_uuid_is_accepted(api, valid):
     uuid = valid["subFestId"]
     assert api.ok("/teams", subFestId=uuid.upper()) == api.ok("/teams", subFestId=uuid)
+
+
+def sub_fest_query(operations, endpoint, sub_fest_id):
+    """``subFestId=...&`` where ``endpoint`` takes it (another endpoint's parameter is a 400)."""
+    return f"subFestId={sub_fest_id}&" if any(p["name"] == "subFestId" for p in operations[endpoint]) else ""
 
 
 def array_parameters(operations):
@@ -247,7 +254,7 @@ def test_an_empty_value_of_an_array_parameter_is_400(api, operations, valid, que
     """An empty value is an invalid value, not an absent one (it would slip past maxItems)."""
     checked = 0
     for endpoint, name in array_parameters(operations):
-        url = f"{API}{endpoint}?subFestId={valid['subFestId']}&{query.format(name=name)}"
+        url = f"{API}{endpoint}?{sub_fest_query(operations, endpoint, valid['subFestId'])}{query.format(name=name)}"
         response = api.client.get(url, headers={"X-API-Key": api.keys[BIG]})
         assert response.status_code == 400, (endpoint, name, response.status_code)
         assert name in response.get_json()["errors"]["query"], (endpoint, name)
@@ -258,8 +265,24 @@ def test_an_empty_value_of_an_array_parameter_is_400(api, operations, valid, que
 @pytest.mark.parametrize("endpoint, query", [
     ("/news", "status=published,"), ("/news", "tags=a,,b"), ("/news", "tags=,"), ("/programmes", "statuses=%20,draft"),
 ])
-def test_an_empty_item_in_a_comma_list_is_400(api, valid, endpoint, query):
-    url = f"{API}{endpoint}?subFestId={valid['subFestId']}&{query}"
+def test_an_empty_item_in_a_comma_list_is_400(api, operations, valid, endpoint, query):
+    url = f"{API}{endpoint}?{sub_fest_query(operations, endpoint, valid['subFestId'])}{query}"
     response = api.client.get(url, headers={"X-API-Key": api.keys[BIG]})
     assert response.status_code == 400
     assert query.split("=")[0] in response.get_json()["errors"]["query"]
+
+
+def test_errors_query_is_a_list_of_strings_for_a_value_and_for_an_array_s_items(api, valid):
+    response = api.get("/programmes", subFestId=valid["subFestId"], limit="0",
+                       categoryIds=f"{valid['subFestId']},not-an-id")
+    assert response.status_code == 400
+    errors = response.get_json()["errors"]["query"]
+    assert errors["limit"] == ["Must be greater than or equal to 1 and less than or equal to 500."]
+    assert errors["categoryIds"] == ["Item 2: Not a valid UUID."]
+
+
+@pytest.mark.parametrize("sent, meant", [("DESC", "desc"), ("Desc", "desc"), ("PUBLISHEDAT", "publishedAt")])
+def test_enum_values_are_taken_in_any_letter_case(api, sent, meant):
+    query = {"sortBy": "publishedAt", "sortOrder": "desc"}
+    expected = api.ok("/news", **query)
+    assert api.ok("/news", **{**query, ("sortOrder" if meant == "desc" else "sortBy"): sent}) == expected

@@ -168,3 +168,24 @@ def test_an_unknown_name_is_looked_at_once_per_endpoint(monkeypatch):
         assert error.value.messages == {"LIMIT": ["Unknown parameter: did you mean limit?"]}
     assert sorted(asked) == ["LIMIT", "_"]
     assert plan.load([("limit", "5")])["limit"] == 5 and len(asked) == 2  # known names are never asked about
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+def test_a_parameter_of_another_endpoint_is_a_400_naming_the_endpoints_that_take_it(
+        api, operations, selectors, endpoint):
+    own = {p["name"] for p in operations[endpoint]}
+    others = {}
+    for other, parameters in operations.items():
+        for parameter in parameters:
+            if parameter["name"] not in own:
+                others.setdefault(parameter["name"], []).append(other)
+    assert others, endpoint
+    query = needed(endpoint, operations[endpoint], selectors)
+    for name, endpoints in sorted(others.items()):
+        response = api.get(endpoint, **{**query, name: "x"})
+        assert response.status_code == 400, (endpoint, name, response.get_json())
+        message = response.get_json()["errors"]["query"][name][0]
+        if message.startswith("Unknown parameter: did you mean"):
+            continue  # near one of the endpoint's own names: the typo answer wins
+        named = ", ".join(sorted(endpoints)[:3]) + (f" and {len(endpoints) - 3} more" if len(endpoints) > 3 else "")
+        assert message == f"Not a parameter of {endpoint}: it is one of {named}.", message

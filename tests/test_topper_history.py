@@ -182,6 +182,7 @@ def test_a_time_without_an_offset_is_the_festivals_local_time(stepped):
     assert served_board(utc["data"]) != served_board(local["data"])
     day = api.ok("/toppers", topperPlaceholderId=TEAMS, asOf="2026-01-19", limit=100)  # its end, local
     assert day["context"]["asOf"]["requested"] == "2026-01-19T18:29:59Z"
+    assert api.ok("/toppers", topperPlaceholderId=TEAMS, asOf="20260119", limit=100) == day  # the same day
 
 
 def test_sorting_and_paging_apply_to_a_board_of_the_past(stepped):

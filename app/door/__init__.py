@@ -59,7 +59,7 @@ from ..server.healthz import HealthCheck
 from ..server.waitress_compat import AFTER_ANSWER
 from .access_log import log_observation
 from .auth import CHALLENGE, ENVIRON_HEADER, MISSING_MESSAGE, UNKNOWN_MESSAGE, KeyCache
-from .errors import error_json
+from .errors import error_json, query_messages
 from .festival_url import PARAMETER as FESTIVAL_PARAMETER, REPEATED_MESSAGE, named_festival, refusal_message
 from .headers import ALLOW, REVISION_HEADER, ApiHeaders, compress, not_modified, weak_etag
 from .limits import make_private_filter_limits, make_rate_limits
@@ -308,7 +308,7 @@ class FrontDoor:
         try:
             body = operation(state.query)
         except ma.ValidationError as error:
-            return self._http_failure(BadRequest(), messages={"query": error.messages})
+            return self._http_failure(BadRequest(), messages={"query": query_messages(error.messages)})
         except HTTPException as error:  # the view's abort(): 404, or a 400 of its own
             return self._http_failure(error)
         except DATABASE_ERRORS:

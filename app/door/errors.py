@@ -23,3 +23,19 @@ def error_body(code, message=None):
 def error_json(code, message=None):
     """:func:`error_body` as JSON bytes."""
     return orjson.dumps(error_body(code, message)) + b"\n"
+
+
+def query_messages(messages):
+    """``{parameter: [message, ...]}`` of a ``ValidationError``'s messages: the messages of an
+    array's items (marshmallow's ``{index: [...]}``) become ``"Item N: ..."`` (N from 1), so
+    every parameter's messages are a list of strings, whatever its type."""
+    return {name: _flat(found) for name, found in messages.items()}
+
+
+def _flat(found, prefix=""):
+    if isinstance(found, dict):
+        return [message for index, inner in found.items()
+                for message in _flat(inner, f"{prefix}Item {index + 1}: " if isinstance(index, int) else prefix)]
+    if isinstance(found, (list, tuple)):
+        return [message for inner in found for message in _flat(inner, prefix)]
+    return [prefix + str(found)]

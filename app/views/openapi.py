@@ -73,8 +73,10 @@ RATE_LIMIT_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit
 # name -> component name, as flask-smorest's ``headers=`` takes them
 ANSWER_HEADERS = {name: name for name in ("ETag", "X-Data-Revision", "Cache-Control", *RATE_LIMIT_HEADERS,
                                           "Server-Timing")}
-# ... and of every error answer
-ERROR_HEADERS = {"Server-Timing": "Server-Timing"}
+# ... of every error answer
+ERROR_HEADERS = {name: name for name in ("Cache-Control", "Server-Timing")}
+# ... and of the errors of a known key (a 400, 404, 409 or 429: the key was looked up first)
+KNOWN_KEY_ERROR_HEADERS = {**ERROR_HEADERS, **{name: name for name in ("X-Data-Revision", *RATE_LIMIT_HEADERS)}}
 
 # The request header of a revalidation, documented on every GET.
 # Every operation may name its festival in the URL (app/door/festival_url.py).
@@ -119,7 +121,7 @@ ERRORS = {
           "messages per parameter.",
           _error(400, "Bad Request", errors={"query": {"limit": [
               "Must be greater than or equal to 1 and less than or equal to 500."]}}),
-          dict(ERROR_HEADERS)),
+          dict(KNOWN_KEY_ERROR_HEADERS)),
     401: ("Unauthorized: the `X-API-Key` header is missing, or the key is unknown or revoked.",
           _error(401, "Unauthorized"), dict(ERROR_HEADERS)),
     403: ("Forbidden: the URL names another festival (`festival=`) than the key's.",
@@ -127,17 +129,17 @@ ERRORS = {
                                    "its URLs name festival=kalolsavam-2026."), dict(ERROR_HEADERS)),
     404: ("Not Found: no public record has this id, code or chest number (a record that is not public "
           "answers the same).",
-          _error(404, "Not Found", "Programme not found."), dict(ERROR_HEADERS)),
+          _error(404, "Not Found", "Programme not found."), dict(KNOWN_KEY_ERROR_HEADERS)),
     429: ("Too Many Requests: the key's (or the address's) budget is spent; ask again after "
           "`Retry-After` seconds.",
           _error(429, "Too Many Requests"),
-          {name: name for name in (*RATE_LIMIT_HEADERS, "Retry-After", *ERROR_HEADERS)}),
+          {**KNOWN_KEY_ERROR_HEADERS, "Retry-After": "Retry-After"}),
     409: ("Conflict: `sinceRevision` is ahead of the festival's revision (the data was restored from an "
           "older copy) or older than the changes kept. Read the lists again and poll from the revision "
           "of that answer.",
           _error(409, "Conflict", "sinceRevision 120 is ahead of the festival's data revision 96: the data "
                  "was restored from an older copy. Drop what you kept, read the lists again, and poll from "
-                 "sinceRevision=96."), dict(ERROR_HEADERS)),
+                 "sinceRevision=96."), dict(KNOWN_KEY_ERROR_HEADERS)),
     503: ("Service Unavailable: the database did not answer in time; try again shortly.",
           _error(503, "Service Unavailable"), dict(ERROR_HEADERS)),
 }

@@ -42,19 +42,27 @@ MAX_PLANS = 256
 MAX_UNKNOWN_NAMES = 1024
 _UNSEEN = object()
 
+# Every endpoint's plan, with its path once routed: a name that is another endpoint's
+# parameter is a question asked of the wrong endpoint, not a cache-buster.
+_PLANS = []
+MAX_NAMED = 3  # endpoints named in that 400's message
+
 
 class ArgumentPlan:
     """How one endpoint's query parameters are loaded: its argument schema, specialised per
     set of sent parameters.
 
     ``name[]=`` keys count as ``name=``; unknown parameters are ignored (cache-busters),
-    unless they are a typo of one of the endpoint's (``app/views/typos.py``: a 400 naming it); a
-    parameter that takes one value and is sent twice, and any value with a control
-    character, is a 400 like every other bad value.
+    unless they are a typo of one of the endpoint's (``app/views/typos.py``) or a parameter of
+    another endpoint (``/programmes?programCode=``): a 400 naming it; a parameter that takes
+    one value and is sent twice, and any value with a control character, is a 400 like every
+    other bad value.
     """
 
     def __init__(self, schema):
         self.schema = schema
+        self.path = None  # the endpoint's path, set when it is routed
+        _PLANS.append(self)
         self.multiple = {}  # data key -> whether the field takes several values
         self.attribute = {}  # data key -> the field's attribute name
         defaults = []
@@ -96,9 +104,17 @@ class ArgumentPlan:
         return self.schema_for(frozenset(values)).load(values)
 
     def _typo(self, name):
-        """The message for ``name`` when it is a typo of a parameter, else None (remembered)."""
+        """The message for ``name`` when it is a typo of a parameter or another endpoint's
+        parameter, else None (remembered)."""
         parameters = meant(name, self.attribute)
         message = f"Unknown parameter: did you mean {' or '.join(parameters)}?" if parameters else None
+        if message is None:
+            elsewhere = sorted(plan.path for plan in _PLANS
+                               if plan.path is not None and plan is not self and name in plan.attribute)
+            if elsewhere:
+                named = ", ".join(elsewhere[:MAX_NAMED]) + (
+                    f" and {len(elsewhere) - MAX_NAMED} more" if len(elsewhere) > MAX_NAMED else "")
+                message = f"Not a parameter of {self.path or 'this endpoint'}: it is one of {named}."
         with self._lock:
             if len(self._unknown) >= MAX_UNKNOWN_NAMES:
                 self._unknown.clear()
@@ -174,9 +190,18 @@ class ErrorSchema(ma.Schema):
     code = ma.fields.Integer(required=True, metadata={"description": "The HTTP status code, e.g. 400."})
     status = ma.fields.String(required=True, metadata={"description": "The HTTP status name, e.g. `Bad Request`."})
     message = ma.fields.String(required=True, metadata={"description": "What is wrong, for a person to read."})
-    errors = ma.fields.Dict(metadata={
+    errors = ma.fields.Nested(lambda: QueryErrorsSchema(), metadata={
         "description": "Bad parameters only: `{\"query\": {\"limit\": [\"...\"]}}`, the messages per "
                        "parameter (camelCase, as sent)."})
+
+
+class QueryErrorsSchema(ma.Schema):
+    """Where a 400's messages are: per query parameter, a list of messages."""
+
+    query = ma.fields.Dict(keys=ma.fields.String(), values=ma.fields.List(ma.fields.String()), required=True,
+                           metadata={"description": "The messages per parameter, each a list of strings, for "
+                                                    "a single value and an array alike (an array's item is "
+                                                    "named `Item N: ...`, N from 1)."})
 
 
 class Blueprint(flask_smorest.Blueprint):
@@ -191,7 +216,15 @@ class Blueprint(flask_smorest.Blueprint):
         ``If-None-Match`` and ``festival`` (parameters of the path, beside the operation's own
         query parameters)."""
         parameters = [*(parameters or ()), dict(FESTIVAL), dict(IF_NONE_MATCH)]
-        return super().route(rule, parameters=parameters, tags=tags or [self.group], **options)
+        routed = super().route(rule, parameters=parameters, tags=tags or [self.group], **options)
+
+        def decorator(func):
+            plan = getattr(func, "query_plan", None)
+            if plan is not None:
+                plan.path = rule
+            return routed(func)
+
+        return decorator
 
     def arguments(self, schema, *, location="query", as_kwargs=True, **kwargs):
         """Document the query parameters as flask-smorest does, and give the view the
