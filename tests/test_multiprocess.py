@@ -191,13 +191,14 @@ def nginx_site(example, tmp_path, upstream_ports, http_port, https_port, cert, c
 
 @pytest.fixture
 def nginx(tmp_path):
-    """``start(upstream ports) -> (http port, https port)``: the example config, running."""
+    """``start(upstream ports, events="") -> (http port, https port)``: the example config,
+    running (``events``: the body of nginx's ``events`` block)."""
     binary = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
     if binary is None or shutil.which("openssl") is None:
         pytest.skip("nginx and openssl are needed to run docs/nginx.conf.example")
     processes = []
 
-    def start(upstream_ports):
+    def start(upstream_ports, events=""):
         cert, cert_key = tmp_path / "cert.pem", tmp_path / "key.pem"
         subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
                         "-subj", "/CN=api.festival.example", "-keyout", str(cert_key), "-out", str(cert)],
@@ -209,7 +210,7 @@ def nginx(tmp_path):
                             for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
         (tmp_path / "nginx.conf").write_text(
             ("user root;\n" if os.geteuid() == 0 else "")
-            + f"pid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/error.log;\nevents {{}}\n"
+            + f"pid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/error.log;\nevents {{{events}}}\n"
             + f"http {{\n{temp_dirs}    include {tmp_path}/site.conf;\n}}\n")
         checked = subprocess.run([binary, "-t", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")],
                                  capture_output=True, text=True, timeout=30)
