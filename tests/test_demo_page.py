@@ -619,6 +619,8 @@ def test_the_points_race_is_drawn_and_the_day_picker_moves_the_board(browser_pag
     assert len(race["data"]) > 1
     chart = page.locator("#race-chart svg")
     assert chart.get_attribute("data-steps") == str(len(race["data"]))
+    drawn = chart.bounding_box()
+    assert drawn["width"] >= 900 and drawn["height"] >= 300, drawn  # the page's width, not a column's
     assert page.locator("#race-chart svg polyline").count() == len(race["entries"]) == 6
     # each line has a point per step, and rises to the team's current points at the right edge
     points = page.locator("#race-chart polyline").first.get_attribute("points").split()
@@ -641,6 +643,13 @@ def test_the_points_race_is_drawn_and_the_day_picker_moves_the_board(browser_pag
     assert len(before) == len(now)
     page.select_option("#day-picker", first_day)
     assert page.locator("#day-picker option").nth(1).inner_text() == "after day 1"
+    # the demo's middle day is today: the days offered are those that have ended, before it
+    offered = page.locator("#day-picker option").evaluate_all("nodes => nodes.map(n => n.value)")[1:]
+    today = page.evaluate("() => new Intl.DateTimeFormat('en-CA', {timeZone: %r}).format(new Date())"
+                          % festival["timezone"])
+    assert offered and all(day < today for day in offered), (offered, today)
+    assert len(offered) < (datetime.date.fromisoformat(festival["endDate"])
+                           - datetime.date.fromisoformat(first_day)).days + 1
     page.wait_for_function("want => [...document.querySelectorAll('#leaderboard-list .entry .who')]"
                            ".map(n => n.firstChild.textContent).join('|') === want",
                            arg="|".join(names_then) if names_then else "", timeout=10_000) \

@@ -177,16 +177,18 @@
     }
   }
 
-  // "after day N": one choice per festival day, its value the day's date (a date as asOf is
-  // the end of that day in the festival's time zone).
+  // "after day N": one choice per festival day that has ended (today's is "now"), its value
+  // the day's date (a date as asOf is the end of that day in the festival's time zone).
   function fillDays(start, end) {
-    if (!start || !end || state.days === start + end) return;
-    state.days = start + end;
+    const today = todayRange()[0].slice(0, 10);
+    if (!start || !end || state.days === start + end + today) return;
+    state.days = start + end + today;
     const picker = document.getElementById("day-picker");
     const options = [el("option", null, "now")];
     options[0].value = "";
     const first = Date.parse(start + "T00:00:00Z");
-    for (let n = 1, time = first; time <= Date.parse(end + "T00:00:00Z") && n <= 60; n += 1, time += 86400000) {
+    const last = Math.min(Date.parse(end + "T00:00:00Z"), Date.parse(today + "T00:00:00Z") - 86400000);
+    for (let n = 1, time = first; time <= last && n <= 60; n += 1, time += 86400000) {
       const option = el("option", null, "after day " + n);
       option.value = new Date(time).toISOString().slice(0, 10);
       options.push(option);
