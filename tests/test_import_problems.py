@@ -265,11 +265,41 @@ def test_an_update_cannot_add_a_code_that_differs_from_a_stored_one_only_in_case
          "codes are unique within a sub-fest, in any letter case")]
 
 
-@pytest.mark.parametrize("column, bad", [("date_of_birth", "SECRET-2010-13-45"), ("date_of_birth", "31/02/2010")])
+@pytest.mark.parametrize("column, bad", [("date_of_birth", "SECRET-2010-13-45"), ("date_of_birth", "31/02/2010"),
+                                         ("date_of_birth", "14/11/2013")])
 def test_a_problem_of_a_private_column_names_where_it_is_never_the_value(fresh_app, folder, column, bad):
     # ``follow`` writes its problems to the journal: a private value must not reach it.
     edit(folder, "candidates.csv", lambda lines: [lines[0] + f",{column}", lines[1] + f",{bad}", *lines[2:]])
     lines = problems_of(fresh_app[1], folder).lines()
     found = [line for line in lines if f"column {column}" in line]
     assert found == [f"candidates.csv line 2, column {column}: (a private value) is not a date: write YYYY-MM-DD"]
-    assert not any(bad in line for line in lines)
+    assert not any(bad in line or "2013" in line for line in lines)
+
+
+def test_private_values_stay_out_of_a_workbooks_and_a_json_files_problems(fresh_app, folder, tmp_path):
+    """The same date of birth in a workbook and in JSON, with an admission number of the wrong
+    type: each is named by its row and column; neither value, nor the date read back, is shown."""
+    import json
+
+    from seed.pipeline.read.workbook import folder_as_workbook
+
+    edit(folder, "candidates.csv", lambda lines: [lines[0] + ",date_of_birth", lines[1] + ",14/11/2013", *lines[2:]])
+    book = tmp_path / "fest.xlsx"
+    folder_as_workbook(folder, book)
+    lines = problems_of(fresh_app[1], book).lines()
+    assert [line for line in lines if "date_of_birth" in line] == [
+        f"{book} sheet candidates row 2, column "
+        f"{chr(ord('A') + (folder / 'candidates.csv').read_text().splitlines()[0].split(',').index('date_of_birth'))}"
+        " (date_of_birth): (a private value) is not a date: write YYYY-MM-DD".replace(f"{book} ", "")]
+    data = natural_festival()
+    data["candidates"][0].update(date_of_birth="14/11/2013", admission_number=98765, email=["x@example.org"])
+    path = tmp_path / "fest.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    lines = problems_of(fresh_app[1], path).lines()
+    assert sorted(line for line in lines if "$.candidates[0]" in line) == [
+        f"{path} $.candidates[0].admission_number: (a private value) is not of type (a private value), "
+        "(a private value)",
+        f"{path} $.candidates[0].date_of_birth: (a private value) is not a date: write YYYY-MM-DD",
+        f"{path} $.candidates[0].email: (a private value) is not of type (a private value), (a private value)",
+    ]
+    assert not any(secret in line for line in lines for secret in ("2013", "98765", "x@example"))

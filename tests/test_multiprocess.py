@@ -251,7 +251,14 @@ def test_nginx_example_logs_no_query_string(seeded, keys, nginx, tmp_path):
                             keys[BIG], context=insecure)
         assert guessed[0] == 400 and guessed[1]["Cache-Control"] == "private, no-store"
         fetch_url(f"http://127.0.0.1:{http_port}{API}/candidates?admNoPattern={secret}", keys[BIG])
+    # The service is down: nginx's error log would write the request line, query and all.
+    down = fetch_url(f"https://127.0.0.1:{https_port}{API}/candidates?subFestSlug=general&admNoPattern={secret}",
+                     keys[BIG], context=insecure)
+    assert down[0] in (502, 504)
     logged = (tmp_path / "festival-api.access.log").read_text()
+    assert f'"GET {API}/candidates HTTP/1.1" {down[0]} ' in logged
+    for log in tmp_path.glob("*error.log"):
+        assert secret not in log.read_text() and "admNoPattern" not in log.read_text(), log.name
     assert f'"GET {API}/candidates HTTP/1.1" 400 ' in logged
     assert f'"GET {API}/candidates HTTP/1.1" 301 ' in logged
     assert secret not in logged and "admNoPattern" not in logged

@@ -313,3 +313,40 @@ def test_a_festival_row_with_its_own_updated_at_is_stamped_with_the_write(natura
         festival = m.Festival.get(m.Festival.slug == SLUG)
     assert festival.location == "Town Hall"
     assert festival.updated_at.year >= 2026 and summary.revision > 1
+
+
+PRIVATE_ONLY = {"email": "anu@example.org", "phone": "+91 98470 00001", "date_of_birth": "2013-11-14",
+                "admission_details": "hostel B"}
+
+
+def served_revision(app, key):
+    return app.test_client().get(f"{API}/news", headers={"X-API-Key": key}).headers["X-Data-Revision"]
+
+
+def test_a_private_only_edit_is_written_without_a_new_revision_and_the_public_view_stays_whole(natural):
+    """The columns no answer shows (email, phone, date of birth, admission details) are written
+    and moved no X-Data-Revision; the compiled rows left are exactly a whole compile's."""
+    from db.compiler import compile_festival
+    from test_export import public_rows
+
+    app, url = natural
+    with writable(url):
+        festival = m.Festival.get(m.Festival.slug == SLUG)
+        key = create_key(festival, label="t")[1]
+        revision = current_revision(festival.id)[0]
+        served = served_revision(app, key)
+        rows = public_rows(festival.id)
+        summary = update_fixture(update(candidates=[{"admission_number": "ADM-1", **PRIVATE_ONLY}]))
+        assert summary.row_diff.lines() == ["candidates: 0 added, 1 changed, 0 withdrawn"]
+        assert summary.revision == revision == current_revision(festival.id)[0]
+        assert find(m.Candidate, admission_number="ADM-1").email == PRIVATE_ONLY["email"]
+        compile_festival(festival.id)
+        assert public_rows(festival.id) == rows, "a whole compile gives the very rows kept"
+        assert served_revision(app, key) == served
+        # A name is public, and the admission number is compiled (the keyed hash admNoPattern
+        # matches): each moves the revision.
+        assert update_fixture(update(candidates=[{"admission_number": "ADM-1", "name": "Anu K"}])).revision \
+            == revision + 1
+        person = find(m.Candidate, admission_number="ADM-3")
+        assert update_fixture(update(candidates=[{"id": str(person.id), "admission_number": "ADM-33"}])).revision \
+            == revision + 2

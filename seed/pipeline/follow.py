@@ -257,6 +257,8 @@ def publish_line(name, summary):
     if summary.row_diff.empty:
         return f"{name}: no changes; {slug} stays at revision {summary.revision}"
     kinds = "; ".join(summary.row_diff.lines())
+    if not summary.row_diff.public:
+        return f"{name}: {kinds} (private columns only: no answer changes); {slug} stays at revision {summary.revision}"
     programmes = changed_programmes(summary.row_diff)
     shown = f" (programmes {', '.join(programmes)})" if programmes else ""
     return f"{name}: published {slug} revision {summary.revision}: {kinds}{shown}"

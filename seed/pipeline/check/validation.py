@@ -64,6 +64,36 @@ def check_unique(state, problems):
                                  f"{state.path(section.key, other)}"))
 
 
+_KEY_WORDS = {"registration": "entry", "sub_fest_candidate": "candidate", "sub_fest_programme": "programme",
+              "sub_fest": "sub-fest"}
+
+
+def check_passed_on_keys(old, new, ids, problems):
+    """An update writes its rows one by one: a row may not take a unique value (a result's
+    entry, a chest number) that another row of the same update gives up, as in a swap of two
+    results' entries; the database would refuse the first write half-way. ``old``/``new``:
+    the stored rows and the rows with the update laid over; ``ids``: the update's rows."""
+    for section in SECTIONS:
+        before, after = old.rows[section.key], new.rows[section.key]
+        moving = [i for i in ids if i in before and i in after]
+        for key in _unique_keys(section.model):
+            held = {}
+            for row_id in moving:
+                was, now = (tuple(rows[row_id].get(name) for name in key) for rows in (before, after))
+                if was != now and None not in was:
+                    held[was] = row_id
+            for row_id in moving:
+                now = tuple(after[row_id].get(name) for name in key)
+                other = held.get(now)
+                if other is None or other == row_id or None in now:
+                    continue
+                what = " + ".join(_KEY_WORDS.get(name, name) for name in key)
+                problems.append((f"{new.path(section.key, row_id)}.{key[-1]}",
+                                 f"takes the {what} that {new.path(section.key, other)} gives up in this "
+                                 "same update (a swap): an update cannot pass a unique value from row to row; "
+                                 "change one of them in an update of its own first, or import the whole festival"))
+
+
 # Codes the API looks rows up by, case-insensitively: (section, scope column, what). A
 # programme code names one programme within its sub-fest (``/programme-result?programCode=
 # …&subFestSlug=…``); the same code in two sub-fests is two programmes.

@@ -10,6 +10,11 @@ from dataclasses import dataclass, field
 
 from seed.fixture_format import SECTIONS, WITHDRAWABLE, fixture_fields
 
+# Private columns the compile step never reads (``db/compiler``): a change to them alone
+# changes no public answer, so it is written without a new revision. (``admission_number``
+# is compiled, as a keyed hash the ``admNoPattern`` filter matches: not here.)
+NEVER_COMPILED = {"candidates": frozenset({"email", "phone", "date_of_birth", "admission_details"})}
+
 TOUCHED_KINDS = ("subFests", "subFestProgrammes", "subFestCandidates", "teams",
                  "news", "downloads", "galleryAlbums", "galleryImages", "people")
 
@@ -27,16 +32,22 @@ class RowDiff:
     # "people": the sub-fest candidates whose own rows (name, team, ...) changed, which every
     # programme they take part in shows (a new result changes only its own candidates)
     touched: dict = field(default_factory=lambda: {kind: set() for kind in TOUCHED_KINDS})
+    # the festival row's columns that changed (``is_active``, ``name``, ...)
+    festival: list = field(default_factory=list)
+    # False when every change is to columns no public answer shows (:data:`NEVER_COMPILED`)
+    public: bool = False
 
     @property
     def empty(self):
-        return not (self.added or self.changed or self.withdrawn)
+        return not (self.added or self.changed or self.withdrawn or self.festival)
 
     def lines(self):
-        """One line per kind that changed, e.g. ``results: 3 added, 1 changed, 0 withdrawn``."""
+        """One line per kind that changed, e.g. ``results: 3 added, 1 changed, 0 withdrawn``
+        (the festival row first: ``festival: changed is_active``)."""
         kinds = [s.key for s in SECTIONS if s.key in self.rows]
-        return [f"{kind}: {self.added[kind]} added, {self.changed[kind]} changed, "
-                f"{self.withdrawn[kind]} withdrawn" for kind in kinds]
+        head = [f"festival: changed {', '.join(self.festival)}"] if self.festival else []
+        return head + [f"{kind}: {self.added[kind]} added, {self.changed[kind]} changed, "
+                       f"{self.withdrawn[kind]} withdrawn" for kind in kinds]
 
 
 def _value(row, f):
@@ -46,12 +57,14 @@ def _value(row, f):
 
 
 def _differs(section, old, new):
+    """The names of the fields ``new`` changes."""
+    found = []
     for f in fixture_fields(section.model, section):
         if f.name not in new and callable(f.default):
             continue  # e.g. created_at: the stored time stands
         if _value(old, f) != _value(new, f):
-            return True
-    return False
+            found.append(f.name)
+    return found
 
 
 def _links_differ(section, old_links, new_links):
@@ -77,6 +90,9 @@ def diff_rows(old, new, removed=(), only=None):
     ``only``: the ids that may differ (an update's rows); others are not compared.
     """
     summary = RowDiff()
+    if old is not None:
+        summary.festival = festival_changes(old.festival, new.festival)
+    summary.public = bool(summary.festival)
     users = _Users(new)
     old_rows = old.rows if old else {s.key: {} for s in SECTIONS}
     old_links = old.links if old else {s.key: {} for s in SECTIONS}
@@ -87,13 +103,17 @@ def diff_rows(old, new, removed=(), only=None):
         for row_id, row in candidates.items():
             if row_id not in before:
                 summary.added[key] += 1
+                summary.public = True
             elif _is_withdrawal(section, before[row_id], row):
                 summary.withdrawn[key] += 1
-            elif (_differs(section, before[row_id], row)
-                  or _links_differ(section, old_links[key].get(row_id, {}), new.links[key].get(row_id, {}))):
-                summary.changed[key] += 1
+                summary.public = True
             else:
-                continue
+                fields = _differs(section, before[row_id], row)
+                links = _links_differ(section, old_links[key].get(row_id, {}), new.links[key].get(row_id, {}))
+                if not (fields or links):
+                    continue
+                summary.changed[key] += 1
+                summary.public = summary.public or links or not set(fields) <= NEVER_COMPILED.get(key, set())
             summary.rows.setdefault(key, set()).add(row_id)
             _touch(summary, key, row, old, new, users)
             if row_id in before:
@@ -101,10 +121,20 @@ def diff_rows(old, new, removed=(), only=None):
         gone = [i for i in before if i not in after or i in removed]
         for row_id in gone:
             summary.withdrawn[key] += 1
+            summary.public = True
             summary.rows.setdefault(key, set()).add(row_id)
             _touch(summary, key, before[row_id], old, new, users)
     _touch_parent_teams(summary, (new, old))
     return summary
+
+
+# Festival columns an import stamps itself, whatever the file says.
+_STAMPS = {"id", "created_at", "updated_at"}
+
+
+def festival_changes(old, new):
+    """The festival row's columns ``new`` (what the file gives) sets to another value."""
+    return sorted(name for name, value in new.items() if name not in _STAMPS and old.get(name) != value)
 
 
 def _touch_parent_teams(summary, states):

@@ -9,6 +9,12 @@ rows are written and after (inside the writer's transaction), so no column can b
 forgotten. A programme whose results are public that would leave ``result_published``
 (back to ``scheduled``, ``draft``, ``cancelled``, ...) while they stay public is refused too.
 
+Two more ways take a published record away without hiding it by those rules, and are
+refused the same way: the festival row set to ``is_active = no`` (every key then answers
+401, so everything published goes at once), and a published result that stays public but
+becomes someone else's: moved to another registration, or its registration given another
+candidate (or team). The result is named as the public knew it.
+
 On result day that is how a morning's folder, imported again in the afternoon, or one
 mistyped ``is_public`` would undo published results: so such a write is refused, listing
 what would go in the file's terms, unless the operator passes ``--allow-withdrawals``.
@@ -19,7 +25,7 @@ candidate is not a word for its published result: the same file must withdraw th
 too. ``import``, ``import --update`` and their ``--dry-run`` call :func:`guarded_write`; so
 can any other writer of a festival's rows.
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from peewee import Expression, Field, Function, Join, ModelSelect, Negated, NodeList
 
@@ -30,11 +36,14 @@ from db.source import visibility
 ALLOW_FLAG = "--allow-withdrawals"
 RESULTS_ANNOUNCED = "result_published"
 FIX = "to withdraw the result as well, add a results row for it with withdrawn = yes"
+MOVE_FIX = ("a published result stays with its entry: to give the place to another entry, withdraw this "
+            "result (withdrawn = yes) and add a results row for the other entry")
+OFF_FIX = "keep is_active = yes; to take the festival down on purpose, use " + ALLOW_FLAG
 
 
 @dataclass(frozen=True)
 class Withdrawal:
-    """One published record that would go: ``kind`` is result, programme or news."""
+    """One published record that would go: ``kind`` is festival, result, programme or news."""
 
     kind: str
     name: str
@@ -67,15 +76,24 @@ class PublicView:
     programmes: dict  # sub-fest programme id -> status
     results: dict  # result id -> sub-fest programme id
     news: set
+    # result id -> whose it is: (registration id, its sub-fest candidate id, its team id)
+    holders: dict = field(default_factory=dict)
+    # the festival is served at all: a festival with is_active = no answers every key 401
+    live: bool = True
 
 
 def public_view(festival_id):
     """:class:`PublicView` of the stored rows of ``festival_id`` (in the caller's transaction)."""
     programmes = dict(visibility.public_programmes(festival_id, m.SubFestProgramme.id, m.SubFestProgramme.status)
                       .tuples())
-    results = dict(visibility.public_entry_results(festival_id, m.Result.id, m.Result.sub_fest_programme).tuples())
+    results, holders = {}, {}
+    for result_id, sfp_id, *holder in visibility.public_entry_results(
+            festival_id, m.Result.id, m.Result.sub_fest_programme, m.Result.registration,
+            m.Registration.sub_fest_candidate, m.Registration.team).tuples():
+        results[result_id], holders[result_id] = sfp_id, tuple(holder)
     news = {news_id for news_id, in visibility.published_news_of(festival_id).select(m.News.id).tuples()}
-    return PublicView(programmes, results, news)
+    live = m.Festival.select(m.Festival.is_active).where(m.Festival.id == festival_id).scalar()
+    return PublicView(programmes, results, news, holders, bool(live))
 
 
 def visibility_columns():
@@ -144,6 +162,25 @@ class _Terms:
         place = f", position {result['position']}" if result.get("position") else ""
         programme = result.get("sub_fest_programme") or registration.get("sub_fest_programme")
         return f"{self.programme(programme)} {who}{place}"
+
+    def holder(self, state, registration_id):
+        """``chest 101`` or ``team 'Red'``: whose entry ``registration_id`` is in ``state``."""
+        registration = state.rows["registrations"].get(registration_id, {})
+        entry = state.rows["subFestCandidates"].get(registration.get("sub_fest_candidate"), {})
+        if entry.get("chest_no"):
+            return f"chest {entry['chest_no']}"
+        team = state.rows["teams"].get(registration.get("team"), {})
+        return f"team {team.get('name') or registration.get('group_name')!r}"
+
+    def moved_why(self, result_id, before, after):
+        """Why a result that stays public would be someone else's: ``before`` and ``after``
+        are its holders (:attr:`PublicView.holders`)."""
+        if before[0] != after[0]:
+            return (f"its row would set registration = the entry of {self.holder(self.new, after[0])} "
+                    f"(it is {self.holder(self.old, before[0])}'s)")
+        changed = [name for name, old, new in zip(("sub_fest_candidate", "team"), before[1:], after[1:]) if old != new]
+        return (f"its entry (registrations) would set {', '.join(changed)}: it would be "
+                f"{self.holder(self.new, after[0])}'s instead of {self.holder(self.old, before[0])}'s")
 
     def _chest(self, sfc_id):
         return self.old.rows["subFestCandidates"].get(sfc_id, {}).get("chest_no", "?")
@@ -240,6 +277,12 @@ def withdrawals_between(before, after, old, new, said_so=frozenset()):
         return []
     terms = _Terms(old, new, visibility_columns())
     found = []
+    if before.live and not after.live and (before.programmes or before.results or before.news):
+        found.append(Withdrawal(
+            "festival", old.festival.get("slug", "?"),
+            f"the festival row would set is_active = no: every API key would answer 401, taking away "
+            f"{len(before.programmes)} programme(s), {len(before.results)} result(s) and {len(before.news)} "
+            "news item(s)", OFF_FIX))
     gone_programmes = set(before.programmes) - set(after.programmes)
     for sfp_id in gone_programmes:
         found.append(Withdrawal("programme", terms.programme(sfp_id), terms.programme_why(sfp_id)))
@@ -248,6 +291,11 @@ def withdrawals_between(before, after, old, new, said_so=frozenset()):
             continue
         why, fix = terms.result_why(result_id)
         found.append(Withdrawal("result", terms.result(result_id), why, fix))
+    for result_id, holder in before.holders.items():
+        now = after.holders.get(result_id)
+        if result_id in said_so or now is None or now == holder:
+            continue
+        found.append(Withdrawal("result", terms.result(result_id), terms.moved_why(result_id, holder, now), MOVE_FIX))
     still_public = set(after.results.values())
     for sfp_id, status in before.programmes.items():
         now = after.programmes.get(sfp_id)
@@ -260,7 +308,7 @@ def withdrawals_between(before, after, old, new, said_so=frozenset()):
         if news_id not in said_so:
             why = "left out" if news_id not in new.rows["news"] else "would be unpublished"
             found.append(Withdrawal("news", repr(old.rows["news"][news_id].get("title")), why))
-    order = {"programme": 0, "result": 1, "news": 2}
+    order = {"festival": -1, "programme": 0, "result": 1, "news": 2}
     return sorted(found, key=lambda w: (order[w.kind], w.name, w.why))
 
 

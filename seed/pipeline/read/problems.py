@@ -11,6 +11,11 @@ PRIVATE_COLUMNS = frozenset({"email", "phone", "date_of_birth", "admission_numbe
                              "candidate_admission_number"})
 PRIVATE_VALUE = "(a private value)"
 _QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+# What a problem may say about a value beyond quoting it: the value read back in other words
+# (``; if that is 14 November 2013, write 2013-11-14``), or unquoted in front (a number,
+# ``12345 is not of type 'string'``).
+_READ_BACK = re.compile(r";\s*if that is [^;]*")
+_LEADING_VALUE = re.compile(r"^(?!\(a private value\))(?![a-z_]+ is )[^'\"]+?(?= is )")
 
 
 def path_order(path, sections=()):
@@ -25,10 +30,13 @@ def path_order(path, sections=()):
 
 
 def without_private_values(path, message):
-    """``message`` with the values it quotes masked when ``path`` is a private column's."""
+    """``message`` with no trace of the value when ``path`` is a private column's: quoted
+    values masked, a reading of it back dropped, an unquoted value in front masked. Such a
+    problem names the row and the column only."""
     if path.rsplit(".", 1)[-1] not in PRIVATE_COLUMNS:
         return message
-    return _QUOTED.sub(PRIVATE_VALUE, message)
+    message = _READ_BACK.sub("", _QUOTED.sub(PRIVATE_VALUE, message))
+    return _LEADING_VALUE.sub(PRIVATE_VALUE, message, count=1)
 
 
 class FixtureError(Exception):

@@ -27,7 +27,7 @@ from seed.pipeline.read.local_times import festival_zone, localise_times
 from seed.pipeline.check.natural_keys import INDEXED_ATTRS, Expander, KeyIndex
 from seed.pipeline.read.problems import FixtureError
 from seed.pipeline.diff.row_diff import RowDiff, diff_rows
-from seed.pipeline.check.validation import check_festival_slug, check_foreign_ids, check_shape
+from seed.pipeline.check.validation import check_festival_slug, check_foreign_ids, check_passed_on_keys, check_shape
 from seed.pipeline.guard.withdrawals import guarded_write
 
 _partial_validator = jsonschema.Draft202012Validator(json_schema(partial=True))
@@ -177,6 +177,7 @@ def plan_update(data, problems=()):
     check_rows(new, problems, where="in the file or the festival", only=set(given.paths))
     check_festival_slug(new.festival, problems)
     check_foreign_ids(new, festival.id, problems)
+    check_passed_on_keys(old, new, set(given.paths), problems)
     if problems:
         raise FixtureError(problems)
     file_ids = {i for section in SECTIONS for i in given.rows[section.key]}
@@ -229,9 +230,9 @@ def apply_update(plan, dry_run=False, allow_withdrawals=False):
                 raise StalePlan()
             withdrawals = guarded_write(plan.festival.id, plan.old, plan.new, lambda: _write(plan, row_diff),
                                         allow=allow_withdrawals, dry_run=dry_run)
-            festival_changed = any(plan.old.festival.get(k) != v for k, v in plan.new.festival.items())
+            festival_changed = bool(row_diff.festival)
             moves = []
-            if row_diff.empty and not festival_changed:
+            if not row_diff.public:  # nothing, or private columns no answer shows: no new revision
                 revision = current_revision(plan.festival.id)[0]
                 festival = plan.festival
             else:
