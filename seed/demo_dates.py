@@ -63,6 +63,24 @@ def moved(data, days, now=None):
     return {name: walk(item, name, name) for name, item in data.items()}
 
 
+def moved_examples(document, days):
+    """A copy of ``document`` (any JSON) with every string that is wholly a date or a date-time
+    ``days`` later: the OpenAPI document's examples, which name the bundled Kalolsavam's days,
+    on a demo whose Kalolsavam was moved by ``days`` (prose is left as it is)."""
+    shift = datetime.timedelta(days=days)
+
+    def walk(value):
+        if isinstance(value, dict):
+            return {name: walk(item) for name, item in value.items()}
+        if isinstance(value, list):
+            return [walk(item) for item in value]
+        if isinstance(value, str) and (found := _DATE.fullmatch(value)) and " " not in value:
+            return (datetime.date.fromisoformat(found[1]) + shift).isoformat() + value[10:]
+        return value
+
+    return walk(document)
+
+
 def _instant(text):
     moment = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
     return moment if moment.tzinfo else moment.replace(tzinfo=datetime.timezone.utc)

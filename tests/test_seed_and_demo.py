@@ -266,3 +266,30 @@ def test_no_result_is_published_after_the_import_but_news_ahead_stays_ahead():
         "results": [{"published_at": "2026-11-24T07:30:00Z"}, {"published_at": "2026-11-26T08:00:00Z"}],
         "subFestProgrammes": [{"published_at": "2026-11-26T08:00:00Z", "candidate_registration_closes_at": "2026-11-28T13:30:00Z"}],
         "news": [{"published_at": "2026-11-28T15:00:00Z"}, {"published_at": "2099-11-11T04:30:00Z"}]}
+
+
+def test_the_demo_s_document_names_the_days_its_festival_has(demo_run, app, keys):
+    """The OpenAPI document's date examples name the bundled Kalolsavam's days; the demo moves
+    the festival, and its document moves the examples with it: /schedules with its examples
+    lists on the demo what it lists on the bundled festival."""
+    from app import create_app
+    from conftest import API, TEST_SETTINGS
+
+    result, served, url, _ = demo_run
+    assert result.exit_code == 0, result.output
+    config = served["config"]
+    assert config["DEMO_EXAMPLE_DAYS"] != 0  # the bundled days are in January 2026
+
+    def schedules(client, key):
+        document = client.get(f"{API}/openapi.json").get_json()
+        parameters = document["paths"][f"{API}/schedules"]["get"]["parameters"]
+        dated = {p["name"]: p["example"] for p in parameters if p["name"] in ("scheduledAtFrom", "scheduledAtTo")}
+        assert len(dated) == 2
+        body = client.get(f"{API}/schedules", query_string={**dated, "limit": 500},
+                          headers={"X-API-Key": key}).get_json()
+        return [(item["subFestProgram"]["code"], item["scheduledAt"][11:]) for item in body["data"]]
+
+    bundled = schedules(app.test_client(), keys[BIG])
+    assert bundled
+    demo = create_app({"DATABASE_URL": url, **TEST_SETTINGS, **config})  # closed by conftest
+    assert schedules(demo.test_client(), dict(config["DEMO_API_KEYS"])[BIG]) == bundled

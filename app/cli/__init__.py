@@ -519,8 +519,8 @@ def _import_around_today(path):
     days = days_to_today(data["festival"])
     festival = _import(path, data=moved(data, days)).festival
     was = data["festival"]
-    return festival, (f"  {festival.slug:<24} {festival.start_date} to {festival.end_date} "
-                      f"(bundled: {was['start_date']} to {was['end_date']})")
+    return festival, days, (f"  {festival.slug:<24} {festival.start_date} to {festival.end_date} "
+                            f"(bundled: {was['start_date']} to {was['end_date']})")
 
 
 @main.command()
@@ -538,7 +538,7 @@ def demo(host, port, threads):
     _create_tables()
     imported = sorted((_import_around_today(path) for path in bundled_fixtures()),
                       key=lambda pair: (pair[0].slug != EXAMPLE_FESTIVAL, pair[0].slug))
-    loaded = [festival for festival, _ in imported]
+    loaded = [festival for festival, _, _ in imported]
     # Only the festivals just loaded get a key; the key of an earlier run is revoked unless
     # that run still serves (on another port).
     label = f"{DEMO_KEY_LABEL} (process {os.getpid()})"
@@ -548,10 +548,12 @@ def demo(host, port, threads):
     for slug, plain in lines:
         click.echo(f"  {slug:<24} {plain}")
     click.echo("\nThe festivals' dates, moved so that each runs around today (something is always coming up):")
-    for _, line in imported:
+    for _, _, line in imported:
         click.echo(line)
     click.echo("\nTry:")
     click.echo(f'  curl -H "X-API-Key: {lines[0][1]}" "{base}/news"\n')
     click.echo(f"Demo results page (calls the API from the browser): http://{host}:{port}/\n")
     sys.stdout.flush()
-    _serve(host, port, threads, {"DEMO_PAGE": True, "DEMO_API_KEYS": lines})
+    # The OpenAPI document's examples name the example festival's bundled days: moved with it.
+    example_days = next(days for festival, days, _ in imported if festival.slug == EXAMPLE_FESTIVAL)
+    _serve(host, port, threads, {"DEMO_PAGE": True, "DEMO_API_KEYS": lines, "DEMO_EXAMPLE_DAYS": example_days})

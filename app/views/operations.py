@@ -17,6 +17,7 @@ import inspect
 import threading
 from http import HTTPStatus
 
+import flask
 import flask_smorest
 import marshmallow as ma
 from flask_smorest.utils import prepare_response
@@ -329,6 +330,18 @@ class Api(flask_smorest.Api):
         super()._init_spec(*args, **kwargs)
         self.ma_plugin.converter.add_attribute_function(nullable_enums)
         self.ma_plugin.converter.add_parameter_attribute_function(parameter_example)
+
+    def _openapi_json(self):
+        """The document; on a demo (``DEMO_EXAMPLE_DAYS``), its dates moved as the demo moved the
+        example festival's (``seed/demo_dates.py``), so the examples name days it has."""
+        days = flask.current_app.config.get("DEMO_EXAMPLE_DAYS")
+        if not days:
+            return super()._openapi_json()
+        from seed.demo_dates import moved_examples
+
+        return flask.current_app.response_class(
+            flask.json.dumps(moved_examples(self.spec.to_dict(), days), indent=2, sort_keys=False),
+            mimetype="application/json")
 
     def _register_pagination_header(self):
         """Nothing to register: lists page in the body (``meta``), never in a header."""
