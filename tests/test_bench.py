@@ -71,3 +71,13 @@ def test_the_memory_soak_runs_for_a_few_seconds(tmp_path):
     assert set(statuses) == {"200"} and statuses["200"] > 50, statuses
     assert len(result["imports"]) == 1
     assert "worker" in done.stdout and "RSS MB" in done.stdout
+
+
+@pytest.mark.skipif(ON_POSTGRES, reason="the benchmark makes its own SQLite database: it runs once, in the SQLite run")
+def test_the_save_to_served_benchmark_runs(tmp_path):
+    """bench/save_to_served.py in small: one save of the bundled festival's workbook."""
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "save_to_served.py"), "--saves", "1"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "  save 1: score " in done.stdout and "served " in done.stdout
+    assert "save -> served, 1 saves: p50 " in done.stdout and "follow published 1 time(s)" in done.stdout

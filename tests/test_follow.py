@@ -2,7 +2,9 @@
 process; what it publishes is read back through the API, as a website would."""
 import contextlib
 import functools
+import hashlib
 import http.server
+import io
 import os
 import re
 import shutil
@@ -44,6 +46,13 @@ UP_LM_1008 = ["general", "UP-LM", "1008", 97, 1, "yes", "2026-11-16 10:30", None
 
 def save(path, results, programmes=()):
     """Save the office's result workbook the way a spreadsheet does: whole, then in place."""
+    book = _book(results, programmes)
+    temporary = path.with_name(f"~{path.name}")
+    book.save(temporary)
+    os.replace(temporary, path)
+
+
+def _book(results, programmes=()):
     book = Workbook()
     book.active.title = "festival"
     book.active.append(["slug"])
@@ -57,9 +66,7 @@ def save(path, results, programmes=()):
     sheet.append(RESULT_COLUMNS)
     for row in results:
         sheet.append(row)
-    temporary = path.with_name(f"~{path.name}")
-    book.save(temporary)
-    os.replace(temporary, path)
+    return book
 
 
 def published(rows):
@@ -99,9 +106,10 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 class Follow:
     """``festival-api follow`` as a process; its stderr lines are collected as they come."""
 
-    def __init__(self, url, database_url, *args):
+    def __init__(self, url, database_url, *args, interval=INTERVAL):
         env = {**os.environ, "DATABASE_URL": database_url, "PYTHONUNBUFFERED": "1"}
-        self.process = subprocess.Popen([str(FESTIVAL_API), "follow", url, "--interval", str(INTERVAL), *args],
+        every = ["--interval", str(interval)] if interval else []  # None: the default
+        self.process = subprocess.Popen([str(FESTIVAL_API), "follow", url, *every, *args],
                                         stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
         self.lines = []
         self.reader = threading.Thread(target=self._read, daemon=True)
@@ -175,8 +183,8 @@ def served(tmp_path):
 
 
 @contextlib.contextmanager
-def following(url, database_url, *args):
-    process = Follow(url, database_url, *args)
+def following(url, database_url, *args, interval=INTERVAL):
+    process = Follow(url, database_url, *args, interval=interval)
     try:
         yield process
     finally:
@@ -337,7 +345,7 @@ def test_each_wait_is_said_once_again_when_it_changes_and_its_end_too():
         applied.append(content)
         return SimpleNamespace(festival=SimpleNamespace(slug="f"), revision=7, row_diff=RowDiff())
 
-    follower = Follower(Source(), said.append, apply, pause=0)
+    follower = Follower(Source(), said.append, apply)
     stop = SimpleNamespace(is_set=lambda: not remaining(), wait=lambda seconds: None)
     remaining = lambda: looks.__length_hint__()  # noqa: E731
     follower.run(0, stop)
@@ -372,7 +380,254 @@ def test_a_refusal_is_said_again_after_another_wait_if_the_same_content_comes_ba
         raise FixtureError([("$", "broken")])
 
     said = []
-    follower = Follower(Source(), said.append, apply, pause=0)
+    follower = Follower(Source(), said.append, apply)
     follower.run(0, SimpleNamespace(is_set=lambda: looks.__length_hint__() == 0, wait=lambda seconds: None))
     refusal = "waiting: x has 1 problem(s); nothing was applied, the festival stays as it was:\n  $: broken"
     assert said == [refusal, "waiting: x does not answer (refused); nothing was applied", refusal]
+
+
+# A look this soon after a save, at the default 30 s interval, is the file system's event.
+WATCH_BOUND = 10.0
+PUBLISHED_HS_LM = [["general", "HS-LM", "result_published"]]
+
+
+def scored(score):
+    """HS-LM published, its third place's score changed."""
+    rows = published(HS_LM)
+    rows[2][3] = score
+    return rows
+
+
+def workbook_bytes(results, programmes=()):
+    buffer = io.BytesIO()
+    _book(results, programmes).save(buffer)
+    return buffer.getvalue()
+
+
+def test_a_saved_workbook_is_applied_as_it_is_saved_and_once_a_save(festival, tmp_path):
+    database_url, results = festival
+    folder = tmp_path / "office"
+    folder.mkdir()
+    path = folder / "results.xlsx"
+    save(path, HS_LM)
+    with following(str(path), database_url, interval=None) as follow:
+        follow.wait_for("no changes")
+        assert "as it is saved, and every 30 s" in follow.lines[0][1]
+        for n, score in enumerate((88, 87, 86), start=1):
+            seen = len(follow.lines)
+            lock = folder / ".~lock.results.xlsx#"
+            lock.write_text("office,host")  # what a spreadsheet keeps beside the file it has open
+            (folder / "notes.txt").write_text(f"save {n}")  # another file of the folder: not looked at
+            save(path, scored(score), PUBLISHED_HS_LM)  # a temporary file renamed over the workbook
+            saved = time.monotonic()
+            lock.unlink()
+            at, line = follow.wait_for(r"published district-fest-2026 revision \d+", timeout=WATCH_BOUND, after=seen)
+            assert at - saved < WATCH_BOUND
+        assert results("HS-LM") == ["1013", "1021", "1023"]
+        time.sleep(2)
+        assert follow.count("published district-fest") == 3, "one import a save"
+        assert follow.count("no changes") == 1, "the notes and the lock file are not looked at"
+        assert follow.stop() == 0
+
+
+def test_a_workbook_written_in_place_in_a_burst_or_half_then_whole_is_one_import_and_no_complaint(festival, tmp_path):
+    database_url, results = festival
+    path = tmp_path / "results.xlsx"
+    save(path, HS_LM)
+    with following(str(path), database_url, interval=None) as follow:
+        follow.wait_for("no changes")
+        whole = workbook_bytes(scored(88), PUBLISHED_HS_LM)
+        with open(path, "wb") as fh:  # written in place, piece by piece: a burst of events on the file
+            for start in range(0, len(whole), 2048):
+                fh.write(whole[start:start + 2048])
+                fh.flush()
+                time.sleep(0.002)
+        follow.wait_for(r"published district-fest-2026 revision \d+: .*results: 0 added, 3 changed",
+                        timeout=WATCH_BOUND)
+        whole = workbook_bytes(scored(87), PUBLISHED_HS_LM)
+        with open(path, "wb") as fh:
+            fh.write(whole[: len(whole) // 2])  # half of it, then a pause longer than the quiet time
+            fh.flush()
+            time.sleep(1.0)
+            fh.write(whole[len(whole) // 2:])
+        follow.wait_for(r"published district-fest-2026 revision \d+: results: 0 added, 1 changed",
+                        timeout=WATCH_BOUND)
+        time.sleep(2)
+        assert follow.count("published district-fest") == 2, "one import a save"
+        assert not [line for _, line in follow.lines if "waiting" in line], "a save under way is no problem"
+        assert results("HS-LM") == ["1013", "1021", "1023"]
+        assert follow.stop() == 0
+
+
+def test_a_csv_folder_changed_file_by_file_is_one_import(festival, tmp_path):
+    database_url, results = festival
+    folder = tmp_path / "office"
+    folder.mkdir()
+    shutil.copy(EXAMPLE / "festival.csv", folder)
+    staged = tmp_path / "staged"
+    staged.mkdir()
+    (staged / "subFestProgrammes.csv").write_text("sub_fest_slug,code,status\ngeneral,HS-LM,result_published\n",
+                                                  encoding="utf-8")
+    (staged / "results.csv").write_text(
+        "sub_fest_slug,sub_fest_programme_code,chest_no,is_published,published_at\n"
+        "general,HS-LM,1013,yes,2026-11-17 12:00\ngeneral,HS-LM,1023,yes,2026-11-17 12:00\n", encoding="utf-8")
+    with following(str(folder), database_url, interval=None) as follow:
+        follow.wait_for("no changes")
+        for name in ("subFestProgrammes.csv", "results.csv"):  # one file, then the next
+            os.replace(staged / name, folder / name)
+        _, line = follow.wait_for(r"published district-fest-2026 revision \d+", timeout=WATCH_BOUND)
+        assert "subFestProgrammes: 0 added, 1 changed" in line and "results: 0 added, 2 changed" in line
+        (folder / "results.csv").write_text(  # a spreadsheet saving one CSV file in place
+            "sub_fest_slug,sub_fest_programme_code,chest_no,is_published,published_at\n"
+            "general,HS-LM,1021,yes,2026-11-17 12:00\n", encoding="utf-8")
+        follow.wait_for(r"published district-fest-2026 revision \d+: results: 0 added, 1 changed",
+                        timeout=WATCH_BOUND)
+        time.sleep(2)
+        assert follow.count("published district-fest") == 2, "one import a save"
+        assert results("HS-LM") == ["1013", "1021", "1023"]
+        assert follow.stop() == 0
+
+
+def test_with_poll_a_local_workbook_is_looked_at_every_second_instead(festival, tmp_path):
+    database_url, results = festival
+    path = tmp_path / "results.xlsx"
+    save(path, HS_LM)
+    with following(str(path), database_url, "--poll", interval=None) as follow:
+        follow.wait_for("no changes")
+        assert "when its size or time changes (looked at every 1 s: --poll), and every 30 s" in follow.lines[0][1]
+        save(path, published(HS_LM), PUBLISHED_HS_LM)
+        saved = time.monotonic()
+        at, _ = follow.wait_for(r"published district-fest-2026 revision \d+", timeout=WATCH_BOUND)
+        assert at - saved < WATCH_BOUND
+        assert results("HS-LM") == ["1013", "1021", "1023"]
+        time.sleep(2.5)
+        assert follow.count("published district-fest") == 1
+        assert follow.stop() == 0
+
+
+def test_a_network_file_system_is_looked_at_not_watched(tmp_path):
+    from seed.pipeline.follow import FileSource, Watch, network_file_system
+
+    mountinfo = tmp_path / "mountinfo"
+    mountinfo.write_text(
+        "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+        "90 22 0:50 / /mnt/office\\040share rw,relatime shared:40 - cifs //office/share rw,vers=3.1.1\n"
+        "91 22 0:51 / /mnt/office\\040share/local rw,relatime shared:41 - tmpfs tmpfs rw\n")
+    assert network_file_system("/mnt/office share/results.xlsx", mountinfo) == "cifs"
+    assert network_file_system("/mnt/office share/local/results.xlsx", mountinfo) is None
+    assert network_file_system("/srv/results.xlsx", mountinfo) is None
+    assert network_file_system("/mnt/office sharer/results.xlsx", mountinfo) is None
+    watch = Watch(FileSource(tmp_path / "gone" / "results.xlsx"))
+    assert "cannot be watched" in watch.start(), "no folder to watch: looked at instead"
+
+
+class _Counted(http.server.BaseHTTPRequestHandler):
+    """One file, with an ETag, answering 304 to a request that names it; the statuses and
+    the validators asked with are kept on the server."""
+
+    def do_GET(self):
+        content = self.server.path.read_bytes()
+        tag = f'"{hashlib.sha256(content).hexdigest()[:16]}"'
+        self.server.asked.append(self.headers.get("If-None-Match"))
+        if self.headers.get("If-None-Match") == tag:
+            self.send_response(304)
+            self.send_header("ETag", tag)
+            self.end_headers()
+            return
+        self.send_response(200)
+        self.send_header("ETag", tag)
+        self.send_header("Content-Length", str(len(content)))
+        self.end_headers()
+        self.wfile.write(content)
+
+    def log_request(self, code="-", size="-"):
+        self.server.statuses.append(int(code))
+
+    def log_message(self, *args):
+        pass
+
+
+class _CountedFolder(_QuietHandler):
+    """A folder served with Last-Modified (http.server's own: it answers If-Modified-Since)."""
+
+    def log_request(self, code="-", size="-"):
+        self.server.statuses.append(int(code))
+        self.server.asked.append(self.headers.get("If-Modified-Since"))
+
+
+@pytest.mark.parametrize("validator", ["ETag", "Last-Modified"])
+def test_an_address_is_asked_whether_it_changed_and_an_unchanged_file_costs_a_304(tmp_path, validator):
+    from seed.pipeline.follow import UrlSource
+
+    path = tmp_path / "results.xlsx"
+    save(path, HS_LM)
+    if validator == "ETag":
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Counted)
+    else:
+        server = http.server.ThreadingHTTPServer(
+            ("127.0.0.1", 0), functools.partial(_CountedFolder, directory=str(tmp_path)))
+    server.path, server.statuses, server.asked = path, [], []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        source = UrlSource(f"http://127.0.0.1:{server.server_address[1]}/results.xlsx", timeout=5)
+        first, load = source.read()
+        again = [source.read() for _ in range(2)]
+        assert server.statuses == [200, 304, 304]
+        assert server.asked[0] is None and server.asked[1] and server.asked[2] == server.asked[1]
+        assert [digest for digest, _ in again] == [first, first]
+        assert again[-1][1]().data == load().data, "a 304 is the content last downloaded"
+        save(path, published(HS_LM), PUBLISHED_HS_LM)
+        later = time.time() + 5
+        os.utime(path, (later, later))  # Last-Modified is in whole seconds
+        changed, load = source.read()
+        assert server.statuses[-1] == 200 and changed != first
+        assert load().data["results"][0]["is_published"] is True
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_rows_applied_before_are_left_out_unless_the_festival_was_written_since(festival, tmp_path):
+    """What ``follow`` gives ``update_source``: the rows changed since it last applied the
+    workbook, while nothing else wrote; the whole workbook after another writer, and for
+    naming a problem."""
+    from seed.fixture_format import FORMAT_VERSION
+    from seed.pipeline.follow import FileSource, Follower
+    from seed.pipeline.write.update import update_fixture, update_source
+
+    database_url, _ = festival
+    path = tmp_path / "results.xlsx"
+    given, said = [], []
+
+    def apply(source):
+        given.append(len(source.data.get("results", [])))
+        return update_source(source)
+
+    def scores():
+        rows = (m.Result.select(m.SubFestCandidate.chest_no, m.Result.score).join(m.Registration)
+                .join(m.SubFestCandidate).switch(m.Result).join(m.SubFestProgramme)
+                .where(m.SubFestProgramme.code == "HS-LM").tuples())
+        return {chest: score for chest, score in rows if chest in ("1013", "1021", "1023")}
+
+    with writable(database_url):
+        follower = Follower(FileSource(path), said.append, apply)
+        save(path, scored(88), PUBLISHED_HS_LM)
+        follower.turn()
+        save(path, scored(87), PUBLISHED_HS_LM)
+        follower.turn()
+        assert given == [3, 1], "the whole workbook first, then the one row it changed"
+        assert scores() == {"1013": 95, "1023": 90, "1021": 87}
+        update_fixture({"formatVersion": FORMAT_VERSION, "festival": {"slug": SLUG}, "results": [  # another writer corrects a score
+            {"sub_fest_slug": "general", "sub_fest_programme_code": "HS-LM", "chest_no": "1013", "score": 96}]})
+        save(path, scored(86), PUBLISHED_HS_LM)
+        follower.turn()
+        assert given == [3, 1, 3], "written since: the whole workbook, as import --update of it"
+        assert scores() == {"1013": 95, "1023": 90, "1021": 86}
+        broken = scored(85)
+        broken[2][2] = "9999"  # a chest number with no entry, in the one row changed
+        save(path, broken, PUBLISHED_HS_LM)
+        follower.turn()
+        assert given == [3, 1, 3, 1, 3], "refused: applied whole, to name the problem as the workbook has it"
+        assert "sheet results row 4" in said[-1] and "9999" in said[-1]
+        assert scores() == {"1013": 95, "1023": 90, "1021": 86}

@@ -200,23 +200,28 @@ def export(slug, folder):
 @main.command()
 @click.argument("source")
 @click.option("--interval", default=30.0, show_default=True, type=click.FloatRange(min=0.1),
-              help="Seconds between looks at SOURCE.")
+              help="Seconds between looks at an address; a local SOURCE is also read whole this often.")
 @click.option("--sheet", help="The section a CSV address holds (results, ...); default: its file name.")
 @click.option("--festival", "festival_slug", metavar="SLUG", help="The festival a CSV address belongs to.")
-def follow(source, interval, sheet, festival_slug):
+@click.option("--poll", is_flag=True, help="Look at a local SOURCE's size and time every second instead of watching "
+                                           "its folder (a network share whose changes this machine is not told of).")
+def follow(source, interval, sheet, festival_slug, poll):
     """Apply SOURCE as import --update does each time it changes (a folder, a workbook or an http(s) address).
 
-    Every --interval seconds it looks at SOURCE; when its content changed it applies it with
-    the checks of `import --update`, in one transaction, and prints one line: what changed
-    and the new revision. A source that does not answer, is caught mid-save, has a broken
-    row or would take a published record away is not applied: the festival stays as it
-    was, the reason is said once, and again only when it changes or is over. SIGTERM or
-    Ctrl-C stops it between two looks (exit status 0).
+    A folder or a workbook on this machine is applied as soon as it is saved (its folder is
+    watched; on a network file system, or with --poll, its size and time are looked at
+    every second instead) and read again every --interval seconds; an address is asked
+    every --interval seconds, with a conditional request. When its content changed it is
+    applied with the checks of `import --update`, in one transaction, and one line says
+    what changed and the new revision. A source that does not answer, is caught mid-save,
+    has a broken row or would take a published record away is not applied: the festival
+    stays as it was, the reason is said once, and again only when it changes or is over.
+    SIGTERM or Ctrl-C stops it between two looks (exit status 0).
     """
     import signal
     import threading
 
-    from seed.pipeline.follow import Follower, open_source
+    from seed.pipeline.follow import POLL, Follower, open_source
     from seed.pipeline.write.update import update_source
 
     try:
@@ -231,9 +236,16 @@ def follow(source, interval, sheet, festival_slug):
     def say(message):
         click.echo(message, err=True)
 
-    say(f"Following {source} every {interval:g} s (SIGTERM or Ctrl-C stops)")
-    Follower(open_source(source, sheet, festival_slug, interval), say, update_source,
-             pause=min(0.5, interval / 4)).run(interval, stop)
+    follower = Follower(open_source(source, sheet, festival_slug, interval), say, update_source)
+    why_not = follower.start_watching(poll)
+    if not getattr(follower.source, "local", False):
+        how = f"every {interval:g} s"
+    elif why_not is None:
+        how = f"as it is saved, and every {interval:g} s"
+    else:
+        how = f"when its size or time changes (looked at every {POLL:g} s: {why_not}), and every {interval:g} s"
+    say(f"Following {source} {how} (SIGTERM or Ctrl-C stops)")
+    follower.run(interval, stop)
     say(f"Stopped following {source}")
 
 
