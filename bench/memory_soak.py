@@ -233,6 +233,17 @@ def minute_line(at, latencies, statuses, sample, seconds):
             "p50_ms": p(0.5), "p99_ms": p(0.99), "line": line}
 
 
+def slope(series):
+    """The least-squares slope of ``[(seconds, {VmRSS})]``, in MB a minute (0 for one sample)."""
+    if len(series) < 2:
+        return 0.0
+    times = [t / 60 for t, _ in series]
+    sizes = [fields["VmRSS"] for _, fields in series]
+    mean_t, mean_s = statistics.mean(times), statistics.mean(sizes)
+    spread = sum((t - mean_t) ** 2 for t in times)
+    return sum((t - mean_t) * (s - mean_s) for t, s in zip(times, sizes)) / spread if spread else 0.0
+
+
 def summary(result):
     """The series by worker: first sample, each minute's last, the highest."""
     lines, by_worker = [], {}
@@ -247,6 +258,9 @@ def summary(result):
         lines.append(f"worker {pid}: RSS MB (anon/file) " + ", ".join(
             f"{t:.0f}s {f['VmRSS']:.0f} ({f['RssAnon']:.0f}/{f['RssFile']:.0f})" for t, f in marks)
             + f"; highest {highest[1]['VmRSS']:.0f} at {highest[0]:.0f}s")
+        lines.append(f"worker {pid}: start {series[0][1]['VmRSS']:.0f} MB, peak {highest[1]['VmRSS']:.0f} MB, "
+                     f"end {series[-1][1]['VmRSS']:.0f} MB, slope over the second half "
+                     f"{slope(series[len(series) // 2:]):+.1f} MB/min")
     statuses = {}
     for minute in result["minutes"]:
         for status, count in minute["statuses"].items():

@@ -679,3 +679,17 @@ def test_candidate_searchs_kept_counts_in_the_copy_are_the_servers_counts(fresh_
     people[-1]["is_public"] = False  # hidden (one without entries: the withdrawal guard allows it)
     imported(changed)
     assert "added" not in compared()  # one word
+
+
+def test_after_an_update_the_copy_s_wal_is_emptied(app_with, keys):
+    """A whole festival's rows go through the copy's WAL (the first copy is whole); after the
+    update they are put in the file and the WAL emptied, not left beside it at its largest
+    (a second copy of the festival)."""
+    from db.serving.local_copy import WAL_LIMIT_BYTES
+
+    client = app_with(LOCAL_COPY=True, RESPONSE_CACHE_SECONDS=0).test_client()
+    copy_ = copied(client, keys[BIG], "/news")
+    wal = copy_.path + "-wal"
+    size = os.path.getsize(copy_.path)
+    assert size > 1_000_000
+    assert not os.path.exists(wal) or os.path.getsize(wal) < min(size / 10, WAL_LIMIT_BYTES)

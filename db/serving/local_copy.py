@@ -78,6 +78,9 @@ RETRY_SECONDS = 30
 # The revision of each festival the copy holds: (revision, changed_at as ISO text).
 HELD_TABLE = "local_copy_revision"
 
+# The copy's WAL is cut back to this size whenever it is emptied (after each update).
+WAL_LIMIT_BYTES = 16 * 2**20
+
 # Errors of the copy itself (its file, its disk): the request reads from the server instead.
 COPY_ERRORS = (sqlite3.Error, OSError)
 
@@ -152,7 +155,8 @@ class LocalCopy:
         self.directory = tempfile.mkdtemp(prefix=f"{PREFIX}{_owner_mark(os.getpid())}-", dir=directory)
         self.path = os.path.join(self.directory, "compiled.sqlite3")
         # Read by every worker thread, each with its own connection and page cache.
-        self.db = SqliteDatabase(self.path, pragmas={**SQLITE_PRAGMAS, "cache_size": -READ_CACHE_KIB},
+        self.db = SqliteDatabase(self.path, pragmas={**SQLITE_PRAGMAS, "cache_size": -READ_CACHE_KIB,
+                                                     "journal_size_limit": WAL_LIMIT_BYTES},
                                  check_same_thread=False)
         self._cleanup = weakref.finalize(self, _remove, self.db, self.directory)
         _open_copies.add(self)
@@ -309,6 +313,11 @@ class LocalCopy:
             except BaseException:
                 copy.execute("ROLLBACK")
                 raise
+            # A whole festival's rows went through the WAL (hundreds of MB at scale): put them in
+            # the file and empty it, once the readers of the revision before have moved on (the
+            # readers' transactions are short; busy_timeout bounds the wait; a busy checkpoint is
+            # done by the next update, and journal_size_limit truncates the WAL then).
+            copy.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self._held[key] = tuple(found)
             if self._logger is not None:
                 self._logger.info("the local copy holds festival %s at revision %d (%s, %.2f s)", key, found[0],
