@@ -12,6 +12,10 @@ NEWS_STATUSES = ("draft", "published", "archived")
 TOPPER_SCOPE_TYPES = ("subfest", "category", "section", "collection")
 TOPPER_ENTITY_TYPES = ("candidate", "team", "section", "group")
 RANKING_BASES = ("points",)
+# How a festival's positions rank ties: 1, 1, 3 or 1, 1, 2 (seed/positions.py checks them).
+POSITION_STYLES = ("standard", "dense")
+# A result's entry took part, or did not (such a result counts for nobody and is never shown).
+RESULT_STATUSES = ("present", "absent", "disqualified", "withdrawn")
 
 # /changes: what changed and how (the compiler writes them: db/compiled/kinds.py)
 CHANGE_KINDS = ("programme", "leaderboard", "news", "download", "gallery-image")
@@ -28,4 +32,6 @@ COLUMN_ENUMS = {
     ("topper_placeholder", "scope_type"): TOPPER_SCOPE_TYPES,
     ("topper_placeholder", "entity_type"): TOPPER_ENTITY_TYPES,
     ("topper_placeholder", "ranking_basis"): RANKING_BASES,
+    ("festival", "position_style"): POSITION_STYLES,
+    ("result", "status"): RESULT_STATUSES,
 }

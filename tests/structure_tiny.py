@@ -44,6 +44,8 @@ SLUG = "shape-fest"
 
 def shape_festival():
     b = Builder(SLUG)
+    # Hidden entries share the places of visible ones (M-A: 1, 2, 3 and a hidden 1): dense.
+    b.data["festival"]["position_style"] = "dense"
     main = b.add("subFests", "main", slug="main", name="Main")["id"]
     hidden_sub = b.add("subFests", "hidden-sub", slug="hidden-sub", name="HIDDEN sub-fest", is_public=False)["id"]
     junior = b.add("categories", "Junior", sub_fest=main, name="Junior", display_order=1)["id"]

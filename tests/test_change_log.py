@@ -53,11 +53,12 @@ def test_a_dry_run_lists_the_leaderboards_that_would_move_with_points_before_and
                                                                                         tmp_path):
     _, url, _, _, _ = festival
     with writable(url):
+        # the two scores were entered against each other's chest numbers: 91 (A) and 70 (B)
         summary = update_fixture(update(results=[
-            {"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "chest_no": "102", "position": 1},
-            {"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "chest_no": "101", "position": 2}]),
+            {"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "chest_no": "102", "score": 91, "position": 1},
+            {"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "chest_no": "101", "score": 70, "position": 2}]),
             dry_run=True)
-    assert [move.line() for move in summary.leaderboards] == ["leaderboard main 'Toppers': Anu 10 -> 8, Bala 6 -> 8"]
+    assert [move.line() for move in summary.leaderboards] == ["leaderboard main 'Toppers': Bala 6 -> 10, Anu 10 -> 6"]
     monkeypatch.setenv("DATABASE_URL", url)
     folder = tmp_path / "junior"
     folder.mkdir()

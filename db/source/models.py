@@ -15,7 +15,9 @@ from peewee import (
     ForeignKeyField,
     IntegerField,
     JSONField,
+    SQL,
     Model,
+    SqliteDatabase,
     TextField,
     UUIDField,
 )
@@ -56,6 +58,9 @@ class Festival(BaseModel):
     # The festival's own word that visitors may look a candidate up by admission number
     # (``admNoPattern``); off, the private number confirms nothing (docs/api-conventions.md).
     admission_number_filter = BooleanField(default=False)
+    # How its results' positions rank ties: ``standard`` (1, 1, 3) or ``dense`` (1, 1, 2);
+    # the import checks the positions against it (``seed/pipeline/check/positions.py``).
+    position_style = CharField(max_length=16, default="standard")
     created_at = DateTimeField(default=_now)
     updated_at = DateTimeField(default=_now)
 
@@ -302,6 +307,9 @@ class Result(BaseModel):
     points = FloatField(default=0)
     # True when the points were set by hand against the programme's criteria.
     points_override = BooleanField(default=False)
+    # ``present``, or ``absent`` / ``disqualified`` / ``withdrawn``: such a result counts for
+    # nobody and is never public (``visibility.visible_result``).
+    status = CharField(max_length=16, default="present")
     is_published = BooleanField(default=False)
     is_public = BooleanField(default=True)
     published_at = DateTimeField(null=True)
@@ -441,7 +449,7 @@ ALL_MODELS = [
 
 
 # Columns added after the first release: ``create_source_tables`` adds them to older databases.
-ADDED_COLUMNS = [Result.points_override, Festival.admission_number_filter]
+ADDED_COLUMNS = [Result.points_override, Festival.admission_number_filter, Festival.position_style, Result.status]
 
 
 def create_source_tables(db=None):
@@ -454,10 +462,31 @@ def create_source_tables(db=None):
 
 def add_missing_columns(db, added):
     """Add each field of ``added`` to its table where an older database lacks it."""
+    real = getattr(db, "obj", None) or db  # the proxy's bound database
     for f in added:
         table = f.model._meta.table_name
-        if f.column_name not in {c.name for c in db.get_columns(table)}:
-            from playhouse.migrate import SchemaMigrator, migrate
+        if f.column_name in {c.name for c in db.get_columns(table)}:
+            continue
+        if isinstance(real, SqliteDatabase) and not f.null and f.default is not None and not callable(f.default):
+            # One statement, the default filling the rows: peewee's migrator would rebuild the
+            # table, and dropping the old one deletes every row that points at it (ON DELETE
+            # CASCADE: a festival's whole data).
+            column = f.clone()
+            column.name = column.column_name = f.column_name
+            column.constraints = [SQL(f"DEFAULT {_literal(f.db_value(f.default))}")]
+            ctx = real.get_sql_context()
+            sql, params = ctx.sql(column.ddl(ctx)).query()
+            real.execute_sql(f'ALTER TABLE "{table}" ADD COLUMN {sql}', params)
+            continue
+        from playhouse.migrate import SchemaMigrator, migrate
 
-            real = getattr(db, "obj", None) or db  # the proxy's bound database
-            migrate(SchemaMigrator.from_database(real).add_column(table, f.column_name, f))
+        migrate(SchemaMigrator.from_database(real).add_column(table, f.column_name, f))
+
+
+def _literal(value):
+    """A default as SQL text (a number, or a quoted string)."""
+    if isinstance(value, bool):
+        return str(int(value))
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return "'" + str(value).replace("'", "''") + "'"

@@ -27,7 +27,11 @@ def visible_candidate():
 
 
 def visible_result():
-    return (m.Result.is_published == True) & (m.Result.is_public == True)  # noqa: E712
+    """Published, public, and of an entry that took part: an absent, disqualified or
+    withdrawn entry's result (``Result.status``) is hidden like an unpublished one, so it
+    is in no list or count and gives nobody points."""
+    return ((m.Result.is_published == True) & (m.Result.is_public == True)  # noqa: E712
+            & (m.Result.status == "present"))
 
 
 def published_news():

@@ -24,6 +24,7 @@ from seed.pipeline.diff.row_diff import RowDiff, diff_rows
 from seed.pipeline.read.sources import load_json
 from seed.pipeline.guard.withdrawals import WithdrawalRefused, guarded_write
 from seed.pipeline.read.workbook import is_workbook, read_workbook
+from seed.pipeline.check.positions import check_positions, said_not_present
 from seed.pipeline.check.validation import (
     check_codes,
     check_festival_slug,
@@ -58,11 +59,16 @@ def schema_problems(data, validator=_validator):
             for error in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])]
 
 
-def check_rows(state, problems, where="in this file", only=None):
-    """The checks every import makes on the festival's rows once they are complete."""
+def check_rows(state, problems, where="in this file", only=None, restyled=False):
+    """The checks every import makes on the festival's rows once they are complete.
+
+    ``only``: the ids of an update's rows (the stored ones were checked when written);
+    ``restyled``: the update changes the festival's ``position_style``.
+    """
     check_references(state, problems, where, only)
     check_unique(state, problems)
     check_codes(state, problems)
+    check_positions(state, problems, only, restyled)
     check_results(state, problems)
     check_one_entry_per_candidate(state, problems)
 
@@ -101,7 +107,7 @@ def validate(data, problems=()):
     # A full import leaves deleted rows out: that is what deleting them means here.
     deleted = {uuid.UUID(i) for i in expander.deleted if i}
     drop_rows(state, deleted)
-    state.said_gone = deleted | {uuid.UUID(i) for i in expander.withdrawn if i}
+    state.said_gone = deleted | {uuid.UUID(i) for i in expander.withdrawn if i} | said_not_present(state)
     check_rows(state, problems)
     if state.festival.get("id") is not None:
         check_festival_slug(state.festival, problems)

@@ -29,6 +29,7 @@ from seed.pipeline.read.problems import FixtureError
 from seed.pipeline.diff.row_diff import RowDiff, diff_rows
 from seed.pipeline.check.validation import check_festival_slug, check_foreign_ids, check_passed_on_keys, check_shape
 from seed.pipeline.guard.withdrawals import guarded_write
+from seed.pipeline.check.positions import said_not_present
 
 _partial_validator = jsonschema.Draft202012Validator(json_schema(partial=True))
 
@@ -171,10 +172,11 @@ def plan_update(data, problems=()):
     missing = [given.paths[i] for i in deleted if str(i) not in existing_ids]
     problems += [(f"{path}.deleted", "there is no such row to delete") for path in missing]
     new = _merge(old, given, deleted)
-    new.said_gone = deleted | {uuid.UUID(i) for i in expander.withdrawn if i}
+    new.said_gone = deleted | {uuid.UUID(i) for i in expander.withdrawn if i} | said_not_present(new)
     _check_deletions(new, deleted, given.paths, problems)
     # Stored rows were checked when they were written; deletions were checked above.
-    check_rows(new, problems, where="in the file or the festival", only=set(given.paths))
+    check_rows(new, problems, where="in the file or the festival", only=set(given.paths),
+               restyled=new.festival.get("position_style") != old.festival.get("position_style"))
     check_festival_slug(new.festival, problems)
     check_foreign_ids(new, festival.id, problems)
     check_passed_on_keys(old, new, set(given.paths), problems)
