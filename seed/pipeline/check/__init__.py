@@ -1,1 +1,1 @@
-"""Check: natural keys, the shape and references of the rows, the points of results."""
+"""Check: natural keys, the shape and references of the rows, the points and positions of results."""
