@@ -81,3 +81,25 @@ def test_the_save_to_served_benchmark_runs(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert "  save 1: score " in done.stdout and "served " in done.stdout
     assert "save -> served, 1 saves: p50 " in done.stdout and "follow published 1 time(s)" in done.stdout
+
+
+@pytest.mark.skipif(shutil.which("wrk") is None or shutil.which("openssl") is None
+                    or not (shutil.which("nginx") or os.path.exists("/usr/sbin/nginx")),
+                    reason="needs wrk, openssl and nginx (Debian's wrk, openssl and nginx-light packages)")
+@pytest.mark.skipif(ON_POSTGRES, reason="the benchmark makes its own SQLite database: it runs once, in the SQLite run")
+def test_the_shared_cache_benchmark_runs(tmp_path):
+    """bench/shared_cache.py in small: nginx's cache in front of the service, one wrk run of 3 s with
+    2 connections, a publication every second."""
+    out = tmp_path / "figures.json"
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "shared_cache.py"), "--connections", "2",
+                           "--seconds", "3", "--publish-every", "1", "--json", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(out.read_text())
+    [run] = figures["runs"]
+    assert run["requests"] > 0 and run["errors"] == 0 and run["non_2xx_3xx"] == 0, run
+    assert run["reached_service"] < run["requests"]  # the cache answered the rest
+    assert "s-maxage=" in figures["cache_control"]
+    assert figures["published"] >= 1 and len(figures["delays"]) + figures["unseen"] == figures["published"]
+    assert set(figures["watcher_statuses"]) == {"200"}, figures["watcher_statuses"]
+    assert "publication -> first visitor who sees it" in done.stdout and "load average" in done.stdout
