@@ -50,20 +50,27 @@ def _create_tables():
     from db.compiler import publish
     from seed.pipeline.write.locking import WriteError, write_transaction
 
+    seconds = wait_seconds()
     festivals = list(m.Festival.select().order_by(m.Festival.slug))
     for festival in festivals:
         try:
-            with write_transaction():  # one writer at a time, like imports and updates
+            with write_transaction(seconds):  # one writer at a time, like imports and updates
                 publish(festival, recompute=False)
         except WriteError as error:
             raise SetupError(str(error))
     click.echo(f"Upgraded {', '.join(remade)}: compiled {len(festivals)} festival(s) again.", err=True)
 
 
-def load_wait_seconds():
+def wait_seconds():
+    """``IMPORT_WAIT_SECONDS``: how long a write waits for another, passed down to the import's
+    transaction (``seed.pipeline.write.locking.write_transaction``)."""
     from ..config import SETTINGS
 
-    return os.environ.get("IMPORT_WAIT_SECONDS", SETTINGS["IMPORT_WAIT_SECONDS"][0])
+    try:
+        return parse_setting("IMPORT_WAIT_SECONDS", os.environ.get("IMPORT_WAIT_SECONDS",
+                                                                   SETTINGS["IMPORT_WAIT_SECONDS"][0]))
+    except SettingError as error:
+        raise SetupError(str(error))
 
 
 def _progress(section, count):
@@ -77,19 +84,16 @@ def _import(path, update=False, dry_run=False, allow_withdrawals=False, data=Non
     from seed.pipeline.write.update import update_file
     from seed.pipeline.guard.withdrawals import ALLOW_FLAG, WithdrawalRefused
 
-    try:
-        os.environ["IMPORT_WAIT_SECONDS"] = str(parse_setting("IMPORT_WAIT_SECONDS", load_wait_seconds()))
-    except SettingError as error:
-        raise SetupError(str(error))
+    seconds = wait_seconds()
     click.echo(f"{'Checking' if dry_run else 'Updating' if update else 'Importing'} {path}", err=True)
     try:
         if update:
-            summary = update_file(path, dry_run=dry_run, allow_withdrawals=allow_withdrawals)
+            summary = update_file(path, dry_run=dry_run, allow_withdrawals=allow_withdrawals, wait_seconds=seconds)
         elif data is not None:
-            summary = import_fixture(data, progress=_progress)
+            summary = import_fixture(data, progress=_progress, wait_seconds=seconds)
         else:
             summary = import_file(path, progress=None if dry_run else _progress, dry_run=dry_run,
-                                  allow_withdrawals=allow_withdrawals)
+                                  allow_withdrawals=allow_withdrawals, wait_seconds=seconds)
     except FixtureError as exc:
         for line in exc.lines():
             click.echo(f"  {line}", err=True)
@@ -218,16 +222,14 @@ def follow(source, interval, sheet, festival_slug, poll):
     stays as it was, the reason is said once, and again only when it changes or is over.
     SIGTERM or Ctrl-C stops it between two looks (exit status 0).
     """
+    import functools
     import signal
     import threading
 
     from seed.pipeline.follow import POLL, Follower, open_source
     from seed.pipeline.write.update import update_source
 
-    try:
-        os.environ["IMPORT_WAIT_SECONDS"] = str(parse_setting("IMPORT_WAIT_SECONDS", load_wait_seconds()))
-    except SettingError as error:
-        raise SetupError(str(error))
+    apply = functools.partial(update_source, wait_seconds=wait_seconds())
     open_database()
     stop = threading.Event()
     for number in (signal.SIGTERM, signal.SIGINT):
@@ -236,7 +238,7 @@ def follow(source, interval, sheet, festival_slug, poll):
     def say(message):
         click.echo(message, err=True)
 
-    follower = Follower(open_source(source, sheet, festival_slug, interval), say, update_source)
+    follower = Follower(open_source(source, sheet, festival_slug, interval), say, apply)
     why_not = follower.start_watching(poll)
     if not getattr(follower.source, "local", False):
         how = f"every {interval:g} s"
@@ -342,11 +344,12 @@ def toppers_recompute(slug):
     from db.compiler import publish
     from seed.pipeline.write.locking import WriteError, write_transaction
 
+    seconds = wait_seconds()
     open_database()
     festivals = [_festival_or_fail(slug)] if slug else list(m.Festival.select().order_by(m.Festival.slug))
     for festival in festivals:
         try:
-            with write_transaction():  # one writer at a time, like imports and updates
+            with write_transaction(seconds):  # one writer at a time, like imports and updates
                 published = publish(festival)
         except WriteError as error:
             raise SetupError(str(error))

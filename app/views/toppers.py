@@ -1,5 +1,6 @@
 """GET /topper-placeholders, /toppers, /page-toppers and /topper-race."""
-from db.read.schedules import festival_zone, utc_moment
+from db.clock import festival_zone
+from db.read.schedules import utc_moment
 from db.read.toppers import (
     find_page,
     get_placeholder,

@@ -8,8 +8,8 @@ arrive as moments on the festival's clock (naive, a ``datetime`` subclass) and a
 the festival's time zone here, the one place that knows it.
 """
 import datetime
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from ..clock import festival_zone
 from ..compiled import kinds
 from ..compiled.tables import PublicSchedule as S
 from .sql import Select, compare, equals
@@ -32,14 +32,6 @@ SCHEDULE_FILTERS = {
 
 class ReversedRange(ValueError):
     """``scheduledAtFrom`` is after ``scheduledAtTo``."""
-
-
-def festival_zone(name):
-    """The festival's time zone (UTC when it has none or it is unknown)."""
-    try:
-        return ZoneInfo(name) if name else datetime.timezone.utc
-    except (ZoneInfoNotFoundError, ValueError):
-        return datetime.timezone.utc
 
 
 def utc_moment(moment, zone):

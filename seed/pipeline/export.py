@@ -21,11 +21,11 @@ import csv
 import datetime
 import json
 import uuid
-import zoneinfo
 from pathlib import Path
 
 from peewee import BooleanField, DateField, DateTimeField, ForeignKeyField, JSONField
 
+from db.clock import festival_zone
 from db.source import models as m
 
 from seed.pipeline.read.csv_folder import FESTIVAL_FILE, as_text
@@ -48,13 +48,6 @@ LIST_SEPARATOR = ";"
 
 class ExportError(Exception):
     """The festival cannot be written to that folder."""
-
-
-def _zone(name):
-    try:
-        return zoneinfo.ZoneInfo(name) if name else datetime.timezone.utc
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return datetime.timezone.utc
 
 
 def _cell(f, value, zone):
@@ -224,7 +217,7 @@ def festival_sheets(festival):
     """``[(sheet name, columns, rows)]`` of ``festival`` (a stored ``Festival``): the
     festival's row first, then each section that has rows, as CSV text."""
     state = state_from_database(festival)
-    zone = _zone(state.festival.get("timezone"))
+    zone = festival_zone(state.festival.get("timezone"))
     namer = _Namer(state)
     festival_fields = [f for f in fixture_fields(m.Festival) if not f.primary_key]
     festival_row = {}

@@ -62,7 +62,7 @@ def parse_time(text, zone):
     return moment.astimezone(datetime.timezone.utc).replace(tzinfo=None)
 
 
-def festival_zone(name, problems, path="$.festival.timezone", required=True):
+def parse_zone(name, problems, path="$.festival.timezone", required=True):
     """The ``ZoneInfo`` a festival's ``timezone`` names; else a problem and None.
 
     A value that is not text is left to the shape check."""

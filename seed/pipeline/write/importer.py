@@ -12,11 +12,11 @@ from db.bulk import insert_rows
 from db.compiler import publish
 from db.source import models as m
 
-from seed.pipeline.write.locking import write_transaction
+from seed.pipeline.write.locking import DEFAULT_WAIT_SECONDS, write_transaction
 from seed.pipeline.read.csv_folder import read_folder, read_zip
 from seed.pipeline.diff.festival_state import state_from_database, state_from_document
 from seed.fixture_format import SECTIONS, json_schema
-from seed.pipeline.read.local_times import festival_zone, localise_times
+from seed.pipeline.read.local_times import localise_times, parse_zone
 from seed.pipeline.check.natural_keys import Expander, KeyIndex, festival_id
 from seed.pipeline.check.points import check_results
 from seed.pipeline.read.problems import FixtureError
@@ -95,7 +95,7 @@ def validate(data, problems=()):
     """
     problems = list(problems)
     # Before the shape check, whose "required" message this one replaces.
-    zone = festival_zone(_festival_row(data).get("timezone"), problems)
+    zone = parse_zone(_festival_row(data).get("timezone"), problems)
     data = check_shape(data, _validator, problems)
     raw = data["festival"]
     data = localise_times(data, zone, problems)
@@ -190,20 +190,22 @@ def _write_festival(state, festival_row, stored, progress=None):
     return total
 
 
-def apply(state, progress=None, recompute=True, dry_run=False, allow_withdrawals=False):
+def apply(state, progress=None, recompute=True, dry_run=False, allow_withdrawals=False,
+          wait_seconds=DEFAULT_WAIT_SECONDS):
     """Replace the festival's data with ``state``'s, in one transaction (rolled back if ``dry_run``).
 
     Refused (:class:`WithdrawalRefused`, nothing written) when it would take published
     records away, unless ``allow_withdrawals``; a dry run lists them instead. What would go
     is what the visibility rules show before the rows are written and no longer after
-    (``seed.pipeline.guard.withdrawals.guarded_write``).
+    (``seed.pipeline.guard.withdrawals.guarded_write``). It waits up to ``wait_seconds`` for
+    another writer (``seed.pipeline.write.locking.write_transaction``).
     """
     festival_row = state.festival
     festival_id = festival_row["id"]
     total = 0
     result = None
     try:
-        with write_transaction():
+        with write_transaction(wait_seconds):
             stored = m.Festival.get_or_none(m.Festival.id == festival_id)
             old = state_from_database(stored) if stored else None
 
@@ -223,10 +225,12 @@ def apply(state, progress=None, recompute=True, dry_run=False, allow_withdrawals
     return result
 
 
-def import_fixture(data, progress=None, dry_run=False, problems=(), allow_withdrawals=False):
+def import_fixture(data, progress=None, dry_run=False, problems=(), allow_withdrawals=False,
+                   wait_seconds=DEFAULT_WAIT_SECONDS):
     """Validate ``data`` fully, then apply it. Nothing is written when it is invalid."""
     state = validate(data, problems)
-    return apply(state, progress=progress, dry_run=dry_run, allow_withdrawals=allow_withdrawals)
+    return apply(state, progress=progress, dry_run=dry_run, allow_withdrawals=allow_withdrawals,
+                 wait_seconds=wait_seconds)
 
 
 def load_source(path):
@@ -246,12 +250,12 @@ def load_source(path):
     return load_json(path)
 
 
-def import_file(path, progress=None, dry_run=False, allow_withdrawals=False):
+def import_file(path, progress=None, dry_run=False, allow_withdrawals=False, wait_seconds=DEFAULT_WAIT_SECONDS):
     """Import a JSON file, a folder of CSV files or a .zip of them; problems name the file."""
     source = load_source(path)
     try:
         return import_fixture(source.data, progress=progress, dry_run=dry_run, problems=source.problems,
-                              allow_withdrawals=allow_withdrawals)
+                              allow_withdrawals=allow_withdrawals, wait_seconds=wait_seconds)
     except FixtureError as exc:
         exc.source = source
         raise

@@ -9,7 +9,6 @@ advisory lock makes the second wait instead. Readers (the HTTP service) never wa
 """
 import contextlib
 import errno
-import os
 import sqlite3
 import sys
 import time
@@ -36,14 +35,6 @@ class WaitedTooLong(WriteError):
 
 class DiskFull(WriteError):
     pass
-
-
-def wait_seconds():
-    """``IMPORT_WAIT_SECONDS`` (checked by the command line before it gets here)."""
-    try:
-        return float(os.environ.get("IMPORT_WAIT_SECONDS", DEFAULT_WAIT_SECONDS))
-    except ValueError:
-        return DEFAULT_WAIT_SECONDS
 
 
 def _say(line):
@@ -120,10 +111,11 @@ def _begin(db, seconds, say):
 
 
 @contextlib.contextmanager
-def write_transaction(seconds=None, say=_say):
-    """The transaction of one import or update: the database's only writer while it lasts."""
+def write_transaction(seconds=DEFAULT_WAIT_SECONDS, say=_say):
+    """The transaction of one import or update: the database's only writer while it lasts;
+    ``seconds`` is how long it waits for another writer (``IMPORT_WAIT_SECONDS``, which the
+    command line reads and passes down)."""
     db = database.obj
-    seconds = wait_seconds() if seconds is None else seconds
     try:
         transaction = _begin(db, seconds, say)
     except (OperationalError, sqlite3.Error, psycopg2.Error) as error:

@@ -20,10 +20,10 @@ from db.source.revisions import current_revision
 
 from seed.pipeline.diff.festival_state import FestivalState, state_from_database, state_from_document
 from seed.fixture_format import NATURAL_KEYS, SECTIONS, fixture_fields, json_schema, references
-from seed.pipeline.write.locking import write_transaction
+from seed.pipeline.write.locking import DEFAULT_WAIT_SECONDS, write_transaction
 from seed.pipeline.write.importer import (DryRun, after_write, check_rows, link_rows, load_source, schema_problems,
                                           stored_row)
-from seed.pipeline.read.local_times import festival_zone, localise_times
+from seed.pipeline.read.local_times import localise_times, parse_zone
 from seed.pipeline.check.natural_keys import INDEXED_ATTRS, Expander, KeyIndex
 from seed.pipeline.read.problems import FixtureError
 from seed.pipeline.diff.row_diff import RowDiff, diff_rows
@@ -158,7 +158,7 @@ def plan_update(data, problems=()):
         raise FixtureError([("$.festival", f"no festival {slug!r} in the database{hint}: "
                                            "import the whole festival first")])
     given_zone = data["festival"].get("timezone")
-    zone = festival_zone(given_zone if given_zone is not None else festival.timezone, problems)
+    zone = parse_zone(given_zone if given_zone is not None else festival.timezone, problems)
     data = localise_times(data, zone, problems)
     revision = current_revision(festival.id)[0]  # before the rows: a later write shows as a newer one
     old = state_from_database(festival)
@@ -217,7 +217,7 @@ def _write(plan, row_diff):
             section.model.delete().where(section.model.id.in_(doomed)).execute()
 
 
-def apply_update(plan, dry_run=False, allow_withdrawals=False):
+def apply_update(plan, dry_run=False, allow_withdrawals=False, wait_seconds=DEFAULT_WAIT_SECONDS):
     """Write the planned changes in one transaction (rolled back if ``dry_run``).
 
     Refused (:class:`WithdrawalRefused`, nothing written: the transaction rolls back) when it
@@ -227,7 +227,7 @@ def apply_update(plan, dry_run=False, allow_withdrawals=False):
     row_diff = diff_rows(plan.old, plan.new, removed=plan.deleted, only=plan.file_ids | plan.deleted)
     result = None
     try:
-        with write_transaction():
+        with write_transaction(wait_seconds):
             if current_revision(plan.festival.id)[0] != plan.revision:
                 raise StalePlan()
             withdrawals = guarded_write(plan.festival.id, plan.old, plan.new, lambda: _write(plan, row_diff),
@@ -250,7 +250,7 @@ def apply_update(plan, dry_run=False, allow_withdrawals=False):
     return result
 
 
-def update_fixture(data, dry_run=False, problems=(), allow_withdrawals=False):
+def update_fixture(data, dry_run=False, problems=(), allow_withdrawals=False, wait_seconds=DEFAULT_WAIT_SECONDS):
     """Apply an update document (its rows only) to the stored festival; see :class:`UpdateSummary`.
 
     An update that waited for another writer is planned again against what that writer
@@ -258,25 +258,27 @@ def update_fixture(data, dry_run=False, problems=(), allow_withdrawals=False):
     """
     for attempt in range(1, PLAN_ATTEMPTS + 1):
         try:
-            return apply_update(plan_update(data, problems), dry_run=dry_run, allow_withdrawals=allow_withdrawals)
+            return apply_update(plan_update(data, problems), dry_run=dry_run, allow_withdrawals=allow_withdrawals,
+                                wait_seconds=wait_seconds)
         except StalePlan:
             if attempt == PLAN_ATTEMPTS:
                 raise FixtureError([("$", "the festival kept changing while this update waited for other "
                                           "imports; nothing was written: run it again")]) from None
 
 
-def update_file(path, dry_run=False, allow_withdrawals=False):
-    return update_source(load_source(path), dry_run=dry_run, allow_withdrawals=allow_withdrawals)
+def update_file(path, dry_run=False, allow_withdrawals=False, wait_seconds=DEFAULT_WAIT_SECONDS):
+    return update_source(load_source(path), dry_run=dry_run, allow_withdrawals=allow_withdrawals,
+                         wait_seconds=wait_seconds)
 
 
-def update_source(source, dry_run=False, allow_withdrawals=False):
+def update_source(source, dry_run=False, allow_withdrawals=False, wait_seconds=DEFAULT_WAIT_SECONDS):
     """``update_fixture`` of a read :class:`~seed.pipeline.read.sources.Source`; its problems name its rows.
 
     ``import --update`` and ``follow`` both apply a source through this function, so they
     make the same checks and refuse the same withdrawals."""
     try:
         return update_fixture(source.data, dry_run=dry_run, problems=source.problems,
-                              allow_withdrawals=allow_withdrawals)
+                              allow_withdrawals=allow_withdrawals, wait_seconds=wait_seconds)
     except FixtureError as exc:
         exc.source = source
         raise
