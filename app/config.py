@@ -153,9 +153,12 @@ SETTINGS = {
     "THREADS": ("8", whole(1, 256), "Worker threads of `festival-api serve`"),
     "WORKERS": ("1", whole(1, 64), "Processes of `festival-api serve` on one port (SO_REUSEPORT): one per core answers up to that many times more requests; each keeps its own caches and in-memory rate-limit counters (use Redis for one budget)"),
     "PIN_CPU": ("true", _bool, "Keep each process of `festival-api serve` on one CPU (with WORKERS, each on a CPU of its own): a Python process runs on one CPU at a time, and its threads hand the GIL over far faster on one"),
-    "CONNECTION_LIMIT": ("2000", whole(10, 100_000), "Most client connections `festival-api serve` keeps open at once (busy and idle); more wait to be accepted"),
+    "CONNECTION_LIMIT": ("2000", whole(10, 100_000), "Most client connections `festival-api serve` keeps open at once (busy and idle); at the limit, a new connection from an address holding less than half as many as the address holding the most takes the place of one of that address's idle ones; others are answered 429"),
     "CHANNEL_TIMEOUT": ("60", whole(5, 3600), "Seconds an idle client connection is kept open"),
     "CONNECTIONS_PER_ADDRESS": ("100", whole(0, 100_000), "Most connections one client address keeps open in a process of `festival-api serve` (behind TRUSTED_PROXIES: most requests in progress per forwarded address); more are answered 429 at once; 0: no cap"),
+    "THREADS_PER_ADDRESS": ("0", whole(0, 256), "Most worker threads the requests of one client address (behind TRUSTED_PROXIES: one forwarded address) hold at once in a process of `festival-api serve`; the requests waiting are taken in turn by address, so others' go first; 0: half of THREADS, rounded up"),
+    "PIPELINE_DEPTH": ("8", whole(1, 1000), "Most requests one connection may have sent and not yet been answered (HTTP pipelining); what it sends beyond them is read once they are answered"),
+    "SEND_TIMEOUT": ("30", whole(1, 3600), "Seconds a finished answer may wait for its client to read it (held in the connection's buffers, not by a worker thread); then the connection is closed"),
     "HEADER_TIMEOUT": ("5", whole(1, 300), "Seconds a client connection has to send a request's whole headers, from its opening or the request's first byte; then it is closed"),
     "HEALTH_PORT": ("0", whole(0, 65535), "Port on HOST on which `festival-api serve` also answers GET /healthz alone, with a listener and thread of its own that the data port's connections cannot fill; 0: none"),
 }

@@ -144,8 +144,8 @@ def counters(pid):
 def service_env(url, cache_seconds, log_path, **settings):
     return {**os.environ, "DATABASE_URL": url, "RESPONSE_CACHE_SECONDS": str(cache_seconds),
             "RATELIMIT_DEFAULT": "", "API_KEY_CACHE_SECONDS": "30", "LOG_LEVEL": "INFO",
-            # wrk's connections all come from one address: no cap per address.
-            "CONNECTIONS_PER_ADDRESS": "0",
+            # wrk's connections all come from one address: no cap or share of threads per address.
+            "CONNECTIONS_PER_ADDRESS": "0", "THREADS_PER_ADDRESS": "256",
             "PYTHONPATH": ROOT, **settings}
 
 

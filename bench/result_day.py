@@ -204,7 +204,8 @@ def main():
 
 def run(args, workdir):
     env = {**os.environ, "DATABASE_URL": f"sqlite:///{workdir}/festival.db", "RATELIMIT_DEFAULT": "",
-           "LOG_LEVEL": "INFO", "CONNECTIONS_PER_ADDRESS": "0"}  # every client from one address
+           "LOG_LEVEL": "INFO", "CONNECTIONS_PER_ADDRESS": "0",  # every client from one address
+           "THREADS_PER_ADDRESS": "256"}
     print(f"Seeding {workdir}/festival.db ...", flush=True)
     cli("seed", env=env)
     key = cli("keys", "create", FESTIVAL, "--label", "bench", env=env).strip().splitlines()[-1]
@@ -279,7 +280,7 @@ def run_postgres(args, workdir):
         cur.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     url = f"{args.postgres.rsplit('/', 1)[0]}/{name}"
     env = {**os.environ, "DATABASE_URL": url, "RATELIMIT_DEFAULT": "", "LOG_LEVEL": "INFO",
-           "CONNECTIONS_PER_ADDRESS": "0"}
+           "CONNECTIONS_PER_ADDRESS": "0", "THREADS_PER_ADDRESS": "256"}
     try:
         print(f"Seeding PostgreSQL database {name} ...", flush=True)
         cli("seed", env=env)

@@ -144,7 +144,7 @@ def test_the_servers_workers_wait_on_the_last_in_first_out_condition(app):
 def test_the_connections_waiting_are_accepted_in_one_turn_of_the_loop(app):
     from app.server.waitress_compat import ACCEPT_AT_ONCE
 
-    with not_running(app, threads=1, connection_limit=100) as (server, clients):
+    with not_running(app, threads=1, connection_limit=ACCEPT_AT_ONCE + 100) as (server, clients):
         opened = len(server._map)
         connect(server, clients, ACCEPT_AT_ONCE + 10)
         server.handle_accept()  # one turn: waitress alone accepts one
@@ -332,3 +332,70 @@ def test_large_answers_arrive_whole_through_the_server_to_a_reader_that_waits(ap
         thread.join(timeout=5)
     assert len(json.loads(bodies[0])["data"]) > 20 and len(bodies[0]) > 200_000
     assert bodies[1] == bodies[0] and bodies[2] == bodies[0]
+
+
+def test_requests_are_taken_in_turn_by_address_each_address_within_its_share_of_threads():
+    from app.server.waitress_compat import FairQueue
+
+    queue = FairQueue(share=2)
+    for n in range(4):
+        queue.append(f"a{n}", "A")  # one address queues four requests, then two others one each
+    queue.append("b0", "B")
+    queue.append("c0", "C")
+    # A's first, then the others before A's second: an address whose request was taken waits
+    # behind every other.
+    assert [queue.take() for _ in range(4)] == [("a0", "A"), ("b0", "B"), ("c0", "C"), ("a1", "A")]
+    # A holds its share (2 of the threads): its next waits, though threads may be idle.
+    assert len(queue) == 2 and not queue.ready()
+    with pytest.raises(IndexError):
+        queue.take()
+    queue.done("A")
+    assert queue.ready() and queue.take() == ("a2", "A")
+
+
+class DispatchStandIn(LoopStandIn):
+    """What a channel needs of its server, keeping the connections given to the workers."""
+
+    def __init__(self):
+        super().__init__()
+        self.given = []
+
+    def add_task(self, channel):
+        self.given.append(channel)
+
+
+def test_a_connection_has_at_most_its_pipeline_depth_of_requests_read_the_rest_waits_unread():
+    from waitress.adjustments import Adjustments
+
+    from app.server.waitress_compat import DEFAULT_PIPELINE_DEPTH, JsonErrorChannel
+
+    ours, theirs = socket.socketpair()
+    server = DispatchStandIn()
+    channel = JsonErrorChannel(server, ours, ("127.0.0.1", 1), Adjustments(), map={})
+    try:
+        sent = b"".join(b"GET /n%d HTTP/1.1\r\nHost: x\r\n\r\n" % n for n in range(20))
+        channel.received(sent)
+        assert [r.path for r in channel.requests] == [f"/n{n}" for n in range(DEFAULT_PIPELINE_DEPTH)]
+        assert channel.held.startswith(b"GET /n%d " % DEFAULT_PIPELINE_DEPTH)
+        assert not channel.readable()  # the socket is not read while some of it waits
+        assert server.given == [channel]
+        channel.requests = []  # all answered: what waited is read (as the last answer's worker does)
+        channel.received(b"")
+        assert [r.path for r in channel.requests] == [f"/n{n}" for n in range(8, 16)]
+    finally:
+        channel.close()
+        theirs.close()
+
+
+def test_a_pipelined_request_waits_for_the_answer_before_it_to_leave_the_buffers_not_in_a_worker():
+    with channel_on_a_socket_pair(send_buffer=4096) as (channel, _, _, client):
+        server = DispatchStandIn()
+        channel.server = server
+        channel.write_soon(os.urandom(1_000_000))  # an answer the reader has not taken yet
+        channel.requests = ["the next request"]
+        assert channel.park() and channel.parked  # not given to a worker, which would wait on the reader
+        assert server.given == []
+        assert len(received(client, 1_000_000, channel)) == 1_000_000
+        channel.handle_write()
+        assert server.given == [channel] and not channel.parked  # the reader took it: now it is served
+        channel.requests = []

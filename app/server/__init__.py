@@ -10,7 +10,11 @@ connections at once (with 100 idle keep-alive sockets nobody else gets in) and w
 and passes proxy headers to the app untouched: the app alone decides whether to trust
 them (``TRUSTED_PROXIES``), and says so when they arrive untrusted. No client takes every
 connection: one address holds at most ``CONNECTIONS_PER_ADDRESS`` of them, and a connection
-that does not send its headers within ``HEADER_TIMEOUT`` seconds is closed. ``/healthz``
+that does not send its headers within ``HEADER_TIMEOUT`` seconds is closed; at
+``CONNECTION_LIMIT`` the address holding the most gives up an idle one for a newcomer from
+an address holding far fewer. No address delays the others: it holds at most
+``THREADS_PER_ADDRESS`` worker threads, a connection at most ``PIPELINE_DEPTH`` requests,
+and a slow reader's answers wait in its buffers (``SEND_TIMEOUT``), never in a thread. ``/healthz``
 may also be served on a port of its own (``HEALTH_PORT``), by a listener with its own
 loop and thread (:func:`start_health_listener`), which nothing on the data port can fill.
 """
@@ -25,13 +29,16 @@ import threading
 import time
 
 from ..door.access_log import write_held
+from .waitress_compat import LINGER_AT_ONCE, ROOM_AT_ONCE
 from .waitress_compat import create_server as _guarded_server
 
 # Connections beyond CONNECTION_LIMIT wait in the kernel's queue (capped by net.core.somaxconn).
 BACKLOG = 2048
 # Descriptors a process needs besides its client connections: the listener, waitress's
-# trigger pipe, database files, Redis, logs, and a spare buffer file per thread.
-SPARE_DESCRIPTORS = 64
+# trigger pipe, database files, Redis, logs, and a spare buffer file per thread; the refused
+# connections kept a moment, and the connections past the limit while those closed to make
+# room for them are closing.
+SPARE_DESCRIPTORS = 64 + LINGER_AT_ONCE + ROOM_AT_ONCE
 
 # waitress settings every server of the service uses.
 DEFAULTS = {
@@ -100,6 +107,9 @@ def server_settings(config):
         "connections_per_address": config["CONNECTIONS_PER_ADDRESS"],
         "trusted_proxies": config["TRUSTED_PROXIES"],
         "header_timeout": config["HEADER_TIMEOUT"],
+        "threads_per_address": config["THREADS_PER_ADDRESS"],
+        "pipeline_depth": config["PIPELINE_DEPTH"],
+        "send_timeout": config["SEND_TIMEOUT"],
     }
 
 

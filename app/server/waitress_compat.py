@@ -3,14 +3,19 @@
 Written against waitress 3.0.2 (setup.cfg bounds it to ``>=3.0,<3.1``). It subclasses
 waitress's task (``ErrorTask``, ``WSGITask``: ``build_response_header``, ``wrote_header``,
 ``complete``, ``chunked_response``, ``content_length``, ``has_body``), channel
-(``HTTPChannel``: ``outbuf_lock``, ``total_outbufs_len``, ``write_soon``, ``received``,
-``requests``, ``request``, ``creation_time``, ``parser_class``, ``del_channel``), request
-parser (``HTTPRequestParser``: ``received``, ``headers``, ``headers_finished``,
-``chunked``, ``content_length``, ``expect_continue``, ``body_rcv``, ``completed``,
-``error``, ``empty``) and dispatcher (``ThreadedTaskDispatcher``: ``queue_cv``, ``lock``,
-``add_task``); it replaces two methods of each listener (``handle_accept``,
-``maintenance``) and uses its ``accept``, ``set_socket_options``, ``fix_addr``, ``_map``,
-``adj`` and ``active_channels``. The server and fault tests (tests/test_server.py,
+(``HTTPChannel``: ``outbuf_lock``, ``total_outbufs_len``, ``write_soon``, ``received``
+(written again, as waitress 3.0.2 has it, with a stop at the pipeline depth),
+``readable``, ``handle_write``, ``service``, ``requests``, ``requests_lock``, ``request``,
+``send_continue``, ``sent_continue``, ``will_close``, ``close_when_flushed``,
+``connected``, ``creation_time``, ``parser_class``, ``del_channel``), request parser
+(``HTTPRequestParser``: ``received``, ``headers``, ``headers_finished``, ``chunked``,
+``content_length``, ``expect_continue``, ``body_rcv``, ``completed``, ``error``,
+``empty``) and dispatcher (``ThreadedTaskDispatcher``: ``handler_thread``, written again
+to take requests in a fair order, ``queue``, ``queue_cv``, ``lock``, ``threads``,
+``stop_count``, ``active_count``, ``thread_exit_cv``, ``add_task``); it replaces three
+methods of each listener (``handle_accept``, ``readable``, ``maintenance``) and uses its
+``accept``, ``set_socket_options``, ``fix_addr``, ``_map``, ``adj``, ``accepting``,
+``next_channel_cleanup`` and ``active_channels``. The server and fault tests (tests/test_server.py,
 tests/faults/) hold each of these; CI runs them against the newest waitress the bound
 allows (``.ci/run``).
 
@@ -34,17 +39,31 @@ What it changes:
 - a connection must send a request's whole headers within ``HEADER_TIMEOUT`` seconds of
   opening (or of the request's first byte on a kept-alive connection), or it is closed:
   idle or dripping connections (slowloris) cannot hold the connection slots;
+- at ``CONNECTION_LIMIT`` a newcomer is still accepted: an address holding less than half
+  as many connections as the biggest holder gets one of that holder's idle ones
+  (:func:`_make_room`), others are answered ``429``; many addresses keeping every slot
+  they can never keep another client waiting;
+- one address's requests hold at most ``THREADS_PER_ADDRESS`` worker threads, and the
+  requests waiting are taken in turn by address (:class:`FairQueue`);
+- a slow reader holds buffers, never a worker: a connection has at most
+  ``PIPELINE_DEPTH`` requests read and unanswered, its next request goes to a worker only
+  once the answer before it is handed to the socket, and an answer that waits
+  ``SEND_TIMEOUT`` for its reader closes the connection (:class:`JsonErrorChannel`);
 - a ``304`` keeps its keep-alive connection; a whole answer goes out with its head in one
   system call; the app's ``AFTER_ANSWER`` work runs after the answer is sent; idle workers
   are woken last-in first-out and ``/healthz`` has a worker thread of its own;
 - the connections waiting are accepted in one turn of the loop, not one per turn.
 """
+import contextlib
 import functools
 import json
 import logging
+import math
 import socket
+import struct
 import threading
 import time
+from collections import OrderedDict, deque
 
 from waitress.channel import HTTPChannel
 from waitress.parser import HTTPRequestParser
@@ -67,6 +86,10 @@ MESSAGES = {
 
 # Seconds a client refused for its address's connections or requests is told to wait.
 RETRY_AFTER = 1
+# Requests one connection may have read and not yet answered (PIPELINE_DEPTH), seconds a
+# finished answer may wait for its reader (SEND_TIMEOUT).
+DEFAULT_PIPELINE_DEPTH = 8
+DEFAULT_SEND_TIMEOUT = 30
 
 
 class ExpectationFailed(Error):
@@ -203,8 +226,7 @@ class AddressGate:
         headers), or None when there is none to trust."""
         if not self.counts_forwarded:
             return None
-        values = [value.strip() for value in headers.get("X_FORWARDED_FOR", "").split(",")]
-        return values[-self.trusted_proxies] or None if len(values) >= self.trusted_proxies else None
+        return forwarded_address(headers, self.trusted_proxies)
 
     def warn_now(self, interval=10.0):
         """Whether to log the refusals counted since the last warning (once per ``interval``)."""
@@ -215,6 +237,14 @@ class AddressGate:
             refused, self.refused = self.refused, 0
         self._warn_at = now + interval
         return refused
+
+
+def forwarded_address(headers, trusted_proxies):
+    """The client address that ``trusted_proxies`` proxies forwarded in ``headers`` (waitress's
+    parsed headers), as the rate limits take it (the ``trusted_proxies``-th from the right),
+    or None."""
+    values = [value.strip() for value in headers.get("X_FORWARDED_FOR", "").split(",")]
+    return values[-trusted_proxies] or None if len(values) >= trusted_proxies else None
 
 
 class BodilessRequestParser(HTTPRequestParser):
@@ -286,12 +316,31 @@ _SENDMSG = hasattr(socket.socket, "sendmsg")  # not on Windows
 class JsonErrorChannel(HTTPChannel):
     """waitress's connection, with the service's tasks and request parser; once a request
     is served and no other waits for a worker, the access lines held meanwhile are written
-    (:func:`app.door.access_log.write_held`): under load in one system call for many requests."""
+    (:func:`app.door.access_log.write_held`): under load in one system call for many requests.
+
+    What one connection may hold is bounded, so that a client that pipelines and reads
+    slowly holds buffers, never a worker thread:
+
+    - at most ``pipeline_depth`` of its requests are read and not yet answered; the rest of
+      what it sent is kept unparsed (:attr:`held`, at most one read) and the socket is not
+      read until they are answered, so TCP holds the client back;
+    - its next request goes to a worker only once the answer before it has been handed to
+      the socket (:meth:`park`): waitress would serve it at once, into a buffer behind the
+      first, and its worker would wait, holding the thread, once the buffers pass
+      ``outbuf_high_watermark`` (16 MB) for a reader that takes a byte a second;
+    - a finished answer waits at most ``send_timeout`` seconds for its reader to take it
+      (:attr:`owed_since`, swept by :func:`_maintenance`); then the connection is closed.
+    """
 
     task_class = KeepAliveTask
     error_task_class = JsonErrorTask
     spoke = False  # whether a request has begun on this connection
     counted = None  # the address under which the listener's gate counts this connection
+    peer = None  # the client's address, under which the listener keeps this connection
+    parked = False  # a request waits for the answer before it to leave the buffers
+    owed_since = None  # monotonic time since when a finished answer waits for its reader
+    held = b""  # what the client sent past its pipeline depth, read once requests are answered
+    pipeline_depth = DEFAULT_PIPELINE_DEPTH
 
     def __init__(self, server, sock, addr, adj, map=None):
         super().__init__(server, sock, addr, adj, map)
@@ -300,11 +349,76 @@ class JsonErrorChannel(HTTPChannel):
             self.parser_class = functools.partial(BodilessRequestParser, gate=gate)
         else:
             self.parser_class = BodilessRequestParser
+        self.pipeline_depth = getattr(server, "pipeline_depth", DEFAULT_PIPELINE_DEPTH)
+
+    def readable(self):
+        return not self.held and super().readable()
 
     def received(self, data):
+        """waitress's ``received``, which stops once ``pipeline_depth`` requests wait and
+        keeps the rest of ``data`` (:attr:`held`) for when they are answered."""
+        if not data and not self.held:
+            return False
         if data:
             self.spoke = True
-        return super().received(data)
+        with self.requests_lock:
+            if self.will_close or self.close_when_flushed:
+                return False
+            data = self.held + data
+            self.held = b""
+            while data:
+                if len(self.requests) >= self.pipeline_depth:
+                    self.held = data  # read again when the requests before it are answered
+                    break
+                if self.request is None:
+                    self.request = self.parser_class(self.adj)
+                request = self.request
+                consumed = request.received(data)
+                if request.expect_continue and request.headers_finished and not self.requests \
+                        and not self.sent_continue:
+                    self.send_continue()
+                if request.completed:
+                    self.sent_continue = False
+                    if not request.empty:
+                        self.requests.append(request)
+                        if len(self.requests) == 1:
+                            self.server.add_task(self)
+                    self.request = None
+                if consumed >= len(data):
+                    break
+                data = data[consumed:]
+        return True
+
+    def park(self):
+        """Whether this connection's next request waits, not given to a worker, because the
+        answer before it is not all handed to the socket yet; :meth:`handle_write` gives it
+        to the workers once it is."""
+        with self.outbuf_lock:
+            if self.total_outbufs_len and self.connected and not self.will_close:
+                self.parked = True
+                return True
+            return False
+
+    def handle_write(self):
+        super().handle_write()
+        if self.total_outbufs_len or not self.connected:
+            return
+        self.owed_since = None
+        if self.parked:
+            with self.outbuf_lock:
+                resume, self.parked = self.parked, False
+            if resume and self.requests and not (self.will_close or self.close_when_flushed):
+                self.server.add_task(self)
+
+    def owed_for(self, now):
+        """Seconds a finished answer of this connection has waited for its reader (0: none)."""
+        since = self.owed_since
+        if since is None:
+            return 0
+        if not self.total_outbufs_len:
+            self.owed_since = None
+            return 0
+        return now - since
 
     def header_started(self):
         """When the headers this connection owes began: its opening, or the first byte of a
@@ -340,22 +454,118 @@ class JsonErrorChannel(HTTPChannel):
                 self.write_soon((head + body)[sent:])  # queued, and sent by the server's loop
 
     def service(self):
+        self.owed_since = None  # an answer is being made: its worker writes it
         try:
             super().service()
         finally:
+            with self.outbuf_lock:
+                if self.total_outbufs_len and self.connected:
+                    self.owed_since = time.monotonic()
+            if self.held and not self.requests and self.connected:
+                self.received(b"")  # what waited past the pipeline depth, now that the rest is served
             if not self.server.task_dispatcher.queue:
                 write_held()
+
+    def share_address(self):
+        """The address whose share of worker threads this connection's request counts
+        against: the client's, or behind trusted proxies the forwarded one. waitress's own
+        error answers (a ``429`` over the cap, a ``400``) take no time: they count for none."""
+        gate = getattr(self.server, "gate", None)
+        requests = self.requests
+        if requests and requests[0].error is not None:
+            return object()  # an address of its own
+        if gate is not None and gate.trusted_proxies and requests:
+            forwarded = forwarded_address(requests[0].headers, gate.trusted_proxies)
+            if forwarded is not None:
+                return forwarded
+        return self.addr[0] if isinstance(self.addr, tuple) and self.addr else self.addr
 
     def del_channel(self, map=None):
         counted, self.counted = self.counted, None
         if counted is not None:
             self.server.gate.give_back(counted)
+        peer, self.peer = self.peer, None
+        if peer is not None:
+            held = self.server.channels_of.get(peer)
+            if held is not None:
+                held.pop(self, None)
+                if not held:
+                    del self.server.channels_of[peer]
+        if self.parked:  # its requests never reach a worker: they are given up here
+            with self.requests_lock:
+                self.parked = False
+                for request in self.requests:
+                    request.close()
+                self.requests = []
         super().del_channel(map)
 
 
+class FairQueue:
+    """The requests waiting for a worker, in a queue per client address, taken in turn: an
+    address whose request was just taken goes behind every other that waits, and one that
+    already holds ``share`` workers waits for one of them. One address (a client, or a
+    crowd of connections from one place) never holds more than its share of the threads,
+    and a request from anyone else is next but a few, however many that address queued.
+
+    Used as waitress's ``queue`` (``append``, ``popleft``, ``len``), under the dispatcher's
+    lock; :meth:`take` and :meth:`done` are the fair order the dispatcher's workers follow.
+    """
+
+    def __init__(self, share):
+        self.share = max(1, share)
+        self.waiting = OrderedDict()  # address -> deque of tasks, in turn
+        self.busy = {}  # address -> workers serving it
+        self.length = 0
+
+    def __len__(self):
+        return self.length
+
+    def append(self, task, address=None):
+        self.waiting.setdefault(address, deque()).append(task)
+        self.length += 1
+
+    def ready(self):
+        """Whether a waiting request's address is under its share."""
+        busy, share = self.busy, self.share
+        return any(busy.get(address, 0) < share for address in self.waiting)
+
+    def take(self):
+        """``(task, address)``: the first address in turn that is under its share, its oldest
+        request; IndexError when none may go."""
+        busy, share = self.busy, self.share
+        for address, tasks in self.waiting.items():
+            if busy.get(address, 0) < share:
+                task = tasks.popleft()
+                if tasks:
+                    self.waiting.move_to_end(address)  # its turn is over: the others' next
+                else:
+                    del self.waiting[address]
+                busy[address] = busy.get(address, 0) + 1
+                self.length -= 1
+                return task, address
+        raise IndexError("no address under its share waits")
+
+    def done(self, address):
+        held = self.busy.get(address, 0) - 1
+        if held > 0:
+            self.busy[address] = held
+        else:
+            self.busy.pop(address, None)
+
+    def popleft(self):
+        """Any waiting task, whatever its share (waitress's shutdown cancels them)."""
+        address, tasks = next(iter(self.waiting.items()))
+        task = tasks.popleft()
+        if not tasks:
+            del self.waiting[address]
+        self.length -= 1
+        return task
+
+
 class HealthFirstDispatcher(ThreadedTaskDispatcher):
-    """waitress's worker threads, woken last-in first-out (:class:`LastInFirstOut`), and one
-    more thread of its own for ``/healthz``.
+    """waitress's worker threads, woken last-in first-out (:class:`LastInFirstOut`), taking
+    requests in turn by client address, each address at most ``share`` threads at once
+    (:class:`FairQueue`), and one more thread of its own for ``/healthz``.
 
     A load balancer's health check must be answered within a second even while every
     worker is held by API requests waiting on a database that hangs (each up to the
@@ -364,26 +574,67 @@ class HealthFirstDispatcher(ThreadedTaskDispatcher):
 
     PATHS = frozenset({"/healthz"})
 
-    def __init__(self):
+    def __init__(self, share=None, threads=4):
         super().__init__()
+        self.queue = FairQueue(share if share else math.ceil(threads / 2))
         self.queue_cv = LastInFirstOut(self.lock)  # before any worker thread waits on it
         self.health = ThreadedTaskDispatcher()
         self.health.set_thread_count(1)
 
     def add_task(self, task):
+        park = getattr(task, "park", None)
+        if park is not None and park():
+            return  # its connection gives it to the workers once the answer before it is sent
         requests = getattr(task, "requests", None)
         if requests and getattr(requests[0], "path", None) in self.PATHS:
             self.health.add_task(task)
-        else:
-            super().add_task(task)
+            return
+        share_address = getattr(task, "share_address", None)
+        address = share_address() if share_address is not None else None
+        with self.lock:
+            self.queue.append(task, address)
+            self.queue_cv.notify()
+            queue_size = len(self.queue)
+            idle_threads = len(self.threads) - self.stop_count - self.active_count
+            if queue_size > idle_threads:
+                self.queue_logger.warning("Task queue depth is %d", queue_size - idle_threads)
+
+    def handler_thread(self, thread_no):
+        """waitress's worker, taking the requests in :class:`FairQueue`'s order."""
+        queue = self.queue
+        while True:
+            with self.lock:
+                while self.stop_count == 0 and not (queue.length and queue.ready()):
+                    self.active_count -= 1
+                    self.queue_cv.wait()
+                    self.active_count += 1
+                if self.stop_count > 0:
+                    self.active_count -= 1
+                    self.stop_count -= 1
+                    self.threads.discard(thread_no)
+                    self.thread_exit_cv.notify()
+                    break
+                task, address = queue.take()
+            try:
+                task.service()
+            except BaseException:
+                self.logger.exception("Exception when servicing %r", task)
+            finally:
+                with self.lock:
+                    queue.done(address)
 
     def shutdown(self, cancel_pending=True, timeout=5):
         self.health.shutdown(cancel_pending, timeout)
         return super().shutdown(cancel_pending, timeout)
 
 
-# Connections accepted at most in one turn of waitress's loop.
-ACCEPT_AT_ONCE = 64
+# Connections accepted at most in one turn of waitress's loop, and refused at most (a
+# refusal costs far less: the waiting connections are all reached in a turn or two, so a
+# newcomer does not wait behind hundreds that keep coming back to be refused); connections
+# past the limit at once while the ones closed to make room for them wait for the next turn.
+ACCEPT_AT_ONCE = 256
+REFUSE_AT_ONCE = 1024
+ROOM_AT_ONCE = ACCEPT_AT_ONCE
 
 _REFUSAL_BODY = json.dumps({"code": 429, "status": "Too Many Requests",
                             "message": "Too many connections from this address; close some and "
@@ -461,19 +712,84 @@ def _linger(listener):
         listener.lingering = kept
 
 
+def _make_room(listener, peer):
+    """At the connection limit, room for a new connection from ``peer``: one connection of
+    the address that holds the most is closed, if ``peer`` holds less than half as many
+    and one of that address's connections is not being served (it owes its headers, or is
+    idle between requests), the oldest such; whether room was made. Addresses that hold
+    about as many as each other never take each other's connections.
+
+    Without it a full server leaves every newcomer in the kernel's queue until a connection
+    closes: 25 addresses keeping 100 silent connections each held every other client
+    ``HEADER_TIMEOUT`` seconds (p50 4.8 s)."""
+    channels_of = listener.channels_of
+    if not channels_of:
+        return False
+    mine = len(channels_of.get(peer, ()))
+    most, held = max(((len(held), held) for address, held in channels_of.items()), key=lambda pair: pair[0])
+    if most < 2 or mine * 2 >= most:
+        return False
+    for channel in held:
+        if channel.will_close:
+            return True  # closing already (its header deadline passed): the room is coming
+        if channel.requests or channel.total_outbufs_len:
+            continue  # being served
+        request = channel.request
+        if request is not None and request.headers_finished:
+            continue
+        channel.will_close = True  # closed by the loop's next turn
+        held.pop(channel, None)
+        if channel.peer is not None and not held:
+            channels_of.pop(channel.peer, None)
+        channel.peer = None
+        listener.made_room += 1
+        return True
+    return False
+
+
+class Tally:
+    """Events counted between log lines, told at most once per ``interval`` seconds
+    (:meth:`due`): a line per event would be a flood under an attack."""
+
+    def __init__(self, interval=10.0):
+        self.interval, self.count, self._next = interval, 0, 0.0
+
+    def add(self):
+        self.count += 1
+
+    def due(self, now):
+        """The events since the last line, once ``interval`` has passed (else 0)."""
+        if not self.count or now < self._next:
+            return 0
+        count, self.count = self.count, 0
+        self._next = now + self.interval
+        return count
+
+
+def _listening(listener):
+    """waitress's listener's ``readable``, which stays readable at the connection limit:
+    a newcomer is accepted there, and either room is made for it (:func:`_make_room`) or it
+    is refused ``429`` at once; waitress would leave it in the kernel's queue."""
+    now = time.time()
+    if now >= listener.next_channel_cleanup:
+        listener.next_channel_cleanup = now + listener.adj.cleanup_interval
+        listener.maintenance(now)
+    return listener.accepting
+
+
 def _accept_waiting(listener):
-    """Accept the connections waiting on ``listener``, up to ``ACCEPT_AT_ONCE`` (or the
-    connection limit); one over its address's cap (the listener's :class:`AddressGate`)
-    is refused at once and never becomes a channel.
+    """Accept the connections waiting on ``listener``, up to ``ACCEPT_AT_ONCE``; one over its
+    address's cap (the listener's :class:`AddressGate`), or one that comes at the
+    connection limit from an address no fewer connections than every other, is refused at
+    once and never becomes a channel.
 
     waitress accepts one connection per turn of its loop, and each turn polls every open
     socket: a thousand clients connecting at once took it about a second to accept, and a
     health check that came behind them waited as long."""
     gate = listener.gate
     _linger(listener)
-    for _ in range(ACCEPT_AT_ONCE):
-        if len(listener._map) >= listener.adj.connection_limit:
-            return  # no more may open
+    made = refused = 0
+    while made < ACCEPT_AT_ONCE and refused < REFUSE_AT_ONCE:
         try:
             accepted = listener.accept()
         except OSError:  # a bogus socket from accept(): waitress logs it and goes on
@@ -483,10 +799,20 @@ def _accept_waiting(listener):
         if accepted is None:
             return  # none waits
         conn, addr = accepted
-        address = addr[0] if gate.counts_connections and isinstance(addr, tuple) and addr else None
+        peer = addr[0] if isinstance(addr, tuple) and addr else None
+        open_now = len(listener._map)
+        limit = listener.adj.connection_limit
+        if open_now >= limit and (open_now >= limit + ROOM_AT_ONCE or not _make_room(listener, peer)):
+            listener.at_limit.add()
+            _refuse(conn, listener)
+            refused += 1
+            continue
+        address = peer if gate.counts_connections else None
         if address is not None and not gate.take(address):
             _refuse(conn, listener)
+            refused += 1
             continue
+        made += 1
         try:
             listener.set_socket_options(conn)
             channel = listener.channel_class(listener, conn, listener.fix_addr(addr), listener.adj, map=listener._map)
@@ -496,32 +822,63 @@ def _accept_waiting(listener):
             conn.close()
             continue
         channel.counted = address
+        if peer is not None:
+            channel.peer = peer
+            listener.channels_of.setdefault(peer, {})[channel] = None
 
 
-def _maintenance(listener, idle_maintenance, header_timeout, now):
+def _maintenance(listener, idle_maintenance, header_timeout, send_timeout, now):
     """waitress's sweep of idle connections (``CHANNEL_TIMEOUT``), the close of every
     connection that has not sent a request's whole headers within ``header_timeout`` (0:
-    none), and of the refused connections whose time is over (:func:`_linger`)."""
+    none) or whose finished answer has waited more than ``send_timeout`` seconds for its
+    reader, and of the refused connections whose time is over (:func:`_linger`)."""
     idle_maintenance(now)
     _linger(listener)
-    if header_timeout:
-        cutoff = now - header_timeout
-        for channel in listener.active_channels.values():
-            started = channel.header_started() if isinstance(channel, JsonErrorChannel) else None
+    cutoff = now - header_timeout
+    monotonic = time.monotonic()
+    for channel in listener.active_channels.values():
+        if not isinstance(channel, JsonErrorChannel):
+            continue
+        if header_timeout:
+            started = channel.header_started()
             if started is not None and started < cutoff:
                 channel.will_close = True  # closed by the loop's next turn
+                continue
+        if channel.owed_for(monotonic) > send_timeout:
+            # Its socket takes nothing, so the loop would never get to close it for will_close
+            # (waitress closes in handle_write): shut both ways, the next poll says it hung up
+            # and the loop closes it, reset, dropping what the kernel still holds for it.
+            with contextlib.suppress(OSError):
+                channel.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _RESET)
+                channel.socket.shutdown(socket.SHUT_RDWR)
+            channel.will_close = True
+            listener.slow_readers.add()
+    slow = listener.slow_readers.due(now)
+    if slow:
+        _log.warning("%d connection(s) closed in the last seconds: a finished answer waited more than "
+                     "SEND_TIMEOUT=%ds for the client to read it", slow, send_timeout)
+    full = listener.at_limit.due(now)
+    if full:
+        _log.warning("%d connection(s) refused in the last seconds at CONNECTION_LIMIT=%d: their address held "
+                     "as many connections as any other", full, listener.adj.connection_limit)
     refused = listener.gate.warn_now()
     if refused:
         _log.warning("%d connection(s) or request(s) refused in the last seconds: their address already "
                      "held CONNECTIONS_PER_ADDRESS=%d", refused, listener.gate.cap)
 
 
+# SO_LINGER on, 0 seconds: close() resets the connection and drops what its send buffer holds
+# (a slow reader's answer would otherwise stay in the kernel, sent at its pace).
+_RESET = struct.pack("ii", 1, 0)
+
 # How often (seconds) the loop looks for connections past their header deadline or their
 # LINGER_SECONDS.
 SWEEP_SECONDS = 1
 
 
-def create_server(app, connections_per_address=0, trusted_proxies=0, header_timeout=0, cors=None, **settings):
+def create_server(app, connections_per_address=0, trusted_proxies=0, header_timeout=0, cors=None,
+                  threads_per_address=0, pipeline_depth=DEFAULT_PIPELINE_DEPTH, send_timeout=DEFAULT_SEND_TIMEOUT,
+                  **settings):
     """``waitress.server.create_server`` whose listeners answer waitress's errors in JSON,
     refuse bodies and ``Expect``, cap each address's connections (``connections_per_address``,
     0: none; behind ``trusted_proxies`` its requests in progress), close connections that
@@ -532,8 +889,9 @@ def create_server(app, connections_per_address=0, trusted_proxies=0, header_time
     was not read), which waitress's own errors carry too; the ``429`` sent as a connection
     is accepted, before any of its bytes are read, carries those of no ``Origin``: with any
     origin allowed, ``*``. ``settings`` are waitress's."""
-    dispatcher = HealthFirstDispatcher()
-    dispatcher.set_thread_count(settings.get("threads", 4))
+    threads = settings.get("threads", 4)
+    dispatcher = HealthFirstDispatcher(threads_per_address, threads)
+    dispatcher.set_thread_count(threads)
     settings.setdefault("cleanup_interval", SWEEP_SECONDS)
     server = waitress_create_server(app, _dispatcher=dispatcher, **settings)
     sockets = getattr(server, "map", None) or server._map
@@ -543,7 +901,13 @@ def create_server(app, connections_per_address=0, trusted_proxies=0, header_time
             listener.cors = cors
             listener.refusal = refusal(cors(None)) if cors is not None else REFUSAL
             listener.lingering = []
+            listener.channels_of = {}  # client address -> its connections, oldest first
+            listener.made_room = 0
+            listener.slow_readers, listener.at_limit = Tally(), Tally()
+            listener.pipeline_depth = pipeline_depth
             listener.channel_class = JsonErrorChannel
             listener.handle_accept = functools.partial(_accept_waiting, listener)
-            listener.maintenance = functools.partial(_maintenance, listener, listener.maintenance, header_timeout)
+            listener.readable = functools.partial(_listening, listener)
+            listener.maintenance = functools.partial(_maintenance, listener, listener.maintenance, header_timeout,
+                                                     send_timeout)
     return server
