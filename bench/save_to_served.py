@@ -168,7 +168,8 @@ def load():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--saves", type=int, default=5, help="saves measured (default 5)")
-    parser.add_argument("--scale", type=int, default=1, help="the Kalolsavam N times its size (default: the bundled one)")
+    parser.add_argument("--scale", type=int, default=1,
+                        help="the Kalolsavam N times its size (default: the bundled one)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder and print it")
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="save-to-served-"))

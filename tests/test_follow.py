@@ -9,7 +9,6 @@ import os
 import re
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -20,7 +19,8 @@ import pytest
 from openpyxl import Workbook
 
 from app import create_app
-from conftest import API, TEST_SETTINGS, writable
+import pg_scratch
+from conftest import API, ON_POSTGRES, TEST_DATABASE_URL, TEST_SETTINGS, database_copy, writable
 from db.compiled.tables import create_tables
 from db.source import models as m
 from db.source.keys import create_key
@@ -143,23 +143,30 @@ class Follow:
 
 @pytest.fixture(scope="module")
 def example_database(tmp_path_factory):
-    """``(path, key)``: a SQLite database holding the example festival and a key, made once per module."""
-    path = tmp_path_factory.mktemp("follow") / "example.sqlite3"
-    with writable(f"sqlite:///{path}"):
-        create_tables()
-        import_file(EXAMPLE)
-        key = create_key(m.Festival.get(m.Festival.slug == SLUG), label="test")[1]
-    return path, key
+    """``(url, key)``: a database on the suite's engine holding the example festival and a key,
+    made once per module."""
+    with contextlib.ExitStack() as stack:
+        if ON_POSTGRES:
+            url = stack.enter_context(pg_scratch.empty_database(TEST_DATABASE_URL))
+        else:
+            url = f"sqlite:///{tmp_path_factory.mktemp('follow') / 'example.sqlite3'}"
+        with writable(url):
+            create_tables()
+            import_file(EXAMPLE)
+            key = create_key(m.Festival.get(m.Festival.slug == SLUG), label="test")[1]
+        yield url, key
 
 
 @pytest.fixture
 def festival(example_database, tmp_path):
-    """A SQLite database of its own holding the example festival, an API client on it, and a key."""
+    """A database of its own holding the example festival, and what an API client on it
+    answers for a programme's results (the chest numbers)."""
     source, key = example_database
-    target = tmp_path / "follow.sqlite3"
-    with contextlib.closing(sqlite3.connect(source)) as src, contextlib.closing(sqlite3.connect(target)) as dst:
-        src.backup(dst)
-    url = f"sqlite:///{target}"
+    with database_copy(source, tmp_path) as url:
+        yield url, _results_of(url, key)
+
+
+def _results_of(url, key):
     app = create_app({"DATABASE_URL": url, **TEST_SETTINGS})
     client = app.test_client()
 
@@ -169,7 +176,7 @@ def festival(example_database, tmp_path):
         assert answer.status_code in (200, 404), answer.get_data(as_text=True)
         return sorted(re.findall(r'"chestNo": ?"(\d+)"', answer.get_data(as_text=True)))
 
-    return url, results
+    return results
 
 
 @pytest.fixture
@@ -618,7 +625,8 @@ def test_rows_applied_before_are_left_out_unless_the_festival_was_written_since(
         follower.turn()
         assert given == [3, 1], "the whole workbook first, then the one row it changed"
         assert scores() == {"1013": 95, "1023": 90, "1021": 87}
-        update_fixture({"formatVersion": FORMAT_VERSION, "festival": {"slug": SLUG}, "results": [  # another writer corrects a score
+        # another writer corrects a score
+        update_fixture({"formatVersion": FORMAT_VERSION, "festival": {"slug": SLUG}, "results": [
             {"sub_fest_slug": "general", "sub_fest_programme_code": "HS-LM", "chest_no": "1013", "score": 96}]})
         save(path, scored(86), PUBLISHED_HS_LM)
         follower.turn()
@@ -631,3 +639,41 @@ def test_rows_applied_before_are_left_out_unless_the_festival_was_written_since(
         assert given == [3, 1, 3, 1, 3], "refused: applied whole, to name the problem as the workbook has it"
         assert "sheet results row 4" in said[-1] and "9999" in said[-1]
         assert scores() == {"1013": 95, "1023": 90, "1021": 86}
+
+
+def test_of_a_saved_workbook_only_the_sheets_it_changed_are_read_again(tmp_path):
+    from seed.pipeline.follow import FileSource, changed_sheets, read_content
+
+    path = tmp_path / "results.xlsx"
+    save(path, HS_LM, PUBLISHED_HS_LM)
+    before = path.read_bytes()
+    save(path, scored(88), PUBLISHED_HS_LM)  # a score, in one sheet
+    scores = path.read_bytes()
+    assert changed_sheets(before, scores) == {"results"}
+    save(path, scored(88), [["general", "HS-LM", "results_announced"]])
+    assert changed_sheets(scores, path.read_bytes()) == {"subFestProgrammes"}
+    book = _book(scored(88), PUBLISHED_HS_LM)
+    book.create_sheet("_notes").append(["the office's own"])
+    book.save(path)
+    assert changed_sheets(scores, path.read_bytes()) is None, "the list of sheets changed: read it whole"
+    assert changed_sheets(before, before[: len(before) // 2]) is None
+
+    source = FileSource(path)
+    save(path, HS_LM, PUBLISHED_HS_LM)
+    _, load = source.read()
+    source.remember(load())
+    save(path, scored(87), PUBLISHED_HS_LM)
+    _, load = source.read()
+    read = []
+    with pytest.MonkeyPatch.context() as patch:
+        import seed.pipeline.follow as follow_module
+
+        original = follow_module.read_workbook
+        patch.setattr(follow_module, "read_workbook",
+                      lambda content, name, sheets=None: read.append(sheets) or original(content, name, sheets))
+        partly = load()
+    assert read == [{"results"}]
+    whole = read_content(str(path), path.read_bytes())
+    assert (partly.data, partly.rows, partly.cells, partly.headers) == \
+        (whole.data, whole.rows, whole.cells, whole.headers), "as the workbook read whole"
+    assert list(partly.data) == list(whole.data)

@@ -33,6 +33,7 @@ import urllib.parse
 import urllib.request
 import zipfile
 from pathlib import Path
+from xml.etree import ElementTree
 
 from seed.pipeline.read.csv_folder import folder_files, read_files, read_zip, section_key
 from seed.pipeline.read.problems import FixtureError
@@ -150,7 +151,8 @@ class FolderSource:
 
 
 class FileSource:
-    """A workbook, a .zip or a JSON file, on this machine."""
+    """A workbook, a .zip or a JSON file, on this machine. Of a workbook, only the sheets a
+    save changed are read again; the others are taken as last applied (:meth:`remember`)."""
 
     local = True
 
@@ -160,6 +162,24 @@ class FileSource:
         self.sheet = sheet or self.path.stem
         self.festival = festival
         self.directory = self.path.parent
+        self.loaded = None  # (bytes, Source) last read
+        self.baseline = None  # (bytes, Source) last applied
+
+    def remember(self, source):
+        """``source`` (one this read) was applied: the next save's unchanged sheets are taken from it."""
+        if self.loaded is not None and self.loaded[1] is source:
+            self.baseline = self.loaded
+
+    def _load(self, content):
+        source = None
+        if self.baseline is not None and is_workbook(content):
+            sheets = changed_sheets(self.baseline[0], content)
+            if sheets is not None:
+                source = with_sheets_of(read_workbook(content, self.name, sheets=sheets), self.baseline[1])
+        if source is None:
+            source = read_content(self.name, content, self.sheet, self.festival)
+        self.loaded = (content, source)
+        return source
 
     def relevant(self, name):
         return name == self.path.name
@@ -174,7 +194,61 @@ class FileSource:
             raise Unsettled(f"{self.name} is not there (a spreadsheet may be saving it)") from None
         except OSError as exc:
             raise Waiting(f"{self.name} cannot be read: {exc.strerror or exc}") from None
-        return _digest(content), (lambda: read_content(self.name, content, self.sheet, self.festival))
+        return _digest(content), (lambda: self._load(content))
+
+
+_SHEET_NAMESPACES = {"main": "http://schemas.openxmlformats.org/spreadsheetml/2006/main",
+                     "rel": "http://schemas.openxmlformats.org/officeDocument/2006/relationships",
+                     "pkg": "http://schemas.openxmlformats.org/package/2006/relationships"}
+
+
+def _workbook_parts(content):
+    """``({sheet title: CRC of its part}, {every other part but docProps/: its CRC})`` of an
+    .xlsx file (its zip directory, workbook.xml and its relationships), or None."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(content)) as archive:
+            crcs = {info.filename: info.CRC for info in archive.infolist()}
+            book = ElementTree.fromstring(archive.read("xl/workbook.xml"))
+            links = ElementTree.fromstring(archive.read("xl/_rels/workbook.xml.rels"))
+    except (zipfile.BadZipFile, KeyError, OSError, ElementTree.ParseError):
+        return None
+    targets = {link.get("Id"): link.get("Target") or ""
+               for link in links.iter(f"{{{_SHEET_NAMESPACES['pkg']}}}Relationship")}
+    sheets, parts = {}, set()
+    for sheet in book.iter(f"{{{_SHEET_NAMESPACES['main']}}}sheet"):
+        target = targets.get(sheet.get(f"{{{_SHEET_NAMESPACES['rel']}}}id"), "")
+        part = target.lstrip("/") if target.startswith("/") else f"xl/{target}"
+        if part not in crcs:
+            return None
+        sheets[sheet.get("name")] = crcs[part]
+        parts.add(part)
+    return sheets, {name: crc for name, crc in crcs.items() if name not in parts and not name.startswith("docProps/")}
+
+
+def changed_sheets(before, after):
+    """The titles of the sheets whose part differs between two saves of a workbook, when
+    nothing else that reading them depends on changed (shared strings, styles, the list of
+    sheets); otherwise None: read it whole."""
+    old, new = _workbook_parts(before), _workbook_parts(after)
+    if old is None or new is None or old[1] != new[1] or old[0].keys() != new[0].keys():
+        return None
+    return {title for title, crc in new[0].items() if old[0][title] != crc}
+
+
+def with_sheets_of(source, baseline):
+    """``source`` (some sheets of a workbook) with the sections it did not read taken from
+    ``baseline`` (the same workbook read whole before): what reading it whole gives."""
+    for key, rows in baseline.data.items():
+        if key in source.data:
+            continue
+        source.data[key] = rows
+        pattern = re.compile(rf"^\$\.{re.escape(key)}(\[|\.|$)")
+        source.rows.update({path: where for path, where in baseline.rows.items() if pattern.match(path)})
+        source.cells.update({path: text for path, text in baseline.cells.items() if pattern.match(path)})
+        if key in baseline.headers:
+            source.headers[key] = baseline.headers[key]
+    source.data = {key: source.data[key] for key in [*baseline.data, *source.data] if key in source.data}
+    return source
 
 
 class UrlSource:
@@ -480,6 +554,8 @@ class Follower:
             return
         self.applied, self.refused = digest, (None, None)
         self.last = (content, summary)
+        if isinstance(self.source, FileSource):
+            self.source.remember(content)
         self._recovered("the wait is over")
         self.say(publish_line(self.source.name, summary))
 

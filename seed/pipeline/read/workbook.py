@@ -96,9 +96,11 @@ def _open(file, name):
         raise UnreadableWorkbook(name, exc) from None
 
 
-def read_workbook(path, name=None):
+def read_workbook(path, name=None, sheets=None):
     """The festival document of a workbook (a path, or its bytes with ``name``): a
-    :class:`Source` whose problems name the sheet, the row and the column."""
+    :class:`Source` whose problems name the sheet, the row and the column. ``sheets``: the
+    titles of the sheets to read besides the festival's (None: every sheet; ``follow``
+    reads only those a save changed)."""
     name = name or str(path)
     file = io.BytesIO(path) if isinstance(path, (bytes, bytearray)) else path
     book = _open(file, name)
@@ -110,6 +112,8 @@ def read_workbook(path, name=None):
             if title.startswith(OWN_SHEET_PREFIX):
                 continue
             key = section_key(title[:-4] if title.lower().endswith(".csv") else title)
+            if sheets is not None and sheet.title not in sheets and key != FESTIVAL_FILE:
+                continue
             if key is None:
                 problems.append(("$", f"sheet {title!r} is not a section of the format (one of "
                                       f"{', '.join(SECTION_NAMES)}); start its name with "
