@@ -235,18 +235,25 @@ def changed_sheets(before, after):
     return {title for title, crc in new[0].items() if old[0][title] != crc}
 
 
+_SECTION = re.compile(r"^\$\.(\w+)")
+
+
+def _section(path):
+    """``results`` of ``$.results[3].score``."""
+    match = _SECTION.match(path)
+    return match[1] if match else None
+
+
 def with_sheets_of(source, baseline):
     """``source`` (some sheets of a workbook) with the sections it did not read taken from
     ``baseline`` (the same workbook read whole before): what reading it whole gives."""
-    for key, rows in baseline.data.items():
-        if key in source.data:
-            continue
-        source.data[key] = rows
-        pattern = re.compile(rf"^\$\.{re.escape(key)}(\[|\.|$)")
-        source.rows.update({path: where for path, where in baseline.rows.items() if pattern.match(path)})
-        source.cells.update({path: text for path, text in baseline.cells.items() if pattern.match(path)})
+    taken = {key for key in baseline.data if key not in source.data}
+    for key in taken:
+        source.data[key] = baseline.data[key]
         if key in baseline.headers:
             source.headers[key] = baseline.headers[key]
+    source.rows.update({path: where for path, where in baseline.rows.items() if _section(path) in taken})
+    source.cells.update({path: text for path, text in baseline.cells.items() if _section(path) in taken})
     source.data = {key: source.data[key] for key in [*baseline.data, *source.data] if key in source.data}
     return source
 
