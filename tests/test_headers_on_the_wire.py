@@ -41,6 +41,12 @@ ANSWERS = {
     "304": ("plain", "GET", "/news", {"X-API-Key": "KEY", "If-None-Match": "ETAG"}, 304),
     "304 compressed": ("plain", "GET", "/programmes?subFestSlug=general&limit=50",
                        {"X-API-Key": "KEY", "If-None-Match": "ETAG", "Accept-Encoding": "gzip"}, 304),
+    "200 of a URL naming its festival": ("plain", "GET", f"/programmes?festival={BIG}&subFestSlug=general&limit=50",
+                                         {"X-API-Key": "KEY", "Accept-Encoding": "br, gzip"}, 200),
+    "304 of a URL naming its festival": ("plain", "GET", f"/news?festival={BIG}",
+                                         {"X-API-Key": "KEY", "If-None-Match": "ETAG"}, 304),
+    "403 of a URL naming another festival": ("plain", "GET", "/news?festival=college-fest-2026",
+                                             {"X-API-Key": "KEY"}, 403),
     "the document": ("plain", "GET", "/openapi.json", {"Accept-Encoding": "gzip"}, 200),
     "400": ("plain", "GET", "/news?limit=0", {"X-API-Key": "KEY"}, 400),
     "401": ("plain", "GET", "/news", {}, 401),
@@ -154,11 +160,15 @@ def test_every_answer_carries_each_header_once(app_with, keys, tmp_path, monkeyp
         assert "GET" in values(headers, "Access-Control-Allow-Methods")[0]
         assert values(headers, "Access-Control-Max-Age") == ["86400"]
     vary = {token.strip().lower() for token in values(headers, "Vary")[0].split(",")}
-    assert {"x-api-key", "accept-encoding"} <= vary
+    named = "festival=" in path  # the same answer for every key of the festival: shared
+    assert "accept-encoding" in vary and ("x-api-key" in vary) != named
     assert ("origin" in vary) == (cors_origins != ["*"])
     kept = status in (200, 304) and method in ("GET", "HEAD")
-    assert values(headers, "Cache-Control") == [f"public, max-age={max_age}" if kept else "no-store"]
-    if "compressed" in answer and status == 200:
+    cacheable = (f"public, max-age={max_age}, s-maxage={app.config['CACHE_SHARED_MAX_AGE']}, "
+                 f"stale-while-revalidate={app.config['CACHE_STALE_WHILE_REVALIDATE']}, "
+                 f"stale-if-error={app.config['CACHE_STALE_IF_ERROR']}") if named else f"public, max-age={max_age}"
+    assert values(headers, "Cache-Control") == [cacheable if kept else "no-store"]
+    if ("compressed" in answer or answer.startswith("200 of a URL")) and status == 200:
         assert values(headers, "Content-Encoding") == ["br"]
 
 

@@ -93,6 +93,12 @@ def test_a_killed_service_leaves_the_last_answers_with_the_visitors(seeded, keys
             assert "stale-if-error=" in headers["Cache-Control"]
             first[url] = body
 
+        # A key of another festival on these URLs is refused, and the refusal is never kept.
+        for _ in range(2):
+            status, headers, _ = fetch_url(base + urls[0], keys[SMALL], context=insecure())
+            assert (status, headers["Cache-Control"]) == (403, "no-store")
+            assert headers["X-Cache-Status"] != "HIT"
+
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=10)
         with pytest.raises(OSError):
