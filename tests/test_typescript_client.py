@@ -24,7 +24,8 @@ from conftest import API, BIG
 from test_multiprocess import festival_api, free_port, wait_until_serving
 
 CLIENT = Path(__file__).resolve().parent.parent / "clients" / "typescript"
-SOURCES = ("package.json", "package-lock.json", "tsconfig.json", "recipe.ts", "heyapi-check.ts")
+SOURCES = ("package.json", "package-lock.json", "tsconfig.json", "recipe.ts", "heyapi-check.ts", "heyapi-recipe.ts",
+           "orval-recipe.ts", "orval-fetch.ts", "orval.config.ts", "extensionless.mjs")
 
 
 def run(command, cwd, timeout=300):
@@ -86,9 +87,9 @@ def compiled(served, tmp_path_factory):
                                   cwd=work),
         "openapi-ts": run([str(bin_ / "openapi-ts"), "-i", "openapi.json", "-o", "heyapi",
                            "-c", "@hey-api/client-fetch"], cwd=work),
-        # orval 7 (the last to run on node 20), its fetch client: no other package needed.
-        "orval": run([str(bin_ / "orval"), "--input", "openapi.json", "--output", "orval/api.ts", "--client", "fetch"],
-                     cwd=work),
+        # orval 7 (the last to run on node 20), its fetch client calling orval-fetch.ts (the
+        # service's origin and key): no other package needed.
+        "orval": run([str(bin_ / "orval"), "--config", "orval.config.ts"], cwd=work),
         # One strict compile of the recipe (emitted, to run), of the whole @hey-api SDK and of orval's client.
         "tsc": run([str(bin_ / "tsc"), "-p", "tsconfig.json", "--strict"], cwd=work),
     }
@@ -163,3 +164,27 @@ def test_the_typescript_recipe_runs_against_the_live_service(compiled, served, k
     assert steps["revalidated"] == {"step": "revalidated", "notModified": 1, "same": True, "revision": revision}
     assert steps["changes"] == {"step": "changes", "changed": 0, "notModified": True}
     assert steps["types"] == {"step": "types", "nullableCategory": True, "nullableTopicStatus": True}
+
+
+@pytest.mark.parametrize("recipe", ["heyapi-recipe", "orval-recipe"])
+def test_the_heyapi_and_orval_recipes_run_in_node_against_the_live_service(compiled, served, keys, recipe):
+    """docs/clients.md's recipes for the two other generators: the client told once where the
+    service is and which key to send, its answers and its errors typed."""
+    work, _ = compiled
+    key = keys[BIG]
+    done = subprocess.run(["node", "--import", "./extensionless.mjs", f"out/{recipe}.js", served, key], cwd=work,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-3000:]
+    steps = {line["step"]: line for line in map(json.loads, done.stdout.splitlines())}
+    latest = api_get(served, key, "/programme-results", subFestSlug="general", hasResults="true",
+                     sortBy="publishedAt", sortOrder="desc", limit=6)
+    assert steps["programme-results"] == {"step": "programme-results", "revision": current_revision(served, key),
+                                          "codes": [item["programme"]["code"] for item in latest["data"]]}
+    code = latest["data"][0]["programme"]["code"]
+    result = api_get(served, key, "/programme-result", programCode=code, subFestSlug="general")
+    assert steps["programme-result"]["places"] == [[entry["position"], entry["participantName"]]
+                                                   for entry in result["results"]]
+    chest_no = steps["candidate-result"]["chestNo"]
+    person = api_get(served, key, "/candidate-result", chestNo=chest_no, subFestSlug="general")
+    assert steps["candidate-result"]["programmes"] == [entry["programme"]["code"] for entry in person["results"]]
+    assert steps["error"] == {"step": "error", "status": 404, "message": "Programme not found."}
