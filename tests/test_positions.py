@@ -207,3 +207,15 @@ def test_follow_says_the_problem_in_the_sheets_terms_and_applies_nothing(stored,
                     "  results.csv line 2, column position: position 1 with score 80 contradicts the stored result "
                     "of chest_no '101' (position 1 with score 91): equal positions need equal scores"]
     assert unchanged == 0
+
+
+def test_members_are_given_only_to_a_group_entry(fresh_app):
+    """Members of an entry that is not a group would be shown nowhere (without a candidate,
+    neither would the entry): refused, naming the sheet's column."""
+    _, url = fresh_app
+    data = natural_festival()
+    data["registrations"].append({"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "team_name": "Red",
+                                  "member_chest_nos": ["103"]})
+    assert problems(url, data) == [
+        (f"$.registrations[{len(data['registrations']) - 1}].members",
+         "an entry with members is a group: set type to group (it is 'individual'), or leave the members out")]

@@ -124,6 +124,19 @@ def check_codes(state, problems):
                              + ("within a sub-fest" if scope else "within the festival") + ", in any letter case"))
 
 
+def check_group_members(state, problems, only=None):
+    """Members make an entry a group: an entry of another ``type`` with members would show
+    none of them (and, without a candidate, would be shown nowhere)."""
+    for row_id, links in state.links["registrations"].items():
+        row = state.rows["registrations"].get(row_id)
+        if row is None or (only is not None and row_id not in only) or not links.get("members"):
+            continue
+        if (row.get("type") or "individual") != "group":
+            problems.append((f"{state.path('registrations', row_id)}.members",
+                             f"an entry with members is a group: set type to group (it is "
+                             f"{row.get('type') or 'individual'!r}), or leave the members out"))
+
+
 def check_one_entry_per_candidate(state, problems):
     """No candidate has two results in one programme (alone or as a group member)."""
     registrations = state.rows["registrations"]

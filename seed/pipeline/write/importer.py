@@ -30,6 +30,7 @@ from seed.pipeline.check.validation import (
     check_festival_slug,
     check_shape,
     check_foreign_ids,
+    check_group_members,
     check_one_entry_per_candidate,
     check_references,
     check_unique,
@@ -71,6 +72,7 @@ def check_rows(state, problems, where="in this file", only=None, restyled=False)
     check_positions(state, problems, only, restyled)
     check_results(state, problems)
     check_one_entry_per_candidate(state, problems)
+    check_group_members(state, problems, only)
 
 
 def drop_rows(state, ids):
