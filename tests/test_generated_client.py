@@ -12,6 +12,7 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -171,3 +172,27 @@ def test_every_operation_answers_the_bundled_festival(client_package, client):
     assert changes.data and changes.context.data.revision >= changes.data[0].revision
 
     assert called == OPERATIONS
+
+
+def test_no_generated_name_shadows_an_import_or_a_builtin(client_package):
+    """A field or parameter named like a module the generated code imports (``datetime``,
+    ``httpx``, ``UUID``, a model class) or a builtin (``type``, ``id`` is fine as an attribute)
+    would shadow it in the generated functions: every argument and field name is checked."""
+    import ast
+    import builtins
+
+    shadowing = []
+    root = Path(client_package.__file__).parent
+    for path in root.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {(alias.asname or alias.name).split(".")[0] for node in ast.walk(tree)
+                    if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                names = [arg.arg for arg in (*node.args.args, *node.args.kwonlyargs)]
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                names = [node.target.id]
+            shadowing += [(path.relative_to(root).as_posix(), name) for name in names
+                          if name in imported or (name in dir(builtins) and name not in ("id", "format"))]
+    assert shadowing == []
