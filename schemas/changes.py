@@ -23,17 +23,22 @@ class ChangeSchema(OutSchema):
                        "published for a later moment."})
     kind = fields.String(metadata={"enum": list(CHANGE_KINDS)})
     id = Uuid(metadata={"description": "Id of the changed record: a sub-fest programme, a topper "
-                                       "placeholder, a news item, a download or a gallery image."})
+                                       "placeholder, a news item, a download, a gallery image or a "
+                                       "sub-fest candidate."})
     action = fields.String(metadata={
         "enum": list(CHANGE_ACTIONS),
         "description": "`added`, `changed`, `removed` (no longer public), or `results` (a "
-                       "programme's published results changed)."})
-    sub_fest_id = Uuid(allow_none=True, metadata={"description": "The sub-fest of a programme or leaderboard."})
+                       "programme's or candidate's published results changed). A candidate is "
+                       "`changed` when its entries (`/candidate-registrations`) or its record "
+                       "changed and its results did not."})
+    sub_fest_id = Uuid(allow_none=True, metadata={
+        "description": "The sub-fest of a programme, leaderboard or candidate."})
     # The natural keys a site fetches the record by (null where the kind has none, and in
     # changes recorded before they were): db/compiler/changes.py reads them from the
     # record's public JSON, after the change or, when it was removed, as last shown.
     sub_fest_slug = fields.String(allow_none=True, metadata={
-        "description": "Slug of the sub-fest of a programme or leaderboard.", "example": "general"})
+        "description": "Slug of the sub-fest of a programme, leaderboard or candidate (null for a "
+                       "candidate `removed`).", "example": "general"})
     program_code = fields.String(allow_none=True, metadata={
         "description": "A programme's code in its sub-fest: "
                        "`/programme-result?programCode=...&subFestSlug=...`.", "example": "HS-G05"})
@@ -45,6 +50,10 @@ class ChangeSchema(OutSchema):
         "example": "Results of day one"})
     album_title = fields.String(allow_none=True, metadata={
         "description": "Title of a gallery image's album.", "example": "Day one"})
+    chest_no = fields.String(allow_none=True, metadata={
+        "description": "A candidate's chest number: `/candidate-result?chestNo=...&subFestSlug=...`; "
+                       "null for a candidate `removed` (no longer public: it is named by its id alone).",
+        "example": "1001"})
 
 
 ChangeListSchema = list_envelope(ChangeSchema, "ChangeList")

@@ -18,7 +18,7 @@ POSITION_STYLES = ("standard", "dense")
 RESULT_STATUSES = ("present", "absent", "disqualified", "withdrawn")
 
 # /changes: what changed and how (the compiler writes them: db/compiled/kinds.py)
-CHANGE_KINDS = ("programme", "leaderboard", "news", "download", "gallery-image")
+CHANGE_KINDS = ("programme", "leaderboard", "news", "download", "gallery-image", "candidate")
 CHANGE_ACTIONS = ("added", "changed", "results", "removed")
 
 # column name -> allowed values, for the fixture schema

@@ -1,8 +1,9 @@
 """``/changes`` items carry, beside each id, the natural keys a site fetches the record by:
 a programme's code and sub-fest slug, a leaderboard's label and sub-fest slug, the title of
-a news item or download, a gallery image's title and album title. They come from public
-answers only: a hidden record is not listed, so none of its keys is; a removed record keeps
-the keys it was last shown with."""
+a news item or download, a gallery image's title and album title, a candidate's chest number
+and sub-fest slug. They come from public answers only: a hidden record is not listed, so none
+of its keys is; a removed record keeps the keys it was last shown with, but a candidate (a
+person) no longer public is listed by its id alone."""
 import copy
 
 import pytest
@@ -11,7 +12,7 @@ from conftest import BIG, ON_POSTGRES, writable
 from seed.pipeline.write.importer import import_fixture
 from tiny_festival import day, tiny_api, tiny_festival
 
-KEY_FIELDS = ("subFestSlug", "programCode", "placeholderLabel", "title", "albumTitle")
+KEY_FIELDS = ("subFestSlug", "programCode", "placeholderLabel", "title", "albumTitle", "chestNo")
 # kind -> the fields that have a value (the others are null)
 KEYS_OF = {
     "programme": {"subFestSlug", "programCode"},
@@ -19,6 +20,7 @@ KEYS_OF = {
     "news": {"title"},
     "download": {"title"},
     "gallery-image": {"title", "albumTitle"},
+    "candidate": {"subFestSlug", "chestNo"},
 }
 
 
@@ -50,6 +52,10 @@ def test_the_keys_fetch_the_record_the_id_names(api, everything, kind):
         elif kind == "leaderboard":
             found = api.ok("/toppers", placeholderLabel=change["placeholderLabel"], subFestSlug=change["subFestSlug"])
             assert found["placeholder"]["id"] == change["id"]
+        elif kind == "candidate":
+            found = api.ok("/candidate-result", chestNo=change["chestNo"], subFestSlug=change["subFestSlug"])
+            assert found["candidate"]["id"] == change["id"]
+            assert found["context"]["subFest"]["id"] == change["subFestId"]
         elif kind in ("news", "download"):
             found = api.all(f"/{'news' if kind == 'news' else 'downloads'}", search=change["title"])
             assert change["id"] in {item["id"] for item in found if item["title"] == change["title"]}
@@ -63,6 +69,8 @@ def republished(seeded, tmp_path):
     """The tiny festival, then re-imported with P5's result published and a hidden
     programme's result changed: ``(client, names, revision before, url, data)``."""
     data, names = tiny_festival()
+    for registration in data["registrations"]:  # else each import sets it to its own time
+        registration["registered_at"] = "2026-01-05T10:00:00Z"
     with tiny_api(seeded[0], tmp_path, data) as (client, url):
         before = client.ok("/changes", sinceRevision=0)["context"]["data"]["revision"]
         changed = copy.deepcopy(data)
@@ -107,6 +115,36 @@ def test_a_removed_programme_keeps_the_keys_it_was_last_shown_with(republished):
     assert (change["id"], change["action"], change["programCode"], change["subFestSlug"]) == \
         (names["P3"], "removed", "P3", "main")
     assert "P3-SECRET" not in client.get("/changes", sinceRevision=0, limit=500).get_data(as_text=True)
+
+
+def test_a_published_result_names_its_candidate_and_no_other(republished):
+    """P5's result is Bala's alone: Bala is listed (``results``) by chest number; Anu, whose
+    result in a hidden programme changed, is not."""
+    client, names, before, _, _ = republished
+    listed = client.ok("/changes", sinceRevision=before, kinds="candidate", limit=500)["data"]
+    assert [(c["id"], c["action"], c["chestNo"], c["subFestSlug"], c["subFestId"]) for c in listed] == [
+        (names["Bala"], "results", "102", "main", names["main"])]
+
+
+def test_a_candidate_never_public_is_never_named(republished):
+    client, names, _, _, _ = republished
+    listed = client.all("/changes", sinceRevision=0)
+    assert names["Xavier"] not in {c["id"] for c in listed}  # inactive from the start
+    assert "106" not in {c["chestNo"] for c in listed}
+    assert {c["chestNo"] for c in listed if c["kind"] == "candidate"} == {"101", "102", "103", "104", "105"}
+
+
+def test_a_candidate_no_longer_public_is_listed_by_its_id_alone(republished):
+    client, names, _, url, changed = republished
+    current = client.ok("/changes", sinceRevision=0)["context"]["data"]["revision"]
+    hidden = copy.deepcopy(changed)
+    next(c for c in hidden["candidates"] if c["id"] == names["person-Bala"]).update(is_public=False)
+    with writable(url):
+        import_fixture(hidden, allow_withdrawals=True)
+    listed = client.ok("/changes", sinceRevision=current, kinds="candidate", limit=500)["data"]
+    bala = [c for c in listed if c["id"] == names["Bala"]]
+    assert [(c["action"], c["chestNo"], c["subFestSlug"]) for c in bala] == [("removed", None, None)]
+    assert "102" not in {c["chestNo"] for c in listed}
 
 
 @pytest.mark.skipif(ON_POSTGRES, reason="drops a column of a SQLite copy")

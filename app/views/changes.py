@@ -16,7 +16,7 @@ blp = Blueprint("changes", __name__, group=SCHEDULES_AND_RESULTS,
 
 _change = ChangeSchema()
 # Every natural key field is in every item, null where the change has none.
-NO_KEYS = dict.fromkeys(("sub_fest_slug", "program_code", "placeholder_label", "title", "album_title"))
+NO_KEYS = dict.fromkeys(("sub_fest_slug", "program_code", "placeholder_label", "title", "album_title", "chest_no"))
 
 
 @blp.get("/changes")
@@ -27,8 +27,9 @@ NO_KEYS = dict.fromkeys(("sub_fest_slug", "program_code", "placeholder_label", "
 def changes(since_revision, page, limit, kinds=None):
     """List what changed in the public data after a revision, newest first
 
-    The result-day poll: every programme, leaderboard, news item, download or gallery image that
-    changed after `sinceRevision`, with its id and sub-fest. Fetch again only what it names,
+    The result-day poll: every programme, leaderboard, news item, download, gallery image or
+    candidate (whose results or entries changed) that changed after `sinceRevision`, with its
+    id and sub-fest. Fetch again only what it names,
     then take this answer's `context.data.revision` as the next `sinceRevision`. While nothing
     changes the answer is the same, so a revalidation (`If-None-Match`) is a `304`. A revision
     ahead of the festival's, or older than the changes kept, is a `409`: start over from 0.

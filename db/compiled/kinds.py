@@ -27,11 +27,13 @@ CHANGE_LEADERBOARD = "leaderboard"
 CHANGE_NEWS = "news"
 CHANGE_DOWNLOAD = "download"
 CHANGE_GALLERY_IMAGE = "gallery-image"
-CHANGE_KINDS = (CHANGE_PROGRAMME, CHANGE_LEADERBOARD, CHANGE_NEWS, CHANGE_DOWNLOAD, CHANGE_GALLERY_IMAGE)
+CHANGE_CANDIDATE = "candidate"  # a sub-fest candidate whose results or entries changed
+CHANGE_KINDS = (CHANGE_PROGRAMME, CHANGE_LEADERBOARD, CHANGE_NEWS, CHANGE_DOWNLOAD, CHANGE_GALLERY_IMAGE,
+                CHANGE_CANDIDATE)
 
 ADDED = "added"
 CHANGED = "changed"
-RESULTS = "results"  # a programme whose published results changed
+RESULTS = "results"  # a programme or candidate whose published results changed
 REMOVED = "removed"
 CHANGE_ACTIONS = (ADDED, CHANGED, RESULTS, REMOVED)
 

@@ -165,10 +165,10 @@ def publish(festival, now=None, recompute=True, row_diff=None, explain=False):
             # change touched are recomputed (all of them when the whole festival is compiled).
             touched = None if recompile is None else row_diff.touched.get("subFests", set())
             recompute_toppers(festival, now=now, sub_fest_ids=touched)
-        programme_ids = None if recompile is None else recompile.programme_ids
-        before = snapshot(festival.id, programme_ids)
+        records = () if recompile is None else (recompile.programme_ids, recompile.candidate_ids)
+        before = snapshot(festival.id, *records)
         compile_festival(festival.id, recompile)
-        changes = differences(before, snapshot(festival.id, programme_ids), now)
+        changes = differences(before, snapshot(festival.id, *records), now)
         revision, changed_at = bump_revision(festival)
         record(festival.id, (revision, changed_at), changes, now, recompile)
         moves = leaderboard_moves(boards, leaderboard_entries(festival.id)) if explain else []

@@ -7,8 +7,12 @@ being public is listed once as ``removed`` (its id was public until then).
 Beside its id, a change carries the natural keys a site fetches the record by (a
 programme's code and sub-fest slug, a leaderboard's label, a news item's title...), read
 from the record's public JSON: of the record after the change, or, for a record that was
-removed, as it was last shown (a site that routes by code must know which page to drop).
-Nothing else is read, so nothing a public answer does not show can be recorded.
+removed, as it was last shown (a site that routes by code must know which page to drop),
+except a candidate's: a person no longer public is listed by id alone. Nothing else is read,
+so nothing a public answer does not show can be recorded.
+
+A candidate is listed when what its answers show (``/candidate-detail``, ``/candidate-result``,
+``/candidate-registrations``) changed: ``results`` when its published results did.
 """
 import hashlib
 import json
@@ -22,6 +26,7 @@ from ..compiled import kinds
 from ..compiled.templates import ascii_json, dumps, render
 from ..compiled.tables import (
     KEPT_REVISIONS,
+    PublicCandidate,
     PublicChange,
     PublicDownload,
     PublicImage,
@@ -30,6 +35,7 @@ from ..compiled.tables import (
     PublicProgramme,
     PublicRevision,
     PublicRecompile,
+    PublicRegistration,
     PublicTopperEntry,
 )
 
@@ -57,7 +63,16 @@ NATURAL_KEYS = {
     kinds.CHANGE_DOWNLOAD: lambda shown: {"title": shown.get("title")},
     kinds.CHANGE_GALLERY_IMAGE: lambda shown: {"title": shown.get("title"),
                                                "album_title": (shown.get("album") or {}).get("title")},
+    kinds.CHANGE_CANDIDATE: lambda shown: {"chest_no": (shown.get("candidate") or {}).get("chestNo"),
+                                           "sub_fest_slug": (shown.get("subFest") or {}).get("slug")},
 }
+
+# Kinds whose second digest is of their published results: a change of it is ``results``.
+WITH_RESULTS = (kinds.CHANGE_PROGRAMME, kinds.CHANGE_CANDIDATE)
+
+# Kinds whose record that stops being public is named by its id alone (a person: what the
+# public can no longer see is not written again).
+UNNAMED_WHEN_REMOVED = (kinds.CHANGE_CANDIDATE,)
 
 
 def natural_keys(kind, body):
@@ -65,12 +80,13 @@ def natural_keys(kind, body):
     return dumps(NATURAL_KEYS[kind](orjson.loads(render(body, _NULL_SLOTS))))
 
 
-def snapshot(festival_id, programme_ids=None):
+def snapshot(festival_id, programme_ids=None, candidate_ids=None):
     """``{kind: {id: (digest, detail digest, sub-fest, visible_at, natural keys)}}`` of the
-    tracked records (of the programmes ``programme_ids`` only, when given: a compile of a
-    ``Recompile`` changes no other).
+    tracked records (of the programmes ``programme_ids`` and candidates ``candidate_ids``
+    only, when given: a compile of a ``Recompile`` changes no other).
 
-    For programmes the second digest is of the results, so a change can say ``results``.
+    For programmes and candidates the second digest is of the results, so a change can say
+    ``results``; a candidate's first is of its record and its entries.
     """
     p, n = PublicProgramme, PublicNews
     programmes = p.select(p.id, p.body, p.results, p.sub_fest).where(p.festival == festival_id)
@@ -102,7 +118,27 @@ def snapshot(festival_id, programme_ids=None):
             boards[placeholder][0] += body
     found[kinds.CHANGE_LEADERBOARD] = {pid: (_digest(text), None, sub_fest, None, keys)
                                        for pid, (text, sub_fest, keys) in boards.items()}
+    found[kinds.CHANGE_CANDIDATE] = _candidates(festival_id, candidate_ids)
     return found
+
+
+def _candidates(festival_id, candidate_ids=None):
+    """The candidates' part of :func:`snapshot`: what ``/candidate-detail``, ``/candidate-result``
+    and ``/candidate-registrations`` show of each public candidate."""
+    c, r = PublicCandidate, PublicRegistration
+    people = c.select(c.id, c.body, c.detail, c.summary, c.results, c.sub_fest).where(c.festival == festival_id)
+    entries = r.select(r.candidate, r.body).where(r.festival == festival_id)
+    if candidate_ids is not None:
+        if not candidate_ids:
+            return {}
+        ids = list(candidate_ids)
+        people, entries = people.where(c.id.in_(ids)), entries.where(r.candidate.in_(ids))
+    shown = defaultdict(list)
+    for candidate, body in entries.tuples():
+        shown[candidate].append(body)
+    return {row[0]: (_digest(row[1], row[2], row[3], *sorted(shown.get(row[0], ()))), _digest(row[4]), row[5], None,
+                     natural_keys(kinds.CHANGE_CANDIDATE, row[1]))
+            for row in people.tuples()}
 
 
 def _without_time(body):
@@ -178,14 +214,15 @@ def differences(before, after, now):
                 action = kinds.ADDED
             elif previous[0] == digest and previous[1] == detail:
                 continue
-            elif kind == kinds.CHANGE_PROGRAMME and previous[1] != detail:
+            elif kind in WITH_RESULTS and previous[1] != detail:
                 action = kinds.RESULTS
             else:
                 action = kinds.CHANGED
             changes.append((kind, item, action, sub_fest, max(now, visible_at or now), keys))
         for item, (_, _, sub_fest, _, keys) in old.items():
             if item not in new:
-                changes.append((kind, item, kinds.REMOVED, sub_fest, now, keys))
+                changes.append((kind, item, kinds.REMOVED, sub_fest, now,
+                                None if kind in UNNAMED_WHEN_REMOVED else keys))
     return changes
 
 
