@@ -2,7 +2,7 @@
 
     DATABASE_URL=sqlite:////path/festival.db .venv/bin/python bench/profile_request.py KEY \
         [--path '/public-api/v1/programmes?subFestSlug=general&limit=20'] [-n 2000] [--profile]
-        [--cpu] [--log] [--setting NAME=VALUE ...]
+        [--cpu] [--log] [--if-none-match] [--setting NAME=VALUE ...]
 
 Calls the service's WSGI app (everything a request passes through, response cache off, rate
 limits and access log as configured) and the bare rows baseline of ``bench/baselines.py``
@@ -10,7 +10,9 @@ in the same process, and prints microseconds per request for each; ``--profile``
 cProfile's top functions for the service's path (by cumulative and by own time). ``--cpu``
 counts the process's CPU time instead of the clock's (a shared machine's load then moves
 it less); ``--log`` writes the access lines (to stderr) as a served request does;
-``--setting`` overrides one of the settings above (``RESPONSE_CACHE_SECONDS=60``).
+``--setting`` overrides one of the settings above (``RESPONSE_CACHE_SECONDS=60``);
+``--if-none-match`` sends the answer's own ETag back, so each request is a revalidation
+(a ``304``; with ``RESPONSE_CACHE_SECONDS`` set, answered from the response cache).
 ``bench/profile_before_after.py`` runs it on two checkouts side by side.
 """
 import argparse
@@ -33,9 +35,16 @@ DEFAULT_PATHS = (
 )
 
 
-def environ_for(path, key):
+def environ_for(path, key, etag=None):
     base, _, query = path.partition("?")
-    return EnvironBuilder(path=base, query_string=query, headers={"X-API-Key": key}).get_environ()
+    headers = {"X-API-Key": key, **({"If-None-Match": etag} if etag else {})}
+    return EnvironBuilder(path=base, query_string=query, headers=headers).get_environ()
+
+
+def etag_of(app, environ):
+    found = []
+    b"".join(app(dict(environ), lambda s, h, e=None: found.extend(v for k, v in h if k.lower() == "etag")))
+    return found[0]
 
 
 def call(app, environ):
@@ -60,6 +69,7 @@ def main():
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--cpu", action="store_true")
     parser.add_argument("--log", action="store_true")
+    parser.add_argument("--if-none-match", action="store_true")
     parser.add_argument("--setting", action="append", default=[], metavar="NAME=VALUE")
     options = parser.parse_args()
     clock = time.process_time if options.cpu else time.perf_counter
@@ -78,6 +88,8 @@ def main():
     wsgi = app.wsgi_app
     for path in options.path or DEFAULT_PATHS:
         environ = environ_for(path, options.key)
+        if options.if_none_match:
+            environ = environ_for(path, options.key, etag_of(wsgi, environ))
         status, body = call(wsgi, environ)
         print(f"{per_request(wsgi, environ, options.n, clock):8.1f} us  {status}  {len(body):6d} B  {path}", flush=True)
         if options.profile:
