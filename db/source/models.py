@@ -461,12 +461,15 @@ def create_source_tables(db=None):
 
 
 def add_missing_columns(db, added):
-    """Add each field of ``added`` to its table where an older database lacks it."""
+    """Add each field of ``added`` to its table where an older database lacks it; return
+    ``"table.column"`` of those added."""
     real = getattr(db, "obj", None) or db  # the proxy's bound database
+    made = []
     for f in added:
         table = f.model._meta.table_name
         if f.column_name in {c.name for c in db.get_columns(table)}:
             continue
+        made.append(f"{table}.{f.column_name}")
         if isinstance(real, SqliteDatabase) and not f.null and f.default is not None and not callable(f.default):
             # One statement, the default filling the rows: peewee's migrator would rebuild the
             # table, and dropping the old one deletes every row that points at it (ON DELETE
@@ -481,6 +484,7 @@ def add_missing_columns(db, added):
         from playhouse.migrate import SchemaMigrator, migrate
 
         migrate(SchemaMigrator.from_database(real).add_column(table, f.column_name, f))
+    return made
 
 
 def _literal(value):
