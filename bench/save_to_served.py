@@ -188,7 +188,8 @@ def run(args, workdir):
     slug = FESTIVAL
     print(f"Before: {load()}", flush=True)
     if args.scale > 1:
-        out = cli(env, "init") and subprocess.run(
+        cli(env, "init")
+        out = subprocess.run(
             [sys.executable, "-m", "seed.generate", "--scale", str(args.scale), "--out", str(workdir)],
             cwd=ROOT, check=True, capture_output=True, text=True).stdout
         fixture = re.search(r"wrote (\S+)", out)[1]
