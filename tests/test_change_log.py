@@ -84,6 +84,19 @@ def test_when_an_entry_and_its_result_are_withdrawn_the_programme_and_leaderboar
     assert listed[("leaderboard", boards["Toppers"])] == "changed"
 
 
+def test_a_published_result_marked_absent_changes_its_programme_and_leaderboard_as_an_unpublished_one(festival):
+    changes, url, boards, revision, _ = festival
+    with writable(url):
+        programme = (m.SubFestProgramme.select().join(m.SubFest)
+                     .where(m.SubFest.slug == "main", m.SubFestProgramme.code == "P1").get())
+        # the winner did not take part after all: the line says so (not refused as a withdrawal)
+        update_fixture(update(results=[{"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "chest_no": "101",
+                                        "status": "absent"}]))
+    listed = changes(revision)
+    assert listed[("programme", str(programme.id))] == "results"
+    assert listed[("leaderboard", boards["Toppers"])] == "changed"
+
+
 def test_a_deleted_news_item_is_a_removal(festival):
     changes, url, _, revision, (client, key) = festival
     with writable(url):
