@@ -84,3 +84,18 @@ def test_the_stale_directives_follow_their_settings(app_with, keys):
     plain = client.get(f"{API}/news", headers={"X-API-Key": keys[BIG]})
     assert named.headers["Cache-Control"] == "public, max-age=0, s-maxage=20, stale-if-error=600"
     assert plain.headers["Cache-Control"] == "no-cache"
+
+
+@pytest.mark.parametrize("typo", ["Festival", "festivals", "festivl", "FESTIVAL"])
+def test_a_typo_of_the_parameter_is_a_400_not_a_url_that_names_nothing(api, typo):
+    response = api.get("/news", **{typo: BIG})
+    assert response.status_code == 400
+    assert response.get_json()["errors"] == {"query": {typo: ["Unknown parameter: did you mean festival?"]}}
+    assert response.headers["Cache-Control"] == "no-store"
+
+
+def test_the_bracket_key_counts_as_the_name(api):
+    named = api.client.get(f"{API}/news?festival[]={BIG}", headers={"X-API-Key": api.keys[BIG]})
+    assert named.status_code == 200 and "s-maxage=" in named.headers["Cache-Control"]
+    refused = api.client.get(f"{API}/news?festival[]={SMALL}", headers={"X-API-Key": api.keys[BIG]})
+    assert refused.status_code == 403

@@ -15,9 +15,14 @@ PARAMETER = "festival"
 REPEATED_MESSAGE = "Send this parameter once."
 
 
+NAMES = (PARAMETER, PARAMETER + "[]")  # a bracket key counts as the name, as for every parameter
+
+
 def named_festival(pairs):
-    """The values of ``festival`` in a query's ``(name, value)`` pairs: ``()`` when it names none."""
-    return tuple(value for name, value in pairs if name == PARAMETER)
+    """The values of ``festival`` in a query's ``(name, value)`` pairs: ``()`` when it names none.
+    A typo of the name (``Festival``, ``festivals``) is a ``400`` of the endpoint's parameters
+    (``app/views/typos.py``), never a URL answered as if it named nothing."""
+    return tuple(value for name, value in pairs if name in NAMES)
 
 
 def refusal_message(named, festival):

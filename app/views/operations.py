@@ -107,7 +107,7 @@ class ArgumentPlan:
     def _typo(self, name):
         """The message for ``name`` when it is a typo of a parameter or another endpoint's
         parameter, else None (remembered)."""
-        parameters = meant(name, self.attribute)
+        parameters = meant(name, [*self.attribute, FESTIVAL_PARAMETER])
         message = f"Unknown parameter: did you mean {' or '.join(parameters)}?" if parameters else None
         if message is None:
             elsewhere = sorted(plan.path for plan in _PLANS
