@@ -77,6 +77,13 @@ def test_a_better_position_with_a_lower_score_is_refused(fresh_app):
                                   "a better position needs a higher score")]
 
 
+def test_a_worse_position_given_before_with_a_higher_score_is_named(fresh_app):
+    _, url = fresh_app
+    assert problems(url, with_p1(("101", 90, 1), ("102", 70, 3), ("103", 60, 2))) == [
+        ("$.results[2].position", "position 2 with score 60 contradicts $.results[1] (position 3 with score 70): "
+                                  "a better position needs a higher score")]
+
+
 def test_results_without_a_score_or_a_position_are_not_compared(fresh_app):
     _, url = fresh_app
     with writable(url):

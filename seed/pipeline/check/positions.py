@@ -106,31 +106,43 @@ class PositionCheck:
 
     def _contradictions(self, ids):
         """Each result of the file against the results before it (stored ones first); True
-        when one contradicts another."""
+        when one contradicts another. Each row is compared with the first scored result at
+        its position, and with the lowest score at a better position and the highest at a
+        worse one (two Fenwick trees over the positions: n log n, a programme may place
+        hundreds)."""
         results = self.state.rows["results"]
+        scored = [(i, results[i]["position"], _score(results[i].get("score"))) for i in ids]
+        scored = [(i, p, s) for i, p, s in scored if s is not None]
+        places = {p: n for n, p in enumerate(sorted({p for _, p, _ in scored}), start=1)}
+        lowest_above = _Best(len(places), lambda a, b: a < b)  # by place, from the best
+        highest_below = _Best(len(places), lambda a, b: a > b)  # by place, from the worst
+        first_at = {}
         found = False
-        for n, result_id in enumerate(ids):
-            if result_id not in self.state.paths:
-                continue
-            position, score = results[result_id]["position"], _score(results[result_id].get("score"))
-            if score is None:
-                continue
-            earlier = [(other_id, results[other_id]["position"], _score(results[other_id].get("score")))
-                       for other_id in ids[:n]]
-            earlier = [(i, p, s) for i, p, s in earlier if s is not None]
-            # the same place with another score first: the likeliest mistake
-            clash = next(((i, p, s, "equal positions need equal scores") for i, p, s in earlier
-                          if p == position and s != score), None) or next(
-                ((i, p, s, "a better position needs a higher score") for i, p, s in earlier
-                 if (p - position) * (s - score) > 0), None)
-            if clash is None:
-                continue
-            other_id, other_position, other_score, rule = clash
-            self.problems.append((
-                f"{self.state.paths[result_id]}.position",
-                f"position {position} with score {score:g} contradicts {self._name(other_id)} "
-                f"(position {other_position} with score {other_score:g}): {rule}"))
-            found = True
+        for result_id, position, score in scored:
+            place = places[position]
+            clash = None
+            first = first_at.get(position)
+            if first is not None and first[2] != score:
+                clash = first + ("equal positions need equal scores",)
+            else:
+                other = lowest_above.best(place - 1)
+                if other is None or other[0] >= score:
+                    other = highest_below.best(len(places) - place)
+                    other = other if other is not None and other[0] > score else None
+                if other is not None:
+                    other_score, other_id = other
+                    clash = (other_id, results[other_id]["position"], other_score,
+                             "a better position needs a higher score")
+            if clash is not None and result_id in self.state.paths:
+                other_id, other_position, other_score, rule = clash
+                self.problems.append((
+                    f"{self.state.paths[result_id]}.position",
+                    f"position {position} with score {score:g} contradicts {self._name(other_id)} "
+                    f"(position {other_position} with score {other_score:g}): {rule}"))
+                found = True
+            first_at.setdefault(position, (result_id, position, score))
+            lowest_above.add(place, (score, result_id))
+            highest_below.add(len(places) - place + 1, (score, result_id))
         return found
 
     def _gaps(self, programme_id, ids):
@@ -164,6 +176,30 @@ class PositionCheck:
                 return
             previous = position
             expected = position + (len(at[position]) if self.style == "standard" else 1)
+
+
+class _Best:
+    """A Fenwick tree of ``(score, id)``: the best score (``better``) among the places up to
+    one, as results are added."""
+
+    def __init__(self, size, better):
+        self.tree = [None] * (size + 1)
+        self.better = better
+
+    def add(self, place, item):
+        while place < len(self.tree):
+            if self.tree[place] is None or self.better(item[0], self.tree[place][0]):
+                self.tree[place] = item
+            place += place & -place
+
+    def best(self, place):
+        found = None
+        while place > 0:
+            item = self.tree[place]
+            if item is not None and (found is None or self.better(item[0], found[0])):
+                found = item
+            place -= place & -place
+        return found
 
 
 def check_positions(state, problems, only=None, restyled=False):
