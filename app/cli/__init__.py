@@ -73,6 +73,20 @@ def wait_seconds():
         raise SetupError(str(error))
 
 
+IMPORT_CAPS = ("IMPORT_MAX_MB", "IMPORT_MAX_RATIO", "IMPORT_MAX_ROWS", "IMPORT_MAX_PROBLEMS")
+
+
+def check_import_caps():
+    """The caps of ``seed.pipeline.read.limits`` (read from the environment there), checked."""
+    from ..config import SETTINGS
+
+    for name in IMPORT_CAPS:
+        try:
+            parse_setting(name, os.environ.get(name, SETTINGS[name][0]))
+        except SettingError as error:
+            raise SetupError(str(error))
+
+
 def _progress(section, count):
     click.echo(f"  {section:<24} {count:>6} rows", err=True)
 
@@ -85,6 +99,7 @@ def _import(path, update=False, dry_run=False, allow_withdrawals=False, data=Non
     from seed.pipeline.guard.withdrawals import ALLOW_FLAG, WithdrawalRefused
 
     seconds = wait_seconds()
+    check_import_caps()
     click.echo(f"{'Checking' if dry_run else 'Updating' if update else 'Importing'} {path}", err=True)
     try:
         if update:
@@ -230,6 +245,7 @@ def follow(source, interval, sheet, festival_slug, poll):
     from seed.pipeline.write.update import update_source
 
     apply = functools.partial(update_source, wait_seconds=wait_seconds())
+    check_import_caps()
     open_database()
     stop = threading.Event()
     for number in (signal.SIGTERM, signal.SIGINT):

@@ -36,6 +36,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 from seed.pipeline.read.csv_folder import folder_files, read_files, read_zip, section_key
+from seed.pipeline.read.limits import MB, cap, check_size
 from seed.pipeline.read.problems import FixtureError
 from seed.pipeline.read.sources import Source
 from seed.pipeline.read.workbook import UnreadableWorkbook, is_workbook, read_workbook
@@ -88,6 +89,7 @@ def _json(name, content):
 def read_content(name, content, sheet=None, festival=None):
     """The :class:`Source` of one file's bytes: a workbook, a .zip of CSV files, JSON, or one
     CSV sheet (``sheet`` says which section; ``festival`` the festival's slug)."""
+    check_size(name, len(content))
     if is_workbook(content) or name.lower().endswith((".xlsx", ".xlsm")):
         return read_workbook(bytes(content), name)
     if zipfile.is_zipfile(io.BytesIO(content)):
@@ -189,6 +191,10 @@ class FileSource:
 
     def read(self):
         try:
+            size = self.path.stat().st_size
+            if size > cap("IMPORT_MAX_MB") * MB:  # not read at all: said once, until the file changes
+                return _digest(str((size, self.path.stat().st_mtime_ns)).encode()), \
+                    (lambda: check_size(self.name, size))
             content = self.path.read_bytes()
         except FileNotFoundError:
             raise Unsettled(f"{self.name} is not there (a spreadsheet may be saving it)") from None
@@ -280,7 +286,7 @@ class UrlSource:
         request = urllib.request.Request(self.url, headers=headers)
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                content = response.read()
+                content = response.read(cap("IMPORT_MAX_MB") * MB + 1)  # past the cap: refused, unread
                 validators = {"If-None-Match": response.headers.get("ETag"),
                               "If-Modified-Since": response.headers.get("Last-Modified")}
         except urllib.error.HTTPError as exc:

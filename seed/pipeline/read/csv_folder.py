@@ -11,9 +11,11 @@ import io
 import json
 import re
 import zipfile
+import zlib
 from pathlib import Path
 
 from seed.fixture_format import FORMAT_VERSION, SECTIONS, json_schema
+from seed.pipeline.read.limits import check_archive, check_size, count_rows, text_stream
 from seed.pipeline.read.problems import FixtureError
 from seed.pipeline.read.sources import Source
 
@@ -98,15 +100,19 @@ def _cell(schema, text):
     return _scalar(schema, text)
 
 
-def _csv_lines(text):
-    """``(header, [(line, cells)])`` of one CSV file; ``line`` is where the row starts."""
-    reader = csv.reader(io.StringIO(text, newline=""))
+def _csv_lines(stream, name, file_name):
+    """``(header, lines)`` of one CSV file read from the text ``stream``: ``lines`` yields
+    ``(line, cells)`` as the file is read (``line`` is where the row starts), at most
+    ``IMPORT_MAX_ROWS`` of them."""
+    reader = csv.reader(stream)
     header = next(reader, None) or []
-    rows, line = [], reader.line_num
-    for cells in reader:
-        start, line = line + 1, reader.line_num
-        rows.append((start, [from_text(cell) for cell in cells]))
-    return header, rows
+
+    def lines():
+        line = reader.line_num
+        for cells in count_rows(reader, name, file_name):
+            start, line = line + 1, reader.line_num
+            yield start, [from_text(cell) for cell in cells]
+    return header, lines()
 
 
 def read_table(name, key, header, lines, source, problems):
@@ -169,23 +175,31 @@ def finish(source, problems, missing):
 
 
 def read_files(name, files):
-    """``files``: ``[(file name, bytes)]``. Return a :class:`Source` whose ``problems`` are the
-    cells that do not parse; raise FixtureError when there is no festival row to go on with."""
+    """``files``: ``[(file name, bytes or a function that opens it as a binary stream)]``.
+    Return a :class:`Source` whose ``problems`` are the cells that do not parse; raise
+    FixtureError when there is no festival row to go on with (:class:`TooBig` past a cap of
+    ``seed.pipeline.read.limits``). Each file is read as a stream, row by row."""
     source = Source(name, {"formatVersion": FORMAT_VERSION})
     problems = []
-    for file_name, content in sorted(files):
+    for file_name, content in sorted(files, key=lambda item: item[0]):
         key = section_key(Path(file_name).stem)
         if key is None:
             known = ", ".join(f"{k}.csv" for k in SECTION_PROPERTIES)
             problems.append(("$", f"{file_name}: not a section of the format (one of {known})"))
             continue
+        stream = text_stream(io.BytesIO(content) if isinstance(content, (bytes, bytearray)) else content(),
+                             name, file_name)
         try:
-            text = content.decode("utf-8-sig")
+            header, lines = _csv_lines(stream, name, file_name)
+            rows = read_table(Path(file_name).name, key, header, lines, source, problems)
         except UnicodeDecodeError as exc:
             problems.append(("$", f"{file_name} is not UTF-8 text ({exc}); save it as CSV UTF-8"))
             continue
-        header, lines = _csv_lines(text)
-        rows = read_table(Path(file_name).name, key, header, lines, source, problems)
+        except csv.Error as exc:
+            problems.append(("$", f"{file_name} is not a CSV file a spreadsheet saves ({exc})"))
+            continue
+        finally:
+            stream.close()
         add_table(source, file_name, key, rows, problems)
     return finish(source, problems, "festival.csv")
 
@@ -200,13 +214,26 @@ def folder_files(path):
 
 
 def read_folder(path):
-    return read_files(str(path), folder_files(path))
+    """A folder of CSV files, each read from the disk as a stream."""
+    files = []
+    for p in sorted(Path(path).glob("*.csv")):
+        if not p.name.startswith(_TEMPORARY):
+            check_size(str(path), p.stat().st_size, p.name)
+            files.append((p.name, lambda p=p: open(p, "rb")))
+    return read_files(str(path), files)
 
 
 def read_zip(path, name=None):
-    """A .zip of CSV files: a path, or a file object with ``name``."""
-    with zipfile.ZipFile(path) as archive:
-        files = [(info.filename, archive.read(info)) for info in archive.infolist()
-                 if info.filename.lower().endswith(".csv") and not info.is_dir()
-                 and not Path(info.filename).name.startswith(".") and "__MACOSX" not in info.filename]
-    return read_files(name or str(path), files)
+    """A .zip of CSV files: a path, or a file object with ``name``. Its list of entries is
+    checked against the caps before any is unpacked, and each is read as a bounded stream."""
+    name = name or str(path)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            check_archive(name, archive)
+            files = [(info.filename, lambda info=info: archive.open(info)) for info in archive.infolist()
+                     if info.filename.lower().endswith(".csv") and not info.is_dir()
+                     and not Path(info.filename).name.startswith(".") and "__MACOSX" not in info.filename]
+            return read_files(name, files)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, zlib.error) as exc:
+        raise FixtureError([("$", f"not a .zip of CSV files that can be read ({type(exc).__name__}: {exc})")],
+                           Source(name, {})) from None

@@ -1,7 +1,14 @@
 """Import problems: each names where it is (a JSON path) and what is wrong."""
 import re
 
-MAX_PROBLEMS = 50
+MAX_PROBLEMS = 50  # the default of IMPORT_MAX_PROBLEMS (seed.pipeline.read.limits)
+
+
+def most_problems():
+    """How many problems one refusal lists: ``IMPORT_MAX_PROBLEMS``."""
+    from seed.pipeline.read.limits import cap
+
+    return cap("IMPORT_MAX_PROBLEMS")
 # A row's JSON path inside a message, e.g. "(also $.results[7])".
 _PATH_IN_MESSAGE = re.compile(r"\$\.\w+(?:\[\d+\])?(?:\.\w+)?")
 _ROW = re.compile(r"^\$\.(?P<section>\w+)(?:\[(?P<index>\d+)\])?")
@@ -43,7 +50,7 @@ class FixtureError(Exception):
     """The input is invalid; ``problems`` is a list of ``(json_path, message)``.
 
     ``source`` (when known) turns a JSON path into the file, line and column of a CSV
-    cell; ``total`` counts every problem found, of which at most ``MAX_PROBLEMS`` are kept.
+    cell; ``total`` counts every problem found, of which at most ``IMPORT_MAX_PROBLEMS`` are listed.
     """
 
     def __init__(self, problems, source=None):
@@ -54,12 +61,12 @@ class FixtureError(Exception):
 
     @property
     def problems(self):
-        """The first ``MAX_PROBLEMS`` problems, in the order of the file's rows."""
+        """The first ``IMPORT_MAX_PROBLEMS`` problems, in the order of the file's rows."""
         from seed.fixture_format import SECTIONS
 
         keys = [s.key for s in SECTIONS]
         order = self.source.order if self.source is not None else (lambda path: path_order(path, keys))
-        return sorted(self.all, key=lambda problem: order(problem[0]))[:MAX_PROBLEMS]
+        return sorted(self.all, key=lambda problem: order(problem[0]))[:most_problems()]
 
     def __str__(self):
         return "\n".join(self.lines())
@@ -77,6 +84,7 @@ class FixtureError(Exception):
 
     def lines(self):
         lines = [f"{where}: {message}" for where, message in self.located()]
-        if self.total > MAX_PROBLEMS:
-            lines.append(f"… and {self.total - MAX_PROBLEMS} more problem(s)")
+        most = most_problems()
+        if self.total > most:
+            lines.append(f"… and {self.total - most} more problem(s) (IMPORT_MAX_PROBLEMS lists {most})")
         return lines

@@ -106,6 +106,11 @@ class Source:
 
 
 def load_json(path):
+    from pathlib import Path
+
+    from seed.pipeline.read.limits import check_size
+
+    check_size(str(path), Path(path).stat().st_size)
     try:
         with open(path, encoding="utf-8-sig") as fh:
             data = json.load(fh)

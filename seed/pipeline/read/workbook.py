@@ -13,11 +13,13 @@ computed for formulas; ``export`` writes workbooks with it too. Only its public 
 import datetime
 import io
 import zipfile
+import zlib
 from pathlib import Path
 
 from seed.pipeline.read.csv_folder import (FESTIVAL_FILE, FORMULA_STARTS, SECTION_NAMES, SECTION_PROPERTIES, add_table,
                                            finish, read_table, section_key)
 from seed.fixture_format import FORMAT_VERSION
+from seed.pipeline.read.limits import check_archive, check_size, count_rows
 from seed.pipeline.read.problems import FixtureError
 from seed.pipeline.read.sources import Source
 
@@ -71,20 +73,35 @@ def _text(value, schema):
     return str(value)
 
 
-def _sheet_lines(sheet, key):
-    """``(header, [(row number, cells as text)])`` of one sheet."""
+def _sheet_lines(sheet, key, name):
+    """``(header, lines)`` of one sheet: ``lines`` yields ``(row number, cells as text)`` as
+    openpyxl streams the rows, at most ``IMPORT_MAX_ROWS`` of them."""
     rows = sheet.iter_rows(values_only=True)
     header = [_text(value, None).strip() for value in next(rows, ())]
     while header and not header[-1]:
         header.pop()
     props = SECTION_PROPERTIES[key]
-    lines = []
-    for number, values in enumerate(rows, start=2):
-        cells = [_text(value, props.get(header[i]) if i < len(header) else None) for i, value in enumerate(values)]
-        while len(cells) > len(header) and not cells[-1].strip():
-            cells.pop()  # a sheet's row runs as wide as its widest row
-        lines.append((number, cells))
-    return header, lines
+
+    def lines():
+        for number, values in enumerate(count_rows(rows, name, f"sheet {sheet.title}"), start=2):
+            cells = [_text(value, props.get(header[i]) if i < len(header) else None)
+                     for i, value in enumerate(values)]
+            while len(cells) > len(header) and not cells[-1].strip():
+                cells.pop()  # a sheet's row runs as wide as its widest row
+            yield number, cells
+    return header, lines()
+
+
+def _check_entries(file, name):
+    """The workbook's entries (it is a zip) against the caps, before openpyxl unpacks any."""
+    try:
+        with zipfile.ZipFile(file) as archive:
+            check_archive(name, archive)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise UnreadableWorkbook(name, exc) from None
+    finally:
+        if isinstance(file, io.BytesIO):
+            file.seek(0)
 
 
 def _open(file, name):
@@ -103,6 +120,8 @@ def read_workbook(path, name=None, sheets=None):
     reads only those a save changed)."""
     name = name or str(path)
     file = io.BytesIO(path) if isinstance(path, (bytes, bytearray)) else path
+    check_size(name, len(path) if isinstance(file, io.BytesIO) else Path(file).stat().st_size)
+    _check_entries(file, name)
     book = _open(file, name)
     source = Source(name, {"formatVersion": FORMAT_VERSION}, workbook=True)
     problems = []
@@ -122,10 +141,10 @@ def read_workbook(path, name=None, sheets=None):
             if key in source.data or (key == FESTIVAL_FILE and "festival" in source.data):
                 problems.append(("$", f"two sheets hold {key}: keep one"))
                 continue
-            header, lines = _sheet_lines(sheet, key)
+            header, lines = _sheet_lines(sheet, key, name)
             rows = read_table(title, key, header, lines, source, problems)
             add_table(source, f"sheet {title}", key, rows, problems)
-    except (zipfile.BadZipFile, KeyError, OSError, ValueError) as exc:
+    except (zipfile.BadZipFile, KeyError, OSError, ValueError, EOFError, zlib.error) as exc:
         raise UnreadableWorkbook(name, exc) from None
     finally:
         book.close()
