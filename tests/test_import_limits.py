@@ -183,7 +183,7 @@ def test_follow_says_it_once_until_the_file_changes(fresh_app, bomb_xlsx, tmp_pa
     path.write_bytes(bomb_xlsx.read_bytes())
     said = []
     with writable(fresh_app[1]):
-        follower = Follower(FileSource(path), said.append, update_source, pause=0)
+        follower = Follower(FileSource(path), said.append, update_source)
         for _ in range(3):
             follower.turn()
         assert len(said) == 1 and "(IMPORT_MAX_RATIO)" in said[0], said

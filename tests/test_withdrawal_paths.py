@@ -169,7 +169,7 @@ def run(mode, edit, fmt, ids, tmp_path, url, monkeypatch):
     if mode == "follow":
         said = []
         source = FolderSource(path) if path.is_dir() else FileSource(path)
-        Follower(source, said.append, update_source, pause=0).turn()
+        Follower(source, said.append, update_source).turn()
         lines = [line.strip() for message in said for line in message.splitlines()]
         assert len(said) == 1, said
         if "published record(s) away" in said[0]:
