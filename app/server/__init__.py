@@ -29,16 +29,16 @@ import threading
 import time
 
 from ..door.access_log import write_held
-from .waitress_compat import LINGER_AT_ONCE, ROOM_AT_ONCE
+from .waitress_compat import HOLD_AT_ONCE, LINGER_AT_ONCE, ROOM_AT_ONCE
 from .waitress_compat import create_server as _guarded_server
 
 # Connections beyond CONNECTION_LIMIT wait in the kernel's queue (capped by net.core.somaxconn).
 BACKLOG = 2048
 # Descriptors a process needs besides its client connections: the listener, waitress's
 # trigger pipe, database files, Redis, logs, and a spare buffer file per thread; the refused
-# connections kept a moment, and the connections past the limit while those closed to make
-# room for them are closing.
-SPARE_DESCRIPTORS = 64 + LINGER_AT_ONCE + ROOM_AT_ONCE
+# connections kept a moment or held back for their answer, and the connections past the
+# limit while those closed to make room for them are closing.
+SPARE_DESCRIPTORS = 64 + LINGER_AT_ONCE + HOLD_AT_ONCE + ROOM_AT_ONCE
 
 # waitress settings every server of the service uses.
 DEFAULTS = {

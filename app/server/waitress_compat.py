@@ -41,8 +41,8 @@ What it changes:
   idle or dripping connections (slowloris) cannot hold the connection slots;
 - at ``CONNECTION_LIMIT`` a newcomer is still accepted: an address holding less than half
   as many connections as the biggest holder gets one of that holder's idle ones
-  (:func:`_make_room`), others are answered ``429``; many addresses keeping every slot
-  they can never keep another client waiting;
+  (:func:`_make_room`), others are answered ``429`` a second later (:func:`_hold_back`);
+  many addresses keeping every slot they can never keep another client waiting;
 - one address's requests hold at most ``THREADS_PER_ADDRESS`` worker threads, and the
   requests waiting are taken in turn by address (:class:`FairQueue`);
 - a slow reader holds buffers, never a worker: a connection has at most
@@ -683,6 +683,24 @@ def _refuse(conn, listener):
         conn.close()
 
 
+# How long (seconds) a connection refused at CONNECTION_LIMIT waits for its 429, and how many
+# wait so at once (past that they are answered at once).
+HOLD_SECONDS = 1
+HOLD_AT_ONCE = 512
+
+
+def _hold_back(conn, listener):
+    """Refuse ``conn``, come at the connection limit from an address holding as many as any
+    other, ``HOLD_SECONDS`` from now (:func:`_linger` answers it): not polled meanwhile, it
+    costs the loop nothing. A crowd that opens a new connection as soon as one is refused
+    otherwise comes back thousands of times a second, and each newcomer waits behind
+    those in the kernel's queue."""
+    if len(listener.held_back) < HOLD_AT_ONCE:
+        listener.held_back.append((time.monotonic() + HOLD_SECONDS, conn))
+    else:
+        _refuse(conn, listener)
+
+
 def _drained(conn, chunks=16):
     """Read and drop what ``conn`` holds, at most ``chunks`` reads (a client sending without
     pause cannot hold the loop); whether the client has closed (or it is gone)."""
@@ -700,7 +718,13 @@ def _drained(conn, chunks=16):
 def _linger(listener):
     """Close the refused connections kept by :func:`_refuse` whose client has closed or
     whose ``LINGER_SECONDS`` are over; drop what the others sent. Run on each accept and
-    each sweep of the loop (every ``SWEEP_SECONDS``)."""
+    each sweep of the loop (every ``SWEEP_SECONDS``). Refuse the connections held back by
+    :func:`_hold_back` whose time has come."""
+    held_back = listener.held_back
+    if held_back:
+        now = time.monotonic()
+        while held_back and held_back[0][0] <= now:
+            _refuse(held_back.popleft()[1], listener)
     if listener.lingering:
         now = time.monotonic()
         kept = []
@@ -779,9 +803,9 @@ def _listening(listener):
 
 def _accept_waiting(listener):
     """Accept the connections waiting on ``listener``, up to ``ACCEPT_AT_ONCE``; one over its
-    address's cap (the listener's :class:`AddressGate`), or one that comes at the
-    connection limit from an address no fewer connections than every other, is refused at
-    once and never becomes a channel.
+    address's cap (the listener's :class:`AddressGate`) is refused at once, and one that
+    comes at the connection limit, for which no room is made (:func:`_make_room`), a
+    second later (:func:`_hold_back`); neither becomes a channel.
 
     waitress accepts one connection per turn of its loop, and each turn polls every open
     socket: a thousand clients connecting at once took it about a second to accept, and a
@@ -804,7 +828,7 @@ def _accept_waiting(listener):
         limit = listener.adj.connection_limit
         if open_now >= limit and (open_now >= limit + ROOM_AT_ONCE or not _make_room(listener, peer)):
             listener.at_limit.add()
-            _refuse(conn, listener)
+            _hold_back(conn, listener)
             refused += 1
             continue
         address = peer if gate.counts_connections else None
@@ -901,6 +925,7 @@ def create_server(app, connections_per_address=0, trusted_proxies=0, header_time
             listener.cors = cors
             listener.refusal = refusal(cors(None)) if cors is not None else REFUSAL
             listener.lingering = []
+            listener.held_back = deque()  # (when to refuse, connection) refused at the limit
             listener.channels_of = {}  # client address -> its connections, oldest first
             listener.made_room = 0
             listener.slow_readers, listener.at_limit = Tally(), Tally()
