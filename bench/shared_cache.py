@@ -15,7 +15,7 @@ with p99 at most 50 ms; and the seconds from each publication (when the service 
 answers its revision, asked every 20 ms) to the first visitor who sees it, p50/p99 over the publications. The load
 average before and after is printed too: the machine may be shared.
 
-    .venv/bin/python bench/shared_cache.py [--connections 8,32,64] [--seconds 20] [--json FILE]
+    .venv/bin/python bench/shared_cache.py [--connections 4,8,16,32,64] [--seconds 15] [--json FILE]
 
 wrk, nginx, the service, the importer and the watcher share the machine's CPUs, so the
 figures are what one box does with all of them on it. Rate limiting is off (every visitor
@@ -253,8 +253,9 @@ def percentile(values, fraction):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--connections", default="8,32,64", help="wrk connections, one run each (default 8,32,64)")
-    parser.add_argument("--seconds", type=float, default=20, help="seconds of each run (default 20)")
+    parser.add_argument("--connections", default="4,8,16,32,64",
+                        help="wrk connections, one run each (default 4,8,16,32,64)")
+    parser.add_argument("--seconds", type=float, default=15, help="seconds of each run (default 15)")
     parser.add_argument("--publish-every", type=float, default=10, help="seconds between publications (default 10)")
     parser.add_argument("--threads", type=int, default=8, help="waitress threads of the service (default 8)")
     parser.add_argument("--json", help="also write the figures to this file")
