@@ -191,3 +191,20 @@ def test_follow_says_it_once_until_the_file_changes(fresh_app, bomb_xlsx, tmp_pa
         follower.turn()
         follower.turn()
     assert len(said) == 2 and "sheet8.xml" in said[1], said
+
+
+def test_follow_leaves_a_csv_file_past_the_size_cap_unread_and_says_it_once(fresh_app, tmp_path, monkeypatch):
+    from seed.pipeline.follow import FolderSource
+
+    monkeypatch.setenv("IMPORT_MAX_MB", "1")
+    folder = tmp_path / "fest"
+    folder.mkdir()
+    (folder / "festival.csv").write_text(f"slug\n{SLUG}\n", encoding="utf-8")
+    (folder / "news.csv").write_text("title\n" + "".join(f"news {n}\n" for n in range(200_000)), encoding="utf-8")
+    said = []
+    with writable(fresh_app[1]):
+        follower = Follower(FolderSource(folder), said.append, update_source)
+        for _ in range(3):
+            follower.turn()
+    assert len(said) == 1, said
+    assert "news.csv holds 2." in said[0] and "over the cap of 1 MB (IMPORT_MAX_MB)" in said[0]

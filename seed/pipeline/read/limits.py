@@ -6,9 +6,10 @@ most 21,226 rows in a section. A file far past that is a mistake or an attack (a
 
 - ``IMPORT_MAX_MB``: the most one file may hold (a JSON file, a CSV file, a sheet or a
   .zip's or workbook's contents, all unpacked), in MB. An archive's own list of its
-  entries (its central directory) is checked before anything is unpacked; each entry is
-  then read through a counting stream, so an entry that unpacks to more than it says
-  stops there too.
+  entries (its central directory) is checked before anything is unpacked. An entry that
+  unpacks to more than that list says stops there: a .zip's CSV files are read through a
+  counting stream (:class:`Bounded`), and Python's zipfile, which openpyxl reads a
+  workbook with, never unpacks past an entry's listed size (its checksum then fails).
 - ``IMPORT_MAX_RATIO``: an entry of 1 MB or more that unpacks to more than this many times
   its packed size (a zip bomb) is refused.
 - ``IMPORT_MAX_ROWS``: the most rows of one CSV file or sheet, counted as they are read
