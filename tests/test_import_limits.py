@@ -208,3 +208,16 @@ def test_follow_leaves_a_csv_file_past_the_size_cap_unread_and_says_it_once(fres
             follower.turn()
     assert len(said) == 1, said
     assert "news.csv holds 2." in said[0] and "over the cap of 1 MB (IMPORT_MAX_MB)" in said[0]
+
+
+def test_the_counting_stream_stops_past_the_cap(monkeypatch):
+    """What a .zip's CSV files are read through, whatever their entry says."""
+    from seed.pipeline.read.limits import TooBig, text_stream
+
+    monkeypatch.setenv("IMPORT_MAX_MB", "1")
+    stream = text_stream(io.BytesIO(b"a,b\n" * (1 << 19)), "fest.zip", "results.csv")
+    with pytest.raises(TooBig) as caught:
+        stream.read()
+    assert caught.value.lines() == ["fest.zip: results.csv unpacks to more than it says, over the cap of 1 MB "
+                                    "(IMPORT_MAX_MB); nothing was imported"]
+    assert text_stream(io.BytesIO(b"a,b\n" * 1000), "fest.zip", "results.csv").read() == "a,b\n" * 1000
