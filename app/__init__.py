@@ -70,7 +70,7 @@ def create_app(config=None):
     from .door import FrontDoor
     from .door.access_log import init_access_log
     from .door.limits import trust_proxies
-    from .server.healthz import init_health
+    from .door.healthz import init_health
     from .views.demo import init_demo
     from .views.operations import Api, operation
 

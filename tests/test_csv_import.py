@@ -194,7 +194,7 @@ def test_the_documented_result_day_update_works_on_the_example(fresh_app, tmp_pa
 
 
 def test_every_alias_and_example_file_is_documented():
-    from seed.fixture_format import json_schema
+    from seed.pipeline.read.fixture_format import json_schema
 
     format_doc = (DOCS / "fixture-format.md").read_text(encoding="utf-8")
     spreadsheets = (DOCS / "spreadsheets.md").read_text(encoding="utf-8")

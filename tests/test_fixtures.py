@@ -17,7 +17,7 @@ from conftest import BIG, SCALED, SMALL, writable
 from db.source import models as m
 from schemas.enums import SUB_FEST_PROGRAMME_STATUSES
 from seed import bundled_fixtures
-from seed.fixture_format import json_schema
+from seed.pipeline.read.fixture_format import json_schema
 from seed.generator import SCHEMA_PATH, schema_text, write_fixtures
 from seed.pipeline.write.importer import FixtureError, import_fixture, validate
 

@@ -599,7 +599,7 @@ def test_rows_applied_before_are_left_out_unless_the_festival_was_written_since(
     """What ``follow`` gives ``update_source``: the rows changed since it last applied the
     workbook, while nothing else wrote; the whole workbook after another writer, and for
     naming a problem."""
-    from seed.fixture_format import FORMAT_VERSION
+    from seed.pipeline.read.fixture_format import FORMAT_VERSION
     from seed.pipeline.follow import FileSource, Follower
     from seed.pipeline.write.update import update_fixture, update_source
 

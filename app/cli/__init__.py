@@ -469,7 +469,7 @@ def _listening(host, port, backlog):
 
 def _health_app(app):
     """The WSGI app of the health listener: ``/healthz`` alone, from ``app``'s health check."""
-    from ..server.healthz import HealthApp
+    from ..door.healthz import HealthApp
 
     return HealthApp(app.extensions["front_door"].health)
 

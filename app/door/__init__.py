@@ -55,17 +55,16 @@ from db.serving import DATABASE_ERRORS, ServiceDatabase, Unavailable
 from db.serving.deadlines import is_deadline_error
 from schemas.candidates import PRIVATE_PARAMETERS
 
-from ..server.healthz import HealthCheck
-from ..server.waitress_compat import AFTER_ANSWER
 from .access_log import log_observation
 from .auth import CHALLENGE, ENVIRON_HEADER, MISSING_MESSAGE, UNKNOWN_MESSAGE, KeyCache
 from .errors import error_json, query_messages
 from .festival_url import PARAMETER as FESTIVAL_PARAMETER, REPEATED_MESSAGE, named_festival, refusal_message
 from .headers import ALLOW, REVISION_HEADER, ApiHeaders, compress, not_modified, weak_etag
+from .healthz import HealthCheck
 from .limits import make_private_filter_limits, make_rate_limits
 from .observation import CACHE, KEY, LIMIT, QUERY, RENDER, SERVER_TIMING, Observation
 from .quiet_log import QuietLog
-from .request import RequestState, begin_request, end_request
+from .request import AFTER_ANSWER, RequestState, begin_request, end_request
 from .response_cache import CachedResponse, ResponseCache
 
 # Headers of a view's answer that the front door makes again for every answer it sends.

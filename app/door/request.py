@@ -14,6 +14,11 @@ import werkzeug.urls  # noqa: F401  (registers the "werkzeug.url_quote" decoding
 from db.compiled.templates import dumps
 from db.read.subfests import sub_fest_summaries
 
+# The WSGI environ key under which the server (app/server/waitress_compat.py) offers a list:
+# callables the app appends to it run after the answer was handed to the socket (the access
+# line), not while the client waits for it.
+AFTER_ANSWER = "festival_api.after_answer"
+
 # The request each thread is answering: set and cleared by the front door around a request.
 _current = threading.local()
 

@@ -73,6 +73,7 @@ from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
 from waitress.utilities import Error, RequestEntityTooLarge, RequestHeaderFieldsTooLarge
 
 from ..door.access_log import write_held
+from ..door.request import AFTER_ANSWER
 from .wake_order import LastInFirstOut
 
 MESSAGES = {
@@ -125,10 +126,6 @@ class JsonErrorTask(ErrorTask):
         self.write(body)
 
 
-# The WSGI environ key under which the server offers a list: callables the app appends to
-# it run after the answer was handed to the socket (the access line), not while the
-# client waits for it.
-AFTER_ANSWER = "festival_api.after_answer"
 
 
 class KeepAliveTask(WSGITask):

@@ -4,7 +4,7 @@ import random
 import uuid
 from collections import Counter
 
-from ..fixture_format import FORMAT_VERSION, SECTIONS
+from seed.pipeline.read.fixture_format import FORMAT_VERSION, SECTIONS
 
 NAMESPACE = uuid.UUID("6f1c3c52-8d3e-5a57-9a51-3c0d2b7f4e10")
 # The row kind in an id's readable name, per fixture section.

@@ -2,8 +2,8 @@
 import json
 from pathlib import Path
 
-from .. import FIXTURE_DIR
-from ..fixture_format import json_schema
+from seed.pipeline.read.fixture_format import json_schema
+
 from .college import build_college_fest
 from .kalolsavam import build_kalolsavam
 
@@ -15,8 +15,9 @@ def dump(data):
     return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
 
-def write_fixtures(out_dir=FIXTURE_DIR):
-    """Write every bundled festival to ``out_dir``; return the paths written."""
+def write_fixtures(out_dir):
+    """Write every bundled festival to ``out_dir`` (``seed.FIXTURE_DIR``: the bundled ones);
+    return the paths written."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []

@@ -30,7 +30,7 @@ from db.source import models as m
 
 from seed.pipeline.read.csv_folder import FESTIVAL_FILE, as_text
 from seed.pipeline.diff.festival_state import state_from_database
-from seed.fixture_format import (
+from seed.pipeline.read.fixture_format import (
     INLINE_ALIASES,
     NATURAL_KEYS,
     RESULT_TEAM_ALIAS,

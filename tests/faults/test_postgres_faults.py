@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from app.server.healthz import ANSWER_SECONDS
+from app.door.healthz import ANSWER_SECONDS
 from conftest import BIG, SMALL
 from db.serving.deadlines import GRACE_SECONDS
 from db.serving.revision_watch import RevisionWatch

@@ -11,7 +11,7 @@ import uuid
 
 from db.source import models as m
 
-from seed.fixture_format import (
+from seed.pipeline.read.fixture_format import (
     INLINE_ALIASES,
     NATURAL_KEYS,
     PROGRAMME_NAME_ALIAS,

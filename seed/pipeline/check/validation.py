@@ -7,7 +7,7 @@ from peewee import ForeignKeyField
 from db.source import models as m
 
 from seed.pipeline.diff.festival_state import festival_column, owned_by
-from seed.fixture_format import SECTION_BY_KEY, SECTION_BY_MODEL, SECTIONS, fixture_fields
+from seed.pipeline.read.fixture_format import SECTION_BY_KEY, SECTION_BY_MODEL, SECTIONS, fixture_fields
 from seed.pipeline.read.problems import FixtureError
 
 

@@ -11,7 +11,7 @@ from peewee import DateField, DateTimeField, ForeignKeyField, UUIDField
 
 from db.source import models as m
 
-from seed.fixture_format import SECTIONS, fixture_fields
+from seed.pipeline.read.fixture_format import SECTIONS, fixture_fields
 
 
 @dataclass

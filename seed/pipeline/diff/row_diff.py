@@ -8,7 +8,7 @@ its team), so that only those need to be recompiled and listed as changed.
 from collections import Counter
 from dataclasses import dataclass, field
 
-from seed.fixture_format import SECTIONS, WITHDRAWABLE, fixture_fields
+from seed.pipeline.read.fixture_format import SECTIONS, WITHDRAWABLE, fixture_fields
 
 # Private columns the compile step never reads (``db/compiler``): a change to them alone
 # changes no public answer, so it is written without a new revision. (``admission_number``

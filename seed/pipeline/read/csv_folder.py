@@ -14,7 +14,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from seed.fixture_format import FORMAT_VERSION, SECTIONS, json_schema
+from seed.pipeline.read.fixture_format import FORMAT_VERSION, SECTIONS, json_schema
 from seed.pipeline.read.limits import check_archive, check_size, count_rows, text_stream
 from seed.pipeline.read.problems import FixtureError
 from seed.pipeline.read.sources import Source

@@ -13,7 +13,7 @@ from peewee import DateField, DateTimeField
 
 from db.source import models as m
 
-from seed.fixture_format import SECTIONS, fixture_fields
+from seed.pipeline.read.fixture_format import SECTIONS, fixture_fields
 
 TIME_FORM = "YYYY-MM-DD HH:MM (the festival's local time) or with an offset, e.g. 2026-11-16T10:30:00+05:30"
 DATE_FORM = "YYYY-MM-DD"

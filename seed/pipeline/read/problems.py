@@ -62,7 +62,7 @@ class FixtureError(Exception):
     @property
     def problems(self):
         """The first ``IMPORT_MAX_PROBLEMS`` problems, in the order of the file's rows."""
-        from seed.fixture_format import SECTIONS
+        from seed.pipeline.read.fixture_format import SECTIONS
 
         keys = [s.key for s in SECTIONS]
         order = self.source.order if self.source is not None else (lambda path: path_order(path, keys))

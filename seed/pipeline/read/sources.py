@@ -9,7 +9,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from seed.fixture_format import INLINE_ALIASES, SECTION_BY_KEY, SECTIONS, references
+from seed.pipeline.read.fixture_format import INLINE_ALIASES, SECTION_BY_KEY, SECTIONS, references
 from seed.pipeline.read.problems import PRIVATE_COLUMNS, FixtureError, path_order
 
 _ROW_PATH = re.compile(r"^\$\.(?P<section>\w+)(?:\[(?P<index>\d+)\])?(?:\.(?P<column>\w+))?")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from seed.pipeline.read.csv_folder import (FESTIVAL_FILE, FORMULA_STARTS, SECTION_NAMES, SECTION_PROPERTIES, add_table,
                                            finish, read_table, section_key)
-from seed.fixture_format import FORMAT_VERSION
+from seed.pipeline.read.fixture_format import FORMAT_VERSION
 from seed.pipeline.read.limits import check_archive, check_size, count_rows
 from seed.pipeline.read.problems import FixtureError
 from seed.pipeline.read.sources import Source

@@ -15,7 +15,7 @@ from db.source import models as m
 from seed.pipeline.write.locking import DEFAULT_WAIT_SECONDS, write_transaction
 from seed.pipeline.read.csv_folder import read_folder, read_zip
 from seed.pipeline.diff.festival_state import state_from_database, state_from_document
-from seed.fixture_format import SECTIONS, json_schema
+from seed.pipeline.read.fixture_format import SECTIONS, json_schema
 from seed.pipeline.read.local_times import localise_times, parse_zone
 from seed.pipeline.check.natural_keys import Expander, KeyIndex, festival_id
 from seed.pipeline.check.points import check_results
@@ -160,7 +160,7 @@ class DryRun(Exception):
 
 def after_write(festival_id, recompute=True, row_diff=None, explain=False):
     """What every import does once its rows are written: leaderboards, the compiled public
-    view (what ``row_diff`` touched, or all of it), the change log and the revision.
+    data (what ``row_diff`` touched, or all of it), the change log and the revision.
     Returns the festival and the ``db.compiler.Publication``."""
     festival = m.Festival.get_by_id(festival_id)
     return festival, publish(festival, recompute=recompute, row_diff=row_diff, explain=explain)

@@ -19,7 +19,7 @@ from db.source import models as m
 from db.source.revisions import current_revision
 
 from seed.pipeline.diff.festival_state import FestivalState, state_from_database, state_from_document
-from seed.fixture_format import NATURAL_KEYS, SECTIONS, fixture_fields, json_schema, references
+from seed.pipeline.read.fixture_format import NATURAL_KEYS, SECTIONS, fixture_fields, json_schema, references
 from seed.pipeline.write.locking import DEFAULT_WAIT_SECONDS, write_transaction
 from seed.pipeline.write.importer import (DryRun, after_write, check_rows, link_rows, load_source, schema_problems,
                                           stored_row)

@@ -23,7 +23,7 @@ from db.database import is_postgres, sqlite_path
 from db.health import UNREACHABLE, Problem, database_problem, integrity_problem
 from db.serving.deadlines import check_deadlines
 
-from ..door.errors import error_body
+from .errors import error_body
 
 ANSWER_SECONDS = 0.8
 # How long the check's own connection waits for a lock (SQLite) or a statement (PostgreSQL).
