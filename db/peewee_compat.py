@@ -1,5 +1,6 @@
-"""Every use of Peewee's internals, in one place (bounded in ``setup.cfg``: written against
-4.5.3). Nothing else in the code names an underscore attribute of Peewee's.
+"""Peewee's internals a query needs (bounded in ``setup.cfg``: written against 4.5.3). Beside
+these, ``db/database.py``'s proxy sets ``DatabaseProxy``'s ``_callbacks`` and ``_Model``, and
+``db/query.py`` renders a node with ``__sql__``.
 
 - :func:`render_subqueries_once` replaces ``Expression._is_rhs_empty``;
 - :func:`selected_columns` reads a query's ``_returning`` and an ``Alias``'s ``_alias``;

@@ -10,8 +10,8 @@ door's steps, the views, the command line): nothing imports the command line, th
 import neither the server nor the door itself (only its parts, e.g. what a request is),
 and neither the server nor the door imports the views; every module is imported by something; no two modules
 import each other, even through others or from inside a function; no module imports another's
-underscore name (a name shared between modules is public where it is defined). The code map
-(docs/architecture.md) names every module, and every file it names exists.
+underscore name (a name shared between modules is public where it is defined). The map of
+packages (docs/architecture.md) is held by tests/test_architecture.py.
 """
 import ast
 import os
@@ -321,32 +321,6 @@ def test_the_public_names_of_schemas_are_the_ones_db_knows(schema_names, reader_
         return getattr(importlib.import_module(module), name)
 
     assert tuple(value(schema_names)) == tuple(value(reader_table))
-
-
-ARCHITECTURE = os.path.join(ROOT, "docs", "architecture.md")
-
-
-def _named_in_the_map(module, text):
-    """A module is named by its path (``app/door/auth.py``), or in the line of its family
-    (``app/views/*.py`` (`candidates`, ...)) by its name in backticks."""
-    path = os.path.relpath(EVERYTHING[module], ROOT).replace(os.sep, "/")
-    if f"`{path}`" in text:
-        return True
-    folder, name = path.rpartition("/")[0], os.path.basename(path)[:-len(".py")]
-    return any(f"`{name}`" in line for line in text.splitlines() if f"`{folder}/*.py`" in line)
-
-
-def test_the_code_map_names_every_module():
-    with open(ARCHITECTURE, encoding="utf-8") as fh:
-        text = fh.read()
-    assert sorted(m for m in [*CODE, "wsgi"] if not _named_in_the_map(m, text)) == []
-
-
-def test_every_file_the_code_map_names_exists():
-    with open(ARCHITECTURE, encoding="utf-8") as fh:
-        named = set(re.findall(r"`((?:app|db|seed|schemas|tests|bench|clients)/[\w/.-]+\.(?:py|json))`", fh.read()))
-    named |= {"wsgi.py"}
-    assert sorted(p for p in named if not os.path.exists(os.path.join(ROOT, p))) == []
 
 
 SERVING_STATES = os.path.join(ROOT, "db", "serving", "STATES.md")

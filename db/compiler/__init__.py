@@ -1,11 +1,11 @@
-"""The compile step: the public view of a festival, worked out when its data changes.
+"""The compile step: a festival's public data, worked out when its data changes.
 
 ``compile_festival`` runs in the transaction of every import, seed and toppers recompute.
 It is the only code that reads the source tables (``db/source/models.py``) for the public, and it
 reads them through the rules of ``db/source/visibility.py``: a record those rules hide gets no
 compiled row and is counted nowhere. It clears the festival's compiled rows
 (``db/compiled/tables.py``) and writes them anew, each entity's public JSON made by its output
-schema. Readers see the previous compiled view or the next one, never half: the whole step
+schema. Readers see the previous compiled data or the next, never half: the whole step
 is part of the writer's transaction, and the revision moves with it.
 """
 from dataclasses import dataclass, field
@@ -119,7 +119,7 @@ def clear_festival(festival_id, recompile=None):
 
 
 def compile_festival(festival_id, recompile=None):
-    """Compile the public view of one festival (inside the caller's transaction): all of
+    """Compile the public data of one festival (inside the caller's transaction): all of
     it, or, with a :class:`Recompile`, what a change touched."""
     with database.atomic():
         clear_festival(festival_id, recompile)
@@ -153,7 +153,7 @@ class Publication:
 
 def publish(festival, now=None, recompute=True, row_diff=None, explain=False):
     """After a change to a festival's data, inside the writer's transaction: recompute its
-    leaderboards, compile its public view (what ``row_diff``, the import's
+    leaderboards, compile its public data (what ``row_diff``, the import's
     ``seed.pipeline.diff.row_diff.RowDiff``, touched; all of it when None), bump its revision and record
     what changed in public terms, the change log. Returns a :class:`Publication`."""
     now = now or clock.utcnow()

@@ -1,5 +1,5 @@
 """What leaderboards count, loaded: a festival's visible candidates, teams, categories,
-sections, programmes and counted results (:class:`FestivalData`), with the public views of
+sections, programmes and counted results (:class:`FestivalData`), with the public details of
 the entities a board shows. The boards are computed from it by :mod:`db.compiler.leaderboards`.
 
 Only results from :func:`db.source.visibility.public_entry_results` (published, public, of a
@@ -186,7 +186,7 @@ class FestivalData:
                         "duration_minutes": row["duration_minutes"]}}))
         return results
 
-    # --- public views of entities, stored in TopperEntry.details ---
+    # --- public details of entities, stored in TopperEntry.details ---
 
     def _ref(self, kind, make, key):
         found = self._refs.get((kind, key))
