@@ -242,6 +242,42 @@ def test_reimport_changes_the_leaderboard_and_its_computed_time(seeded, tmp_path
     assert after["context"]["data"]["revision"] == before["context"]["data"]["revision"] + 1
 
 
+
+def test_a_board_whose_entries_stay_keeps_its_time_and_shows_a_new_programme_counted(seeded, tmp_path, monkeypatch):
+    """A team's own result in P5, which had none counted: it moves the team boards (their time
+    is the import's) and no candidate's points, so the candidates' board keeps its time; it
+    shows one more programme counted, so its answer (ETag) changes and /changes lists it."""
+    import uuid
+
+    data, names = tiny_festival()
+    for registration in data["registrations"]:
+        registration["registered_at"] = "2026-01-05T10:00:00Z"
+    with tiny_api(seeded[0], tmp_path, data) as (client, url):
+        held = {key: client.get("/toppers", topperPlaceholderId=names[key]) for key in ("candidates", "houses")}
+        revision = held["candidates"].get_json()["context"]["data"]["revision"]
+        later = datetime.datetime(2026, 11, 30, 12, 0)
+        monkeypatch.setattr(clock, "utcnow", lambda: later)
+        changed = copy.deepcopy(data)
+        registration, result = (str(uuid.uuid5(uuid.NAMESPACE_URL, f"tiny-fest/{name}-R2-P5")) for name in ("reg", "result"))
+        changed["registrations"].append({"id": registration, "sub_fest_programme": names["P5"], "type": "individual",
+                                         "team": names["R2"], "registered_at": "2026-01-05T10:00:00Z"})
+        changed["results"].append({"id": result, "registration": registration, "sub_fest_programme": names["P5"],
+                                   "score": 57, "grade": "A", "position_points": 6, "grade_points": 1, "points": 7,
+                                   "is_published": True, "published_at": day(16)})
+        with writable(url):
+            import_fixture(changed)
+        again = {key: client.get("/toppers", topperPlaceholderId=names[key],
+                                 headers={"If-None-Match": held[key].headers["ETag"]}) for key in held}
+        boards = {c["id"] for c in client.ok("/changes", sinceRevision=revision, kinds="leaderboard")["data"]}
+    before, after = held["candidates"].get_json(), again["candidates"].get_json()
+    assert again["candidates"].status_code == 200 and after["data"] == before["data"]
+    assert after["placeholder"]["lastComputedAt"] == before["placeholder"]["lastComputedAt"]
+    assert after["placeholder"]["programmesCounted"] == before["placeholder"]["programmesCounted"] + 1
+    houses = again["houses"].get_json()
+    assert houses["data"] != held["houses"].get_json()["data"]
+    assert houses["placeholder"]["lastComputedAt"] == later.isoformat(timespec="seconds") + "Z"
+    assert {names["candidates"], names["houses"]} <= boards
+
 # --- /page-toppers ------------------------------------------------------------------------------------------
 
 

@@ -15,6 +15,7 @@ import orjson
 
 from .. import clock
 from ..bulk import insert_rows
+from ..compiled.tables import PublicPlaceholder, PublicTopperHistory
 from ..source import models as m
 from ..source.toppers import FestivalData, id_text
 from .topper_history import RACE_SIZE, history_for, history_row
@@ -197,6 +198,7 @@ def recompute_toppers(festival, now=None, sub_fest_ids=None):
         return 0
     data = FestivalData(festival.id, sub_fest_ids)
     stored = stored_boards([p.id for p in placeholders])
+    compiled = compiled_boards(festival.id) if any(p.last_computed_at is None for p in placeholders) else {}
     m.TopperEntry.delete().where(m.TopperEntry.placeholder.in_([p.id for p in placeholders])).execute()
     rows, histories = [], []
     for placeholder in placeholders:
@@ -214,9 +216,14 @@ def recompute_toppers(festival, now=None, sub_fest_ids=None):
         rows.extend(entries)
         # Its time is when its entries last changed: a board that came out as it was keeps
         # its time, so its answers (and their ETags) stay the same across imports.
-        same = placeholder.last_computed_at is not None and stored.get(placeholder.id) == board_digest(entries, digest)
+        if placeholder.last_computed_at is not None:
+            kept = placeholder.last_computed_at
+            same = stored.get(placeholder.id) == board_digest(entries, digest)
+        else:  # its rows were written anew (a full import): as the public saw it last
+            kept, shown = compiled.get(placeholder.id, (None, None))
+            same = kept is not None and shown == digest
         (m.TopperPlaceholder
-         .update(last_computed_at=placeholder.last_computed_at if same else now,
+         .update(last_computed_at=kept if same else now,
                  programmes_counted=counted, programmes_in_scope=in_scope)
          .where(m.TopperPlaceholder.id == placeholder.id)
          .execute())
@@ -245,3 +252,14 @@ def stored_boards(placeholder_ids):
     return {row.placeholder_id: board_digest(entries.get(row.placeholder_id, ()), row.digest)
             for row in m.TopperHistory.select(m.TopperHistory.placeholder, m.TopperHistory.digest)
             .where(m.TopperHistory.placeholder.in_(placeholder_ids))}
+
+
+def compiled_boards(festival_id):
+    """``{placeholder id: (lastComputedAt, history digest)}`` of the boards the public view
+    shows now (compiled before this recompute). A full import writes the placeholders anew;
+    a board whose history comes out the same shows the same entries, and keeps its time."""
+    h = PublicTopperHistory
+    return {pid: (at, digest) for pid, at, digest in
+            PublicPlaceholder.select(PublicPlaceholder.id, PublicPlaceholder.last_computed_at, h.digest)
+            .join(h, on=(h.placeholder == PublicPlaceholder.id) & (h.festival == PublicPlaceholder.festival))
+            .where(PublicPlaceholder.festival == festival_id).tuples()}
