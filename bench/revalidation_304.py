@@ -95,7 +95,7 @@ def main():
             sides.append(stack.enter_context(contextlib.closing(
                 Side("before", os.path.abspath(args.before), args.before_python, workdir))))
         sides.append(stack.enter_context(contextlib.closing(Side("after", ROOT, sys.executable, workdir))))
-        hello = stack.enter_context(contextlib.closing(Baseline("hello", pinned=False)))
+        hello = stack.enter_context(contextlib.closing(Baseline("hello")))
         ratios = {side.label: [] for side in sides}
         cpu = {side.label: [] for side in sides}
         hello_cpu = []

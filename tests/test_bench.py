@@ -103,3 +103,29 @@ def test_the_shared_cache_benchmark_runs(tmp_path):
     assert figures["published"] >= 1 and len(figures["delays"]) + figures["unseen"] == figures["published"]
     assert set(figures["watcher_statuses"]) == {"200"}, figures["watcher_statuses"]
     assert "publication -> first visitor who sees it" in done.stdout and "load average" in done.stdout
+
+
+@pytest.mark.skipif(ON_POSTGRES, reason="the benchmark makes its own SQLite databases: it runs once, in the SQLite run")
+def test_the_visitor_day_replays_publications(tmp_path):
+    """bench/visitor_day.py in small: one visitor of each kind, two publications (a
+    programme's results, then another's); both kinds load, poll and see the changes."""
+    out = tmp_path / "figures.json"
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "visitor_day.py"), "--visitors", "1",
+                           "--publications", "2", "--json", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    kinds = json.loads(out.read_text())["after"]["kinds"]
+    assert set(kinds) == {"page", "changes"}
+    for run in kinds.values():
+        assert run["requests_per_visitor_minute"] > run["full_per_visitor_minute"] > 0, run
+    assert "/programme-results" in kinds["changes"]["full_by_path"]  # a publication named, fetched again
+    assert "200s/visitor-min" in done.stdout
+
+
+@pytest.mark.skipif(shutil.which("wrk") is None, reason="needs wrk (Debian's wrk package)")
+@pytest.mark.skipif(ON_POSTGRES, reason="the benchmark makes its own SQLite databases: it runs once, in the SQLite run")
+def test_the_304_benchmark_runs_beside_bare_hello(tmp_path):
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "revalidation_304.py"), "--seconds", "1",
+                           "--rounds", "1"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "after: 304 ÷ bare hello" in done.stdout
