@@ -28,7 +28,7 @@ from test_multiprocess import fetch_url, festival_api, free_port, nginx, process
 
 SHARED_MAX_AGE = 2
 # The import test's: longer than an import takes, so the copies are still fresh after it.
-IMPORT_SHARED_MAX_AGE = 12
+IMPORT_SHARED_MAX_AGE = 20
 # Time one revalidation may take on a loaded machine (nginx asks, the service answers).
 REVALIDATION = 5.0
 VISITORS = 500
