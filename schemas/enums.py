@@ -10,12 +10,16 @@ REGISTRATION_TYPES = ("individual", "group")
 TOPIC_STATUSES = ("pending", "approved", "rejected")
 NEWS_STATUSES = ("draft", "published", "archived")
 TOPPER_SCOPE_TYPES = ("subfest", "category", "section", "collection")
-TOPPER_ENTITY_TYPES = ("candidate", "team", "section", "group")
+TOPPER_ENTITY_TYPES = ("candidate", "team", "section", "group", "person")
 RANKING_BASES = ("points",)
 # How a festival's positions rank ties: 1, 1, 3 or 1, 1, 2 (seed/positions.py checks them).
 POSITION_STYLES = ("standard", "dense")
 # A result's entry took part, or did not (such a result counts for nobody and is never shown).
 RESULT_STATUSES = ("present", "absent", "disqualified", "withdrawn")
+# A board's rule (db/source/board_rule.py, docs/rankings.md)
+TOPPER_COUNTS = ("individual", "group", "team_entry")
+TOPPER_POINTS_FROM = ("points", "position", "grade")
+TOPPER_RANK_STYLES = ("standard", "dense")
 
 # /changes: what changed and how (the compiler writes them: db/compiled/kinds.py)
 CHANGE_KINDS = ("programme", "leaderboard", "news", "download", "gallery-image", "candidate")

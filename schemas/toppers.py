@@ -3,7 +3,15 @@ from marshmallow import fields, validate, validates_schema
 
 from . import examples
 from .common import ContextSchema, MetaSchema, OutSchema, PageArgs, UtcDateTime, Uuid, list_envelope, sort_args
-from .enums import RANKING_BASES, TOPPER_ENTITY_TYPES, TOPPER_SCOPE_TYPES
+from .enums import (
+    GENDERS,
+    RANKING_BASES,
+    TOPPER_COUNTS,
+    TOPPER_ENTITY_TYPES,
+    TOPPER_POINTS_FROM,
+    TOPPER_RANK_STYLES,
+    TOPPER_SCOPE_TYPES,
+)
 from .fields import Bool, CanonicalUUID, Enum, Moment, Text, WholeNumber
 from .nested import (
     CandidateIdentitySchema,
@@ -119,6 +127,33 @@ class ScopeKeysSchema(OutSchema):
         "description": "The programme collection of a `collection` scope, when public."})
 
 
+class EligibilitySchema(OutSchema):
+    collection = fields.String(metadata={"description": "Key of a programme collection."})
+    best_position = fields.Integer(metadata={
+        "description": "An entity needs a counted result in a programme of the collection with a position "
+                       "no worse than this."})
+
+
+class BoardRuleSchema(OutSchema):
+    """How a board ranks (docs/rankings.md, "A board's rule"); every default filled in."""
+
+    counts = fields.List(fields.String(metadata={"enum": list(TOPPER_COUNTS)}), metadata={
+        "description": "Kinds of result that count: individual registrations, group registrations, a team's "
+                       "own entries."})
+    best_per_programme = fields.Boolean(metadata={
+        "description": "Only each entity's single best counted result in a programme counts."})
+    points_from = fields.String(metadata={"enum": list(TOPPER_POINTS_FROM), "description":
+                                          "Which points a result gives: its points, position points or grade points."})
+    eligible_if = fields.List(fields.Nested(EligibilitySchema), metadata={
+        "description": "Who may be listed: every requirement met (empty: everyone)."})
+    tie_break = fields.List(fields.String(), metadata={
+        "description": "Metrics compared, in order, after points; equal on all of them, entries share a rank. "
+                       "`firsts`, `seconds`, `thirds`, `grade:X`, `best_result`, `position_points`, "
+                       "`grade_points`, `fewest_entries`."})
+    rank_style = fields.String(metadata={"enum": list(TOPPER_RANK_STYLES), "description":
+                                         "`standard` (1, 2, 2, 4) or `dense` (1, 2, 2, 3)."})
+
+
 class TopperPlaceholderSchema(ScopeKeysSchema):
     id = Uuid()
     label = fields.String()
@@ -137,6 +172,8 @@ class TopperPlaceholderSchema(ScopeKeysSchema):
     programmes_counted = fields.Integer(metadata={
         "description": "Programmes in scope with at least one counted published result."})
     programmes_in_scope = fields.Integer(metadata={"description": "Public programmes the scope covers."})
+    rule = fields.Nested(BoardRuleSchema, attribute="rule_json", metadata={
+        "description": "How the board ranks, every default filled in (docs/rankings.md, \"A board's rule\")."})
 
 
 TopperPlaceholderListSchema = list_envelope(TopperPlaceholderSchema, "TopperPlaceholderList")
@@ -150,15 +187,36 @@ class TopperGroupSchema(OutSchema):
     members = fields.List(fields.Nested(CandidateIdentitySchema), metadata={"description": "Public members."})
 
 
+class TopperPersonSchema(OutSchema):
+    """A person across their chest numbers in the sub-fest (a ``person`` board): public fields only."""
+
+    name = fields.String()
+    name_local = fields.String(allow_none=True)
+    gender = fields.String(allow_none=True, metadata={"enum": list(GENDERS)})
+    chest_nos = fields.List(fields.String(), metadata={"description": "Their chest numbers in the sub-fest, sorted."})
+
+
+class Metrics(fields.Field):
+    """The board's tie-break metrics of an entry, stored as ``[[name, value], ...]``."""
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return {name: number for name, number in (value or ())}
+
+
 class TopperEntrySchema(OutSchema):
     """One ranked entity; the object named by ``entityType`` is set, with public fields only."""
 
-    rank = fields.Integer(metadata={"description": "Standard competition rank (1, 2, 2, 4)."})
+    rank = fields.Integer(metadata={
+        "description": "Rank by the board's rule: standard (1, 2, 2, 4) unless `rule.rankStyle` is dense (1, 2, 2, 3)."})
     tied = fields.Boolean(metadata={"description": "Another entry has the same rank."})
     points = fields.Float()
     programme_count = fields.Integer(metadata={"description": "Programmes the points come from."})
+    metrics = Metrics(dump_default={}, metadata={
+        "type": "object", "additionalProperties": {"type": "number"},
+        "description": "The board's tie-break metrics (`rule.tieBreak`) and their values, in order; empty without."})
     entity_type = fields.String(metadata={"enum": list(TOPPER_ENTITY_TYPES)})
-    entity_id = Uuid(metadata={"description": "Sub-fest candidate, team, section or group registration id."})
+    entity_id = Uuid(metadata={"description": "Sub-fest candidate, team, section or group registration id; for "
+                                              "a person, an id derived from the person and the sub-fest."})
     name = fields.String()
     last_result_at = UtcDateTime(allow_none=True, metadata={"description": "When the latest counted result was published."})
     candidate = fields.Nested(CandidateIdentitySchema, attribute="details.candidate", allow_none=True)
@@ -169,6 +227,8 @@ class TopperEntrySchema(OutSchema):
         "description": "A candidate's category."})
     section = fields.Nested(SectionRefSchema, attribute="details.section", allow_none=True)
     group = fields.Nested(TopperGroupSchema, attribute="details.group", allow_none=True)
+    person = fields.Nested(TopperPersonSchema, attribute="details.person", allow_none=True, dump_default=None,
+                           metadata={"description": "The ranked person (a `person` board)."})
 
 
 class AsOfSchema(OutSchema):

@@ -17,9 +17,11 @@ from fixture_rules import (
     visible_programme_ids,
     visible_sub_fests,
 )
+from board_rules_festival import rules_festival
 from structure_rules import Festival
 from structure_tiny import shape, shape_festival  # noqa: F401 (fixture)
 from substrings import any_of
+from tiny_festival import tiny_api
 
 
 def hidden_ids(data):
@@ -173,6 +175,41 @@ def test_no_hidden_team_entry_in_any_answer_of_the_shape_festival(shape, spec):
         answered += response.status_code == 200
     assert answered > 50
     assert shown == {"G-School", "G-Orphan"}, "the public teams' own results are shown"
+
+
+def test_no_private_data_in_any_answer_of_a_festival_with_person_boards(seeded, tmp_path, spec):
+    """A person board sums a person's chest numbers: every answer of a festival with such
+    boards (their history and race too) is scanned for the people's private fields, their
+    own rows' ids and the names of private fields."""
+    data, names = rules_festival()
+    secrets = private_values(data)
+    people = {row["id"] for row in data["candidates"]}
+    assert secrets and len(people) == 5
+    found_secret, found_person = any_of(secrets), any_of(people)
+    seen_people = 0
+    with tiny_api(seeded[0], tmp_path, data) as (client, _):
+        for path, params in endpoint_requests(spec, data):
+            response = client.get(path[len(API):], **params)
+            assert response.status_code in (200, 400, 404), (path, params, response.status_code)
+            text = response.get_data(as_text=True)
+            assert not found_secret.search(text), (path, params, [s for s in secrets if s in text][:3])
+            assert not found_person.search(text), (path, params)
+            assert not set(_keys(response.get_json())) & set(PRIVATE_FIELD_NAMES), (path, params)
+            seen_people += text.count('"chestNos":[')
+        for label in ("people", "people-firsts", "people-champion"):
+            for params in ({}, {"asOf": "2026-01-12T00:00:00Z"}):
+                text = client.get("/toppers", placeholderLabel=label, **params).get_data(as_text=True)
+                assert not found_secret.search(text) and not found_person.search(text), (label, params)
+                seen_people += text.count('"chestNos":[')
+            text = client.get("/topper-race", placeholderLabel=label).get_data(as_text=True)
+            assert not found_secret.search(text) and not found_person.search(text), label
+        for params in ({}, {"asOf": "2026-01-12T00:00:00Z"}):
+            response = client.get("/page-toppers", pageSlug="boards", **params)
+            text = response.get_data(as_text=True)
+            assert response.status_code == 200 and '"chestNos":[' in text, params
+            assert not found_secret.search(text) and not found_person.search(text), params
+            assert not set(_keys(response.get_json())) & set(PRIVATE_FIELD_NAMES), params
+    assert seen_people > 20, "the person boards and their pasts were answered"
 
 
 def _keys(value):

@@ -91,7 +91,7 @@ def test_placeholder_sorting(api, fixture_data, sort_by, value, order):
 @pytest.mark.parametrize("params, status", [
     ({}, 400),
     ({"subFestId": "zzz"}, 400),
-    ({"entityType": "person"}, 400),
+    ({"entityType": "child"}, 400),
     ({"scopeType": "planet"}, 400),
     ({"isPublished": "maybe"}, 400),
 ])

@@ -592,9 +592,13 @@ def create_tables(db=None):
     made again, empty). Returns the names of the compiled tables made again: their
     festivals need a compile (``db.compiler.upgrade``)."""
     db = db or database
-    create_source_tables(db)
+    added = create_source_tables(db)
     install_revision_notify(db)
     remade = drop_older_forms(db)
+    if "topper_entry.metrics" in added:
+        # Boards have rules since (``metrics``, ``rule``, ``person`` in every answer): the
+        # histories are compiled again with the rest.
+        remade += drop_compiled_histories(db)
     # Creates what is missing, new indexes of existing tables too (IF NOT EXISTS).
     db.create_tables([*READ_MODELS, *HISTORY_MODELS, PublicSecret], safe=True)
     add_missing_columns(db, ADDED_COLUMNS)
@@ -631,6 +635,19 @@ def drop_older_forms(db):
     for name in DROPPED_TABLES:
         if name in tables:
             db.execute_sql(f'DROP TABLE "{name}"')
+    return dropped
+
+
+def drop_compiled_histories(db):
+    """Drop the compiled history tables (made again, empty, by ``create_tables``); return
+    the names of those dropped."""
+    tables = set(db.get_tables())
+    dropped = []
+    for model in (PublicTopperHistory, PublicTopperStep, PublicTopperPastEntry):
+        name = model._meta.table_name
+        if name in tables:
+            db.execute_sql(f'DROP TABLE "{name}"')
+            dropped.append(name)
     return dropped
 
 

@@ -18,6 +18,7 @@ from ..bulk import insert_rows
 from ..compiled.tables import PublicPlaceholder, PublicTopperHistory
 from ..source import models as m
 from ..source.toppers import FestivalData, id_text
+from ..source.board_rule import Rule, metric_key, metric_value, rule_of
 from .topper_history import RACE_SIZE, history_for, history_row
 
 DEFAULT_TEAM_LEVEL = 1
@@ -38,12 +39,72 @@ class Total:
     points: float = 0
     programmes: set = field(default_factory=set)
     last_result_at: object = None
+    rule: Rule = None  # None: today's rule (every counted result adds its points)
+    results: list = field(default_factory=list)  # the counted results, in the order added
+    best: dict = None  # with best_per_programme: programme id -> its one counted result
 
     def add(self, result):
-        self.points += result.points
+        if self.rule is not None and self.rule.best_per_programme:
+            self._add_best(result)
+            return
+        self.points += result.points if self.rule is None else self.rule.value(result)
         self.programmes.add(result.programme_id)
+        self.results.append(result)
         if result.published_at and (self.last_result_at is None or result.published_at > self.last_result_at):
             self.last_result_at = result.published_at
+
+    def _add_best(self, result):
+        if self.best is None:
+            self.best = {}
+        current = self.best.get(result.programme_id)
+        if current is not None and not _better(self.rule, result, current):
+            return
+        self.best[result.programme_id] = result
+        self.results = list(self.best.values())
+        self.points = 0
+        for counted in self.results:
+            self.points += self.rule.value(counted)
+        self.programmes = set(self.best)
+        moments = [r.published_at for r in self.results if r.published_at]
+        self.last_result_at = max(moments) if moments else None
+
+    def metrics(self):
+        """The values of the board's tie-break metrics, in its order."""
+        if self.rule is None:
+            return ()
+        return tuple(metric_value(name, self.results, self.rule) for name in self.rule.tie_break)
+
+    def metric_pairs(self):
+        """``[[metric, value], ...]`` as stored with an entry; None without tie-break metrics."""
+        if self.rule is None or not self.rule.tie_break:
+            return None
+        return [[name, value] for name, value in zip(self.rule.tie_break, self.metrics())]
+
+    def sort_key(self):
+        """The board's order: points down, then each tie-break metric, then name, then id."""
+        points = -round(self.points, 6)
+        if self.rule is None or not self.rule.tie_break:
+            return (points, self.name.casefold(), str(self.entity_id))
+        metrics = tuple(metric_key(name, value) for name, value in zip(self.rule.tie_break, self.metrics()))
+        return (points, *metrics, self.name.casefold(), str(self.entity_id))
+
+
+def _better(rule, result, other):
+    """True when ``result`` is a better one of its entity in its programme than ``other``:
+    more points (under ``points_from``), then the better position, then the lower id."""
+    def key(r):
+        return (-round(rule.value(r), 6), r.position if r.position is not None else float("inf"), str(r.result_id))
+    return key(result) < key(other)
+
+
+def eligible(data, rule, total):
+    """True when ``total``'s counted results meet every ``eligible_if`` requirement: a result
+    in a programme of the collection with a position no worse than the one named."""
+    for key, best in rule.eligible_if:
+        if not any(r.position is not None and r.position <= best and key in data.collection_keys[r.programme_id]
+                   for r in total.results):
+            return False
+    return True
 
 
 def programmes_in_scope(data, placeholder):
@@ -66,20 +127,38 @@ def _scope_section(data, placeholder):
     return None
 
 
-def _entities(data, placeholder, result, participants):
-    """``(entity id, name, details)`` of every entity ``result`` counts for."""
+def _listed_team(data, placeholder, section_id, result):
+    """True when the section lists the result's team, or the team above it at the board's level."""
+    listed = data.section_teams.get(section_id)
+    if not listed or result.team_id is None:
+        return False
+    if result.team_id in listed:
+        return True
+    return data.team_at_level(result.team_id, placeholder.team_level or DEFAULT_TEAM_LEVEL) in listed
+
+
+def _entities(data, placeholder, result, participants, section_id=None):
+    """``(entity id, name, details)`` of every entity ``result`` counts for (``section_id``:
+    the section a section-scoped board counts the result for by its team, else None)."""
     kind = placeholder.entity_type
-    if result.team_entry and kind != "team":
+    if result.team_entry and kind not in ("team", "section"):
         return []  # a team's own result counts for its team (and the teams above it) only
     if kind == "candidate":
-        if result.registration_type == "group":
-            return []
-        candidate = data.candidates[participants[0]]
-        return [(candidate["id"], candidate["name"], {
-            "candidate": data.candidate_identity(candidate["id"]),
-            "team": data.team_ref(candidate["team"]),
-            "category": data.category_ref(candidate["category"]),
-        })]
+        out = []
+        for candidate_id in participants:
+            candidate = data.candidates[candidate_id]
+            out.append((candidate["id"], candidate["name"], {
+                "candidate": data.candidate_identity(candidate["id"]),
+                "team": data.team_ref(candidate["team"]),
+                "category": data.category_ref(candidate["category"]),
+            }))
+        return out
+    if kind == "person":
+        people = {}
+        for candidate_id in participants:
+            entity_id, name, details = data.person_of(candidate_id)
+            people.setdefault(entity_id, (entity_id, name, details))
+        return list(people.values())
     if kind == "team":
         team_id = data.team_at_level(result.team_id, placeholder.team_level or DEFAULT_TEAM_LEVEL)
         if team_id is None:
@@ -89,22 +168,26 @@ def _entities(data, placeholder, result, participants):
             "team": data.team_ref(team_id), "parent_team": data.team_ref(team["parent"])})]
     if kind == "section":
         section_ids = set().union(*(data.sections_of[c] for c in participants))
+        if section_id is not None:
+            section_ids.add(section_id)
         return [(s, data.sections[s]["name"], {"section": data.section_ref(s)}) for s in section_ids]
     if kind == "group":
         if result.registration_type != "group":
             return []
         team = data.team_ref(result.team_id)
-        name = result.group_name or (team["name"] if team else data.candidates[participants[0]]["name"])
+        leader = result.participants[0] if result.participants else None
+        name = result.group_name or (team["name"] if team else data.candidates[leader]["name"] if leader else "")
         return [(result.registration_id, name, {"group": {
             "id": id_text(result.registration_id), "name": name, "programme": result.programme, "team": team,
             "members": [data.candidate_identity(c) for c in result.participants]}})]
     return []
 
 
-def counted_contributions(data, placeholder):
+def counted_contributions(data, placeholder, rule=None):
     """``(scope, counted programme ids, [(result, entity id, name, details)])``: every
     result the board counts and each entity it counts for, in the order of ``data.results``
     (so that fractional points add up the same way every time)."""
+    rule = rule or rule_of(placeholder)
     scope = programmes_in_scope(data, placeholder)
     section_id = _scope_section(data, placeholder) if placeholder.scope_type == "section" else None
     counted = set()
@@ -113,14 +196,22 @@ def counted_contributions(data, placeholder):
     in_scope.sort(key=lambda result: data.order[id(result)])
     for result in in_scope:
         counted.add(result.programme_id)
+        if result.kind not in rule.counts:
+            continue
         participants = result.participants
+        by_team = None
         if placeholder.scope_type == "section":
             participants = [c for c in participants if section_id in data.sections_of[c]]
-        # A team's own entry has no participants: it counts for its team, except in a
-        # section scope, which counts the results of the section's candidates only.
-        if not participants and (not result.team_entry or placeholder.scope_type == "section"):
+            # A section that lists teams counts their own entries and the group entries
+            # registered for them; else a section scope counts its candidates' results only.
+            if not participants and result.kind != "individual" and _listed_team(data, placeholder, section_id,
+                                                                                  result):
+                by_team = section_id
+            if not participants and by_team is None:
+                continue
+        elif not participants and not result.team_entry:
             continue
-        for entity_id, name, details in _entities(data, placeholder, result, participants):
+        for entity_id, name, details in _entities(data, placeholder, result, participants, by_team):
             if placeholder.scope_type == "section" and placeholder.entity_type == "section":
                 if entity_id != section_id:
                     continue
@@ -129,49 +220,75 @@ def counted_contributions(data, placeholder):
 
 
 def totals_for(data, placeholder):
-    """Points per entity of one placeholder, plus ``(programmes counted, programmes in scope)``."""
-    scope, counted, contributions = counted_contributions(data, placeholder)
-    return list(summed(contributions).values()), len(counted), len(scope)
+    """Points per entity of one placeholder, plus ``(programmes counted, programmes in scope)``:
+    the entities its rule lets win."""
+    rule = rule_of(placeholder)
+    scope, counted, contributions = counted_contributions(data, placeholder, rule)
+    totals = [t for t in summed(contributions, rule).values() if eligible(data, rule, t)]
+    return totals, len(counted), len(scope)
 
 
-def summed(contributions):
+def summed(contributions, rule=None):
     """``{entity id: Total}`` of ``contributions`` (``counted_contributions``' third part)."""
     totals = {}
+    rule = _kept(rule)
     for result, entity_id, name, details in contributions:
         total = totals.get(entity_id)
         if total is None:
-            total = totals[entity_id] = Total(entity_id, name, {**EMPTY_DETAILS, **details})
+            total = totals[entity_id] = Total(entity_id, name, {**EMPTY_DETAILS, **details}, rule=rule)
         total.add(result)
     return totals
+
+
+def _kept(rule):
+    """``rule`` when it changes how totals add up or rank, else None (today's rule: the
+    totals and the history are exactly those of a board without one)."""
+    if rule is None or rule == Rule(counts=rule.counts):
+        return None
+    return rule
 
 
 def history_of(data, placeholder):
     """How the placeholder's board moved (``db.compiler.topper_history``): from the results
     that count now, with this module's totals and ranking."""
-    _, _, contributions = counted_contributions(data, placeholder)
-    final = summed(contributions)
-    leaders = rank(list(final.values()))[:RACE_SIZE]
-    return history_for(contributions, final, leaders, placeholder.display_top_n, Total)
+    rule = rule_of(placeholder)
+    _, _, contributions = counted_contributions(data, placeholder, rule)
+    final = {i: t for i, t in summed(contributions, rule).items() if eligible(data, rule, t)}
+    leaders = rank(list(final.values()), rule=rule)[:RACE_SIZE]
+    kept = _kept(rule)
+
+    def new_total(entity_id, name, details):
+        return Total(entity_id, name, details, rule=kept)
+
+    return history_for(contributions, final, leaders, placeholder.display_top_n, new_total, rule=kept,
+                       eligible=(lambda total: eligible(data, rule, total)) if rule.eligible_if else None)
 
 
-def rank(totals, top_n=None):
-    """Standard competition ranking (1, 2, 2, 4): ``[(rank, tied, total)]``, best first.
+def rank(totals, top_n=None, rule=None):
+    """``[(rank, tied, total)]``, best first: standard competition ranking (1, 2, 2, 4), or
+    dense (1, 2, 2, 3) under a rule with ``rank_style`` dense.
 
-    Equal points share a rank and are ordered by name, then id. With ``top_n`` the list
-    stops after rank ``top_n`` but keeps everyone tied at the cut-off.
+    Entries are ordered by points, then the rule's tie-break metrics; equal on all of them
+    they share a rank and are ordered by name, then id. With ``top_n`` the list stops after
+    rank ``top_n`` but keeps everyone tied at the cut-off.
     """
     for total in totals:
         total.points = round(total.points, 6)  # sums of fractional points compare exactly
-    ordered = sorted(totals, key=lambda t: (-t.points, t.name.casefold(), str(t.entity_id)))
-    sharing = Counter(t.points for t in ordered)
+    ordered = sorted(totals, key=lambda t: t.sort_key())
+    width = 1 + (len(rule.tie_break) if rule is not None else 0)
+    groups = [t.sort_key()[:width] for t in ordered]
+    sharing = Counter(groups)
+    dense = rule is not None and rule.rank_style == "dense"
     ranked = []
-    current = 0
+    current = distinct = 0
     for index, total in enumerate(ordered):
-        if index == 0 or total.points != ordered[index - 1].points:
+        if index == 0 or groups[index] != groups[index - 1]:
             current = index + 1
-        if top_n and current > top_n:
+            distinct += 1
+        place = distinct if dense else current
+        if top_n and place > top_n:
             break
-        ranked.append((current, sharing[total.points] > 1, total))
+        ranked.append((place, sharing[groups[index]] > 1, total))
     return ranked
 
 
@@ -205,13 +322,14 @@ def recompute_toppers(festival, now=None, sub_fest_ids=None):
         digest, body = history_row(history_of(data, placeholder))
         histories.append({"placeholder": placeholder.id, "digest": digest, "body": body})
         totals, counted, in_scope = totals_for(data, placeholder)
+        rule = rule_of(placeholder)
         entries = []
-        for position, tied, total in rank(totals, placeholder.display_top_n):
+        for position, tied, total in rank(totals, placeholder.display_top_n, rule):
             entries.append({
                 "placeholder": placeholder.id, "rank": position, "tied": tied, "points": total.points,
                 "programme_count": len(total.programmes), "entity_type": placeholder.entity_type,
                 "entity_id": total.entity_id, "name": total.name, "details": total.details,
-                "last_result_at": total.last_result_at,
+                "last_result_at": total.last_result_at, "metrics": total.metric_pairs(),
             })
         rows.extend(entries)
         # Its time is when its entries last changed: a board that came out as it was keeps

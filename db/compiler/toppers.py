@@ -63,7 +63,7 @@ def _compile_placeholder(writer, p, body_schema, with_entries_schema, entry_sche
 # --- histories: the board as it stood, and the race ------------------------------------------
 
 # The numbers of a moment: an entity's stored body has every other member of its entry.
-MOMENT_MEMBERS = ("rank", "tied", "points", "programmeCount", "lastResultAt")
+MOMENT_MEMBERS = ("rank", "tied", "points", "programmeCount", "lastResultAt", "metrics")
 
 
 def compile_histories(festival_id, writer, placeholders):
@@ -88,10 +88,17 @@ def compile_histories(festival_id, writer, placeholders):
         _compile_history(writer, visible[placeholder_id], row, entry_schema)
 
 
-def entry_json(body, rank, tied, points, programmes, last_result_at):
-    """An entry's JSON: the numbers of a moment before the entity's stored members."""
+def entry_json(body, rank, tied, points, programmes, last_result_at, metrics=None):
+    """An entry's JSON: the numbers of a moment (``metrics``: the board's tie-break metrics
+    and their values, a dict) before the entity's stored members."""
     return (f'{{"rank":{rank},"tied":{"true" if tied else "false"},"points":{orjson.dumps(points).decode()},'
-            f'"programmeCount":{programmes},"lastResultAt":{orjson.dumps(last_result_at).decode()},{body[1:]}')
+            f'"programmeCount":{programmes},"lastResultAt":{orjson.dumps(last_result_at).decode()},'
+            f'"metrics":{orjson.dumps(metrics or {}).decode()},{body[1:]}')
+
+
+def _metrics(names, row, at):
+    """The metrics of a stored history row (its element ``at``, when the board has any)."""
+    return dict(zip(names, row[at])) if names and len(row) > at else None
 
 
 def standing_json(entity_id, standing):
@@ -126,15 +133,17 @@ def _compile_history(writer, placeholder, row, entry_schema):
     board written out (``PublicTopperStep``, ``PublicTopperPastEntry``), and the race's
     entries with their current numbers (``PublicTopperHistory``)."""
     history = orjson.loads(row.body)
+    names = list(placeholder.rule.tie_break)
     entities = [_entity(placeholder, *entity, entry_schema) for entity in history["entities"]]
     steps = history["steps"]
     for number, step in enumerate(steps, 1):
         at = datetime.datetime.fromisoformat(step["at"])
         board = step["board"]
         texts = []
-        for index, rank, tied, points, programmes, last in board:
+        for entry in board:
+            index, rank, tied, points, programmes, last = entry[:6]
             entity_id, body, name_key = entities[index]
-            text = entry_json(body, rank, tied, float(points), programmes, _moment(last))
+            text = entry_json(body, rank, tied, float(points), programmes, _moment(last), _metrics(names, entry, 6))
             texts.append(text)
             writer.add(PublicTopperPastEntry, placeholder=placeholder.id, step=number, entity_id=entity_id, at=at,
                        total=len(board), rank=rank, points=float(points), programme_count=programmes,
@@ -144,7 +153,8 @@ def _compile_history(writer, placeholder, row, entry_schema):
         writer.add(PublicTopperStep, placeholder=placeholder.id, step=number, at=at, total=len(board),
                    entries=",".join(texts), head=head, standings=",".join(standings),
                    standing_ends=ends_text(standings))
-    entries = [entry_json(entities[n][1], place, tied, float(points), programmes, _moment(last))
-               for n, (place, tied, points, programmes, last) in enumerate(history["final"])]
+    entries = [entry_json(entities[n][1], *final[:2], float(final[2]), final[3], _moment(final[4]),
+                          _metrics(names, final, 5))
+               for n, final in enumerate(history["final"])]
     writer.add(PublicTopperHistory, placeholder=placeholder.id, digest=row.digest, steps=len(steps),
                entries=",".join(entries), entry_ends=ends_text(entries))

@@ -140,6 +140,14 @@ class Section(BaseModel):
     is_public = BooleanField(default=True)
 
 
+class SectionTeam(BaseModel):
+    """A team listed in a section: on a section-scoped leaderboard its own entries (and group
+    entries registered for it) count (``docs/rankings.md``)."""
+
+    section = ForeignKeyField(Section, backref="team_links", on_delete="CASCADE", index=True)
+    team = ForeignKeyField(Team, on_delete="CASCADE", index=True)
+
+
 class Venue(BaseModel):
     festival = ForeignKeyField(Festival, backref="venues", on_delete="CASCADE", index=True)
     name = CharField()
@@ -336,6 +344,27 @@ class TopperPlaceholder(BaseModel):
     last_computed_at = DateTimeField(null=True)
     programmes_counted = IntegerField(default=0)
     programmes_in_scope = IntegerField(default=0)
+    # The board's rule (docs/rankings.md, "A board's rule"); null: today's rule
+    # (``db.source.board_rule.rule_of``). Nullable, so that an older database gets them
+    # without its table made again (SQLite would cascade that to the entries and pages).
+    counts = JSONField(null=True)
+    best_per_programme = BooleanField(null=True)
+    points_from = CharField(max_length=16, null=True)
+    eligible_if = JSONField(null=True)
+    tie_break = JSONField(null=True)
+    rank_style = CharField(max_length=16, null=True)
+
+    @property
+    def rule(self):
+        """The effective rule, defaults filled in (``db.source.board_rule.Rule``)."""
+        from .board_rule import rule_of
+
+        return rule_of(self)
+
+    @property
+    def rule_json(self):
+        """The effective rule as the API shows it (``placeholder.rule``)."""
+        return self.rule.as_json()
 
 
 class TopperEntry(BaseModel):
@@ -349,6 +378,8 @@ class TopperEntry(BaseModel):
     name = CharField()
     details = JSONField(default=dict)
     last_result_at = DateTimeField(null=True)
+    # The values of the board's tie-break metrics, in its order (null: the board has none).
+    metrics = JSONField(null=True)
 
 
 class TopperHistory(BaseModel):
@@ -439,7 +470,7 @@ class GalleryImage(BaseModel):
 
 # Creation order: every model after the ones it points to. Fixture import follows it too.
 ALL_MODELS = [
-    Festival, FestivalRevision, ApiKey, SubFest, Category, Team, Section, Venue, Judge,
+    Festival, FestivalRevision, ApiKey, SubFest, Category, Team, Section, SectionTeam, Venue, Judge,
     ProgrammeCollection, PositionCriteria, GradeCriteria, Programme, SubFestProgramme,
     SubFestProgrammeJudge, SubFestProgrammeCollection, Schedule, Candidate, SubFestCandidate,
     SubFestCandidateSection, Registration, RegistrationMember, Result, TopperPlaceholder,
@@ -449,15 +480,19 @@ ALL_MODELS = [
 
 
 # Columns added after the first release: ``create_source_tables`` adds them to older databases.
-ADDED_COLUMNS = [Result.points_override, Festival.admission_number_filter, Festival.position_style, Result.status]
+ADDED_COLUMNS = [
+    Result.points_override, Festival.admission_number_filter, Festival.position_style, Result.status,
+    TopperPlaceholder.counts, TopperPlaceholder.best_per_programme, TopperPlaceholder.points_from,
+    TopperPlaceholder.eligible_if, TopperPlaceholder.tie_break, TopperPlaceholder.rank_style, TopperEntry.metrics,
+]
 
 
 def create_source_tables(db=None):
     """Create the source tables (safe to repeat); ``db.compiled.tables.create_tables`` makes
-    every table."""
+    every table. Returns ``"table.column"`` of each column added to an older database."""
     db = db or database
     db.create_tables(ALL_MODELS, safe=True)
-    add_missing_columns(db, ADDED_COLUMNS)
+    return add_missing_columns(db, ADDED_COLUMNS)
 
 
 def add_missing_columns(db, added):

@@ -6,6 +6,7 @@ Only results from :func:`db.source.visibility.public_entry_results` (published, 
 visible programme, with a visible participant or, for a team's own entry, a public team)
 are loaded, and only visible teams, sections and candidates (``docs/rankings.md``).
 """
+import re
 import uuid
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -36,6 +37,29 @@ class CountedResult:
     published_at: object
     participants: list = field(default_factory=list)  # visible sub-fest candidate ids
     team_entry: bool = False
+    # what a board's rule may rank by (db.source.board_rule)
+    result_id: object = None
+    position: int | None = None
+    grade: str | None = None
+    position_points: float = 0
+    grade_points: float = 0
+
+    @property
+    def kind(self):
+        """``individual``, ``group`` or ``team_entry`` (a board's ``counts`` names them)."""
+        if self.team_entry:
+            return "team_entry"
+        return "group" if self.registration_type == "group" else "individual"
+
+
+# A person's entry id on a ``person`` board: derived from the person and the sub-fest.
+PERSON_NAMESPACE = uuid.UUID("0f6b8d2a-3c4e-4b7a-9e1f-5a2d7c9b4e60")
+
+
+def _natural(text):
+    """A chest number's sort key: its runs of digits as numbers ("9" before "10")."""
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part.casefold())
+            for part in re.findall(r"\d+|\D+", text or "")]
 
 
 def id_text(value):
@@ -90,7 +114,7 @@ class FestivalData:
             row["id"]: row for row in _dicts(self._of_sub_fests(public_candidates(
                 festival_id, m.SubFestCandidate.id, m.SubFestCandidate.chest_no,
                 m.SubFestCandidate.avatar_url, m.SubFestCandidate.team, m.SubFestCandidate.category,
-                m.Candidate.name, m.Candidate.name_local, m.Candidate.gender), m.SubFestCandidate), self.ids)}
+                m.SubFestCandidate.sub_fest, m.SubFestCandidate.candidate.alias("person"), m.Candidate.name, m.Candidate.name_local, m.Candidate.gender), m.SubFestCandidate), self.ids)}
         self.teams = {row["id"]: row for row in _dicts(
             m.Team.select(m.Team.id, m.Team.sub_fest, m.Team.parent, m.Team.level, m.Team.name,
                           m.Team.display_name, m.Team.public_name, m.Team.color_code, m.Team.logo_url)
@@ -116,6 +140,20 @@ class FestivalData:
             self.sections[row["id"]] = row
             if candidate_id in self.candidates:
                 self.sections_of[candidate_id].add(row["id"])
+        self.section_teams = defaultdict(set)  # section id -> ids of the visible teams it lists
+        team_links = _dicts(m.SectionTeam
+                            .select(m.SectionTeam.team, m.Section.id, m.Section.sub_fest, m.Section.key,
+                                    m.Section.name, m.Section.name_local)
+                            .join(m.Section)
+                            .join(m.SubFest)
+                            .where((m.SubFest.festival == festival_id)
+                                   & (m.Section.is_active == True) & (m.Section.is_public == True)),  # noqa: E712
+                            self.ids)
+        for row in team_links:
+            team_id = row.pop("team")
+            self.sections.setdefault(row["id"], row)
+            if team_id in self.teams:
+                self.section_teams[row["id"]].add(team_id)
         self.programmes = _dicts(self._of_sub_fests(public_programmes(
             festival_id, m.SubFestProgramme.id, m.SubFestProgramme.sub_fest,
             m.SubFestProgramme.category), m.SubFestProgramme), self.ids)
@@ -135,6 +173,7 @@ class FestivalData:
             self.order[id(result)] = n
         # Every placeholder asks for the same few people and teams again and again.
         self._refs = {}
+        self._chest_numbers = None  # (person, sub-fest) -> their visible sub-fest candidates
 
     def _of_sub_fests(self, query, model):
         if self.sub_fest_ids is None:
@@ -143,7 +182,8 @@ class FestivalData:
 
     def _load_results(self, festival_id):
         rows = _dicts(self._of_sub_fests(public_entry_results(
-            festival_id, m.Result.points, m.Result.published_at, m.Result.sub_fest_programme,
+            festival_id, m.Result.id.alias("result_id"), m.Result.points, m.Result.position, m.Result.grade,
+            m.Result.position_points, m.Result.grade_points, m.Result.published_at, m.Result.sub_fest_programme,
             m.SubFestProgramme.sub_fest, m.SubFestProgramme.code, m.Programme.name.alias("programme_name"),
             m.Programme.name_local.alias("programme_name_local"), m.Registration.id.alias("registration_id"),
             m.Registration.type, m.Registration.team, m.Registration.group_name,
@@ -177,7 +217,9 @@ class FestivalData:
                 programme_id=row["sub_fest_programme"], sub_fest_id=row["sub_fest"],
                 registration_id=row["registration_id"], registration_type=row["type"], team_id=team_id,
                 group_name=row["group_name"], points=row["points"] or 0, published_at=row["published_at"],
-                participants=participants, team_entry=team_entry,
+                participants=participants, team_entry=team_entry, result_id=row["result_id"],
+                position=row["position"], grade=row["grade"], position_points=float(row["position_points"] or 0),
+                grade_points=float(row["grade_points"] or 0),
                 programme={
                     "id": id_text(row["sub_fest_programme"]), "code": row["code"], "status": row["status"],
                     "category_ref": self.category_ref(row["category"]), "programme": {
@@ -208,6 +250,29 @@ class FestivalData:
     def _team_ref(self, team_id):
         team = self.teams.get(team_id)
         return {**_team_ref(team), "id": id_text(team_id)} if team else None
+
+    def person_of(self, candidate_id):
+        """``(entity id, name, details)`` of the person a sub-fest candidate is, in its
+        sub-fest: public fields only; the id is derived, never the person's own row's."""
+        row = self.candidates[candidate_id]
+        return self._ref("person", self._person, (row["person"], row["sub_fest"]))
+
+    def _person(self, key):
+        if self._chest_numbers is None:
+            self._chest_numbers = defaultdict(list)
+            for row in self.candidates.values():
+                self._chest_numbers[(row["person"], row["sub_fest"])].append(row)
+        rows = sorted(self._chest_numbers[key], key=lambda row: _natural(row["chest_no"]))
+        first = rows[0]
+        teams = {row["team"] for row in rows}
+        categories = {row["category"] for row in rows}
+        team = self.team_ref(teams.pop()) if len(teams) == 1 else None
+        category = self.category_ref(categories.pop()) if len(categories) == 1 else None
+        entity_id = uuid.uuid5(PERSON_NAMESPACE, f"{key[0]}/{key[1]}")
+        return entity_id, first["name"], {
+            "person": {"name": first["name"], "name_local": first["name_local"], "gender": first["gender"],
+                       "chest_nos": [row["chest_no"] for row in rows]},
+            "team": team, "category": category}
 
     def section_ref(self, section_id):
         row = self.sections[section_id]

@@ -94,7 +94,37 @@ def _scalar(schema, text):
     return text
 
 
-def _cell(schema, text):
+def _names(text):
+    """A list of names written ``a, b`` or ``a; b`` (or as JSON)."""
+    if text.strip().startswith("["):
+        return _scalar({"type": "array"}, text)
+    return [part.strip() for part in re.split(r"[,;]", text) if part.strip()]
+
+
+_REQUIREMENT = re.compile(r"^\s*(?P<key>[^:;]+?)\s*:\s*(?P<best>\d+)\s*$")
+
+
+def _requirements(text):
+    """``eligible_if`` written ``KEY:N; KEY:N`` (or as JSON)."""
+    if text.strip().startswith("["):
+        return _scalar({"type": "array"}, text)
+    out = []
+    for part in (p for p in text.split(";") if p.strip()):
+        match = _REQUIREMENT.match(part)
+        if not match:
+            raise ValueError(f"{part.strip()!r} is not COLLECTION:POSITION (e.g. solo-dance:1)")
+        out.append({"collection": match["key"], "best_position": int(match["best"])})
+    return out
+
+
+# Cells with a text form of their own (a board's rule: docs/fixture-format.md).
+TEXT_FORMS = {("topperPlaceholders", "counts"): _names, ("topperPlaceholders", "tie_break"): _names,
+              ("topperPlaceholders", "eligible_if"): _requirements}
+
+
+def _cell(schema, text, form=None):
+    if form is not None:
+        return form(text)
     if schema.get("type") == "array" and "items" in schema:
         return [_scalar(schema["items"], part.strip()) for part in text.split(";") if part.strip()]
     return _scalar(schema, text)
@@ -140,7 +170,7 @@ def read_table(name, key, header, lines, source, problems):
                 continue
             source.cells[f"{path}.{column}"] = cell
             try:
-                row[column] = _cell(props[column], cell)
+                row[column] = _cell(props[column], cell, TEXT_FORMS.get((key, column)))
             except ValueError as exc:
                 problems.append((f"{path}.{column}", str(exc)))
         if len(cells) > len(header):

@@ -24,7 +24,7 @@ from peewee import (
 )
 
 from db.source import models as m
-from schemas.enums import COLUMN_ENUMS
+from schemas.enums import COLUMN_ENUMS, TOPPER_COUNTS, TOPPER_POINTS_FROM, TOPPER_RANK_STYLES
 
 FORMAT_VERSION = 1
 
@@ -52,7 +52,7 @@ SECTIONS = [
     Section("subFests", m.SubFest),
     Section("categories", m.Category),
     Section("teams", m.Team),
-    Section("sections", m.Section),
+    Section("sections", m.Section, inline={"teams": Inline(m.SectionTeam, "section", "team")}),
     Section("venues", m.Venue),
     Section("judges", m.Judge),
     Section("programmeCollections", m.ProgrammeCollection),
@@ -130,7 +130,7 @@ _REFERENCE_ALIASES = {
 }
 INLINE_ALIASES = {
     "judges": "judge_names", "collections": "collection_keys", "sections": "section_keys",
-    "members": "member_chest_nos", "placeholders": "placeholder_labels",
+    "members": "member_chest_nos", "placeholders": "placeholder_labels", "teams": "team_names",
 }
 # Rows without a sub_fest column may name the sub-fest their references are looked up in.
 SCOPE_ALIAS = "sub_fest_slug"
@@ -168,7 +168,24 @@ def fixture_fields(model, section=None):
     ]
 
 
+# Columns whose JSON value has a shape of its own (a board's rule: docs/rankings.md).
+FIELD_SCHEMAS = {
+    (m.TopperPlaceholder, "counts"): {
+        "type": ["array", "null"], "items": {"enum": list(TOPPER_COUNTS)}, "minItems": 1, "uniqueItems": True},
+    (m.TopperPlaceholder, "eligible_if"): {"type": ["array", "null"], "items": {
+        "type": "object", "properties": {"collection": {"type": "string", "minLength": 1, "maxLength": 40},
+                                         "best_position": {"type": "integer", "minimum": 1}},
+        "required": ["collection", "best_position"], "additionalProperties": False}},
+    (m.TopperPlaceholder, "tie_break"): {
+        "type": ["array", "null"], "items": {"type": "string", "minLength": 1, "maxLength": 40}},
+    (m.TopperPlaceholder, "points_from"): {"type": ["string", "null"], "enum": [*TOPPER_POINTS_FROM, None]},
+    (m.TopperPlaceholder, "rank_style"): {"type": ["string", "null"], "enum": [*TOPPER_RANK_STYLES, None]},
+}
+
+
 def _field_schema(model, f):
+    if (model, f.name) in FIELD_SCHEMAS:
+        return dict(FIELD_SCHEMAS[(model, f.name)])
     if isinstance(f, (UUIDField, ForeignKeyField)):
         schema = {"type": "string", "pattern": UUID_PATTERN}
     elif isinstance(f, BooleanField):

@@ -12,6 +12,7 @@ from db.bulk import insert_rows
 from db.compiler import publish
 from db.source import models as m
 
+from seed.pipeline.check.board_rules import check_board_rules
 from seed.pipeline.write.locking import DEFAULT_WAIT_SECONDS, write_transaction
 from seed.pipeline.read.csv_folder import read_folder, read_zip
 from seed.pipeline.diff.festival_state import state_from_database, state_from_document
@@ -73,6 +74,7 @@ def check_rows(state, problems, where="in this file", only=None, restyled=False)
     check_results(state, problems)
     check_one_entry_per_candidate(state, problems)
     check_group_members(state, problems, only)
+    check_board_rules(state, problems)
 
 
 def drop_rows(state, ids):
