@@ -129,3 +129,20 @@ def test_the_304_benchmark_runs_beside_bare_hello(tmp_path):
                            "--rounds", "1"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "after: 304 ÷ bare hello" in done.stdout
+
+
+@pytest.mark.skipif(ON_POSTGRES, reason="the benchmark makes its own SQLite database: it runs once, in the SQLite run")
+def test_the_attacks_benchmark_runs():
+    """bench/attacks.py in small: the visitor alone, beside slow readers and beside a key
+    guesser, a second each (the crowds of 2,500 connections run in tests/faults/test_fairness.py,
+    shortened)."""
+    done = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "attacks.py"), "--seconds", "1",
+                           "--only", "none,slow readers,wrong keys"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    for name in ("none", "slow readers", "wrong keys"):
+        page = next(line for line in lines if line.startswith(name))
+        answered, asked = page.split("page")[1].split()[0].split("/")
+        assert int(answered) == int(asked) > 0, page
+    assert "right key at the guesser's address" in done.stdout and "load" in lines[-1]
