@@ -50,7 +50,8 @@ class Side:
         self.label = label
         url = f"sqlite:///{workdir}/{label}.db"
         self.env = {**os.environ, "DATABASE_URL": url, "PYTHONPATH": folder, "RESPONSE_CACHE_SECONDS": "600",
-                    "RATELIMIT_DEFAULT": "", "LOG_LEVEL": "INFO", "CONNECTIONS_PER_ADDRESS": "0"}
+                    "RATELIMIT_DEFAULT": "", "LOG_LEVEL": "INFO", "CONNECTIONS_PER_ADDRESS": "0",
+                    "THREADS_PER_ADDRESS": "256"}  # every client from one address
 
         def cli(*words):
             return subprocess.run([python, "-m", "app.cli", *words], cwd=folder, env=self.env, check=True,

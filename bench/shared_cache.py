@@ -281,7 +281,8 @@ def main():
 
 def run(args, workdir):
     env = {**os.environ, "DATABASE_URL": f"sqlite:///{workdir}/festival.db", "RATELIMIT_DEFAULT": "",
-           "CONNECTIONS_PER_ADDRESS": "0", "LOG_LEVEL": "INFO", "TRUSTED_PROXIES": "1"}
+           "CONNECTIONS_PER_ADDRESS": "0", "THREADS_PER_ADDRESS": "256",  # every visitor from one address
+           "LOG_LEVEL": "INFO", "TRUSTED_PROXIES": "1"}
     print(f"Seeding {workdir}/festival.db ...", flush=True)
     cli("seed", env=env)
     key = cli("keys", "create", FESTIVAL, "--label", "bench", env=env).strip().splitlines()[-1]
