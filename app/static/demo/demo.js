@@ -397,7 +397,8 @@
       if (!subFest || state.revision === null) return;
       let body;
       try {
-        body = await api("/changes", { sinceRevision: state.revision, limit: 100 });
+        // the kinds the page shows (candidates' changes are for pages routed by chest number)
+        body = await api("/changes", { sinceRevision: state.revision, limit: 100, kinds: "programme,leaderboard" });
       } catch (error) {
         // 409: the revision shown is ahead of the festival's (its data was loaded anew):
         // start over from what the festival has now.
