@@ -145,6 +145,15 @@ def _csv_lines(stream, name, file_name):
     return header, lines()
 
 
+def _count(stream, name, file_name):
+    """Read one CSV file through, keeping nothing: :class:`TooBig` past ``IMPORT_MAX_ROWS``."""
+    with stream:
+        reader = csv.reader(stream)
+        next(reader, None)  # the header
+        for _ in count_rows(reader, name, file_name):
+            pass
+
+
 def read_table(name, key, header, lines, source, problems):
     """Rows of one file or sheet as JSON rows; register each row's line in ``source``.
 
@@ -217,9 +226,13 @@ def read_files(name, files):
             known = ", ".join(f"{k}.csv" for k in SECTION_PROPERTIES)
             problems.append(("$", f"{file_name}: not a section of the format (one of {known})"))
             continue
-        stream = text_stream(io.BytesIO(content) if isinstance(content, (bytes, bytearray)) else content(),
-                             name, file_name)
+        def opened(content=content):
+            return text_stream(io.BytesIO(content) if isinstance(content, (bytes, bytearray)) else content(),
+                               name, file_name)
+        stream = None
         try:
+            _count(opened(), name, file_name)  # a file past IMPORT_MAX_ROWS is refused before a row is kept
+            stream = opened()
             header, lines = _csv_lines(stream, name, file_name)
             rows = read_table(Path(file_name).name, key, header, lines, source, problems)
         except UnicodeDecodeError as exc:
@@ -229,7 +242,8 @@ def read_files(name, files):
             problems.append(("$", f"{file_name} is not a CSV file a spreadsheet saves ({exc})"))
             continue
         finally:
-            stream.close()
+            if stream is not None:
+                stream.close()
         add_table(source, file_name, key, rows, problems)
     return finish(source, problems, "festival.csv")
 

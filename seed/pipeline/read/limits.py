@@ -67,12 +67,12 @@ def check_archive(name, archive):
     """The entries a zip (a .zip of CSV files, a workbook) says it holds, before any is
     unpacked: their total size and each one's compression ratio."""
     infos = archive.infolist()
-    check_size(name, sum(info.file_size for info in infos), "its contents unpacked")
     ratio = cap("IMPORT_MAX_RATIO")
     for info in infos:
         if info.file_size >= RATIO_FLOOR and info.file_size > ratio * max(info.compress_size, 1):
             raise TooBig(name, f"{info.filename} unpacks to {info.file_size / max(info.compress_size, 1):,.0f} times "
                                "its packed size", "IMPORT_MAX_RATIO")
+    check_size(name, sum(info.file_size for info in infos), "its contents unpacked")
 
 
 class Bounded(io.RawIOBase):
