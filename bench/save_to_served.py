@@ -211,7 +211,7 @@ def run(args, workdir):
     figures, cpu = [], []
     try:
         wait_serving(port)
-        follow.wait_for(r"no changes|published", timeout=GIVE_UP_SECONDS)
+        follow.wait_for(r"no changes|published", timeout=GIVE_UP_SECONDS * args.scale)  # the whole workbook, once
         print(follow.lines[0], flush=True)
         for n in range(1, args.saves + 1):
             new = score + 0.5 if n % 2 else score  # within the result's grade band

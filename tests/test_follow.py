@@ -677,3 +677,24 @@ def test_of_a_saved_workbook_only_the_sheets_it_changed_are_read_again(tmp_path)
     assert (partly.data, partly.rows, partly.cells, partly.headers) == \
         (whole.data, whole.rows, whole.cells, whole.headers), "as the workbook read whole"
     assert list(partly.data) == list(whole.data)
+
+
+def test_the_rows_left_out_are_those_held_as_they_are_wherever_they_stand():
+    from seed.pipeline.follow import changed_rows
+    from seed.pipeline.read.sources import Source
+
+    festival = {"slug": SLUG}
+    a, b, c, d = ({"chest_no": str(n), "score": n} for n in (1, 2, 3, 4))
+    before = Source("w", {"festival": festival, "results": [a, b, c, c], "news": [{"title": "x"}]})
+    after = Source("w", {"festival": festival, "results": [b, a, {**c, "score": 9}, c, d],
+                         "news": [{"title": "x"}]},
+                   rows={"$.festival": ("festival", 2), **{f"$.results[{i}]": ("results", i + 2) for i in range(5)}},
+                   cells={"$.festival.slug": SLUG, "$.results[2].score": "9", "$.results[4].score": "4",
+                          "$.results[0].score": "2"})
+    narrowed = changed_rows(before, after)
+    assert narrowed.data == {"festival": festival, "results": [{**c, "score": 9}, d], "news": []}
+    assert narrowed.rows == {"$.festival": ("festival", 2), "$.results[0]": ("results", 4),
+                             "$.results[1]": ("results", 6)}, "each row still names its line in the sheet"
+    assert narrowed.cells == {"$.festival.slug": SLUG, "$.results[0].score": "9", "$.results[1].score": "4"}
+    assert changed_rows(before, Source("w", {"festival": {"slug": "other"}, "results": []})) is None
+    assert changed_rows(before, Source("w", {"festival": festival}, problems=[("$", "x")])) is None

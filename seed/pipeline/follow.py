@@ -421,33 +421,52 @@ def _row_key(row):
     return json.dumps(row, sort_keys=True, default=str)
 
 
+def _new_rows(before, after):
+    """The indexes of the rows of ``after`` that ``before`` does not hold as they are (each
+    row of ``before`` stands for one): rows in the same place first, then any others."""
+    if after is before:  # a sheet a save left alone (with_sheets_of)
+        return []
+    unmatched = [i for i, row in enumerate(after) if i >= len(before) or before[i] != row]
+    if not unmatched:
+        return []
+    matched = set(range(min(len(before), len(after)))) - set(unmatched)
+    held = collections.Counter(_row_key(row) for i, row in enumerate(before) if i not in matched)
+    new = []
+    for index in unmatched:
+        key = _row_key(after[index])
+        if held[key] > 0:
+            held[key] -= 1
+        else:
+            new.append(index)
+    return new
+
+
 def changed_rows(previous, current):
     """``current`` (a :class:`Source`) with only the rows that ``previous`` did not hold as
     they are, or None when it cannot be narrowed (another festival, problems found reading)."""
     if current.problems or previous.problems or previous.data.get("festival") != current.data.get("festival"):
         return None
-    data, rows, cells = {}, {}, {}
+    data, rows, kept = {}, {}, {}
     for key, value in current.data.items():
         if not isinstance(value, list):
             data[key] = value
             continue
-        held = collections.Counter(_row_key(row) for row in previous.data.get(key, ()) if isinstance(row, dict))
-        data[key] = []
-        for index, row in enumerate(value):
-            row_key = _row_key(row) if isinstance(row, dict) else None
-            if row_key is not None and held[row_key] > 0:
-                held[row_key] -= 1
-                continue
-            new_index = len(data[key])
-            data[key].append(row)
+        before = previous.data.get(key, [])
+        new = _new_rows(before if isinstance(before, list) else [], value)
+        data[key] = [value[index] for index in new]
+        for new_index, index in enumerate(new):
+            kept[f"$.{key}[{index}]"] = f"$.{key}[{new_index}]"
             if f"$.{key}[{index}]" in current.rows:
                 rows[f"$.{key}[{new_index}]"] = current.rows[f"$.{key}[{index}]"]
-            prefix = f"$.{key}[{index}]."
-            cells.update({f"$.{key}[{new_index}].{path[len(prefix):]}": text
-                          for path, text in current.cells.items() if path.startswith(prefix)})
+    cells = {}
+    for path, text in current.cells.items():
+        row, dot, column = path.partition("].")
+        if not dot:
+            if "[" not in path:  # the festival's own row
+                cells[path] = text
+        elif f"{row}]" in kept:
+            cells[f"{kept[row + ']']}.{column}"] = text
     rows.update({path: where for path, where in current.rows.items() if "[" not in path})
-    if "festival" in current.data:
-        rows.update({path: where for path, where in current.rows.items() if path.startswith("$.festival")})
     return Source(current.name, data, rows=rows, headers=current.headers, problems=[], cells=cells,
                   workbook=current.workbook)
 
