@@ -1,7 +1,7 @@
 """Shared test fixtures: a database seeded with the bundled festivals, keys, an API client.
 
-The database is built once per run from ``seed/fixtures/*.json`` (on SQLite the xdist
-workers each copy the first one's build); tests that write (imports, key revocation) use
+The database is built once per run from ``seed/fixtures/*.json`` (the xdist workers each
+copy the first one's build); tests that write (imports, key revocation) use
 ``fresh_app``, which works on a copy.
 
 The database is a temporary SQLite file, or, when ``TEST_DATABASE_URL`` names an empty
@@ -41,8 +41,13 @@ import pg_scratch
 
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "").strip() or None
 ON_POSTGRES = pg_scratch.is_postgres_url(TEST_DATABASE_URL)
-# Under pytest-xdist each worker process seeds a database of its own beside the one named
-# (NAME_gw0, NAME_gw1, ...), made empty at its start and dropped at its end.
+# On PostgreSQL under pytest-xdist the first worker seeds this database beside the one named
+# (NAME_seeded) once a run, and every worker's database is a copy of it; the run's end drops it.
+SEEDED_TEMPLATE_URL = (pg_scratch.with_database(TEST_DATABASE_URL,
+                                                f"{pg_scratch.database_name(TEST_DATABASE_URL)}_seeded"[-63:])
+                       if ON_POSTGRES else None)
+# Under pytest-xdist each worker process has a database of its own beside the one named
+# (NAME_gw0, NAME_gw1, ...), a copy of NAME_seeded, dropped at its end.
 XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
 if ON_POSTGRES and XDIST_WORKER:
     TEST_DATABASE_URL = pg_scratch.worker_database(TEST_DATABASE_URL, XDIST_WORKER)
@@ -93,6 +98,9 @@ def _build_database(url):
 @pytest.fixture(scope="session")
 def seeded(tmp_path_factory):
     """``(database url, {slug: plain key, "revoked": revoked key})`` of the seeded database."""
+    if ON_POSTGRES and XDIST_WORKER:
+        yield from _seeded_postgres_copy(TEST_DATABASE_URL, tmp_path_factory)
+        return
     if ON_POSTGRES:
         yield from _seeded_postgres(TEST_DATABASE_URL)
         return
@@ -146,6 +154,30 @@ def _seeded_postgres(url):
         compiled = [model._meta.table_name for model in (*READ_MODELS, *HISTORY_MODELS, PublicSecret)]
         pg_scratch.drop_tables(url, [*(model._meta.table_name for model in m.ALL_MODELS), *compiled, *TABLES],
                                functions=[REVISION_TRIGGER])
+
+
+def _seeded_postgres_copy(url, tmp_path_factory):
+    """The worker's database as a copy of the run's seeded one (``SEEDED_TEMPLATE_URL``, seeded
+    by the first worker to get here: a file copy on the server instead of a seeding per
+    worker); dropped at the worker's end."""
+    def build(folder):
+        pg_scratch.create_database(SEEDED_TEMPLATE_URL)
+        (folder / "keys.json").write_text(json.dumps(_build_database(SEEDED_TEMPLATE_URL)), encoding="utf-8")
+
+    folder = _built_once_a_run(tmp_path_factory, "seeded_postgres", build)
+    pg_scratch.copy_into(SEEDED_TEMPLATE_URL, url)
+    bind_database(url).close()
+    try:
+        yield url, json.loads((folder / "keys.json").read_text(encoding="utf-8"))
+    finally:
+        _close_bound_database()
+        pg_scratch.drop_database(url)
+
+
+def pytest_sessionfinish(session):
+    """The run's seeded PostgreSQL database goes with the run (its workers have finished)."""
+    if ON_POSTGRES and not XDIST_WORKER:
+        pg_scratch.drop_database(SEEDED_TEMPLATE_URL)
 
 
 def _close_bound_database():

@@ -91,6 +91,18 @@ def drop_database(url):
         cur.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database_name(url))))
 
 
+def create_database(url):
+    """Create ``url``'s database, empty (dropped first if it is there)."""
+    drop_database(url)
+    _create(url, database_name(url))
+
+
+def copy_into(template_url, url):
+    """Make ``url``'s database a new copy of ``template_url``'s (dropped first if it is there)."""
+    drop_database(url)
+    _create(template_url, database_name(url), template=database_name(template_url))
+
+
 @contextlib.contextmanager
 def database_copy(url):
     """Yield the URL of a new database copied from ``url``'s; drop it afterwards.
@@ -112,6 +124,17 @@ def empty_database(url):
 @contextlib.contextmanager
 def _scratch_database(url, kind, template=None):
     name = f"{database_name(url)}_{kind}_{os.getpid()}_{next(_copies)}"[-63:]
+    _create(url, name, template)
+    try:
+        yield with_database(url, name)
+    finally:
+        drop_database(with_database(url, name))
+
+
+def _create(url, name, template=None):
+    """CREATE DATABASE ``name`` on ``url``'s server, a copy of ``template`` when given (every
+    other connection to it ended first: PostgreSQL copies a template only while nobody is
+    connected to it)."""
     with admin_connection(url) as cur:
         create = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
         if template:
@@ -129,7 +152,3 @@ def _scratch_database(url, kind, template=None):
                 if attempt == TEMPLATE_ATTEMPTS - 1:
                     raise
                 time.sleep(0.1)
-    try:
-        yield with_database(url, name)
-    finally:
-        drop_database(with_database(url, name))
