@@ -226,7 +226,7 @@ def read_files(name, files):
             known = ", ".join(f"{k}.csv" for k in SECTION_PROPERTIES)
             problems.append(("$", f"{file_name}: not a section of the format (one of {known})"))
             continue
-        def opened(content=content):
+        def opened(content=content, file_name=file_name):
             return text_stream(io.BytesIO(content) if isinstance(content, (bytes, bytearray)) else content(),
                                name, file_name)
         stream = None

@@ -22,32 +22,21 @@ Each cap is a one-line refusal naming the file and the setting (:class:`TooBig`)
 traceback. The settings are read from the environment (``app/config.py`` documents them).
 """
 import io
-import os
 
+from seed.pipeline.read.caps import DEFAULTS, cap  # noqa: F401 - DEFAULTS is the settings' defaults
 from seed.pipeline.read.problems import FixtureError
+from seed.pipeline.read.sources import Source
 
-DEFAULTS = {"IMPORT_MAX_MB": 100, "IMPORT_MAX_RATIO": 100, "IMPORT_MAX_ROWS": 200_000, "IMPORT_MAX_PROBLEMS": 50}
 # Entries smaller than this unpacked are not held to the ratio: a small, repetitive file
 # compresses well and is no danger.
 RATIO_FLOOR = 1 << 20
 MB = 1 << 20
 
 
-def cap(name):
-    """The setting ``name`` from the environment (the command line checked it), or its default."""
-    value = os.environ.get(name, "").strip()
-    try:
-        return max(1, int(value)) if value else DEFAULTS[name]
-    except ValueError:
-        return DEFAULTS[name]
-
-
 class TooBig(FixtureError):
     """A file past one of the caps: one problem, naming the file, the cap and its setting."""
 
     def __init__(self, name, what, setting):
-        from seed.pipeline.read.sources import Source
-
         self.setting = setting
         super().__init__([("$", f"{what}, over the cap of {_shown(setting)} ({setting}); nothing was imported")],
                          Source(str(name), {}))

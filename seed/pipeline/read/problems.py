@@ -1,14 +1,8 @@
 """Import problems: each names where it is (a JSON path) and what is wrong."""
 import re
 
-MAX_PROBLEMS = 50  # the default of IMPORT_MAX_PROBLEMS (seed.pipeline.read.limits)
+from seed.pipeline.read.caps import cap
 
-
-def most_problems():
-    """How many problems one refusal lists: ``IMPORT_MAX_PROBLEMS``."""
-    from seed.pipeline.read.limits import cap
-
-    return cap("IMPORT_MAX_PROBLEMS")
 # A row's JSON path inside a message, e.g. "(also $.results[7])".
 _PATH_IN_MESSAGE = re.compile(r"\$\.\w+(?:\[\d+\])?(?:\.\w+)?")
 _ROW = re.compile(r"^\$\.(?P<section>\w+)(?:\[(?P<index>\d+)\])?")
@@ -23,6 +17,11 @@ _QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 # ``12345 is not of type 'string'``).
 _READ_BACK = re.compile(r";\s*if that is [^;]*")
 _LEADING_VALUE = re.compile(r"^(?!\(a private value\))(?![a-z_]+ is )[^'\"]+?(?= is )")
+
+
+def most_problems():
+    """How many problems one refusal lists: ``IMPORT_MAX_PROBLEMS``."""
+    return cap("IMPORT_MAX_PROBLEMS")
 
 
 def path_order(path, sections=()):

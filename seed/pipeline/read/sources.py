@@ -106,11 +106,7 @@ class Source:
 
 
 def load_json(path):
-    from pathlib import Path
-
-    from seed.pipeline.read.limits import check_size
-
-    check_size(str(path), Path(path).stat().st_size)
+    """A JSON file (``load_source`` checked its size first)."""
     try:
         with open(path, encoding="utf-8-sig") as fh:
             data = json.load(fh)

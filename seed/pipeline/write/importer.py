@@ -20,6 +20,7 @@ from seed.pipeline.read.fixture_format import SECTIONS, json_schema
 from seed.pipeline.read.local_times import localise_times, parse_zone
 from seed.pipeline.check.natural_keys import Expander, KeyIndex, festival_id
 from seed.pipeline.check.points import check_results
+from seed.pipeline.read.limits import check_size
 from seed.pipeline.read.problems import FixtureError
 from seed.pipeline.diff.row_diff import RowDiff, diff_rows
 from seed.pipeline.read.sources import load_json
@@ -251,6 +252,7 @@ def load_source(path):
         return read_workbook(path)
     if zipfile.is_zipfile(path):
         return read_zip(path)
+    check_size(str(path), path.stat().st_size)
     return load_json(path)
 
 
