@@ -399,3 +399,27 @@ def test_a_pipelined_request_waits_for_the_answer_before_it_to_leave_the_buffers
         channel.handle_write()
         assert server.given == [channel] and not channel.parked  # the reader took it: now it is served
         channel.requests = []
+
+
+def test_at_the_limit_the_biggest_holder_gives_up_an_idle_connection_to_an_address_holding_far_fewer(app):
+    with not_running(app, threads=1, connection_limit=8) as (server, clients):
+        crowd = [socket.create_connection(("127.0.0.1", server.effective_port), timeout=5,
+                                          source_address=("127.0.0.5", 0)) for _ in range(8)]
+        clients += crowd
+        server.handle_accept()
+        assert len(server.channels_of["127.0.0.5"]) == len(server._map) - 2 == 6  # and the loop's own two
+        assert len(server.held_back) == 2  # at the limit, from the biggest holder: answered a second later
+        newcomer = socket.create_connection(("127.0.0.1", server.effective_port), timeout=5,
+                                            source_address=("127.0.0.6", 0))
+        clients.append(newcomer)
+        server.handle_accept()
+        closing = [channel for channel in server.active_channels.values() if channel.will_close]
+        assert len(closing) == 1 and closing[0].addr[0] == "127.0.0.5"  # the oldest of the biggest holder's
+        assert closing[0].creation_time == min(channel.creation_time for channel in server.active_channels.values()
+                                               if channel.addr[0] == "127.0.0.5")
+        assert len(server.channels_of["127.0.0.5"]) == 5 and len(server.channels_of["127.0.0.6"]) == 1
+        again = socket.create_connection(("127.0.0.1", server.effective_port), timeout=5,
+                                         source_address=("127.0.0.5", 0))
+        clients.append(again)
+        server.handle_accept()
+        assert len(server.held_back) == 3  # the biggest holder gets no more

@@ -733,9 +733,14 @@ def _linger(listener):
         listener.lingering = kept
 
 
-def _make_room(listener, peer):
+def _biggest(channels_of):
+    """The address holding the most connections (None when none is open)."""
+    return max(channels_of, key=lambda address: len(channels_of[address]), default=None)
+
+
+def _make_room(listener, peer, biggest):
     """At the connection limit, room for a new connection from ``peer``: one connection of
-    the address that holds the most is closed, if ``peer`` holds less than half as many
+    ``biggest``, the address that holds the most, is closed, if ``peer`` holds less than half as many
     and one of that address's connections is not being served (it owes its headers, or is
     idle between requests), the oldest such; whether room was made. Addresses that hold
     about as many as each other never take each other's connections.
@@ -744,10 +749,10 @@ def _make_room(listener, peer):
     closes: 25 addresses keeping 100 silent connections each held every other client
     ``HEADER_TIMEOUT`` seconds (p50 4.8 s)."""
     channels_of = listener.channels_of
-    if not channels_of:
+    held = channels_of.get(biggest)
+    if not held:
         return False
-    mine = len(channels_of.get(peer, ()))
-    most, held = max(((len(held), held) for address, held in channels_of.items()), key=lambda pair: pair[0])
+    mine, most = len(channels_of.get(peer, ())), len(held)
     if most < 2 or mine * 2 >= most:
         return False
     for channel in held:
@@ -808,8 +813,10 @@ def _accept_waiting(listener):
     socket: a thousand clients connecting at once took it about a second to accept, and a
     health check that came behind them waited as long."""
     gate = listener.gate
+    channels_of = listener.channels_of
     _linger(listener)
     made = refused = 0
+    biggest = None  # found once a turn while it stays the biggest: a crowd of addresses costs no more
     while made < ACCEPT_AT_ONCE and refused < REFUSE_AT_ONCE:
         try:
             accepted = listener.accept()
@@ -823,11 +830,19 @@ def _accept_waiting(listener):
         peer = addr[0] if isinstance(addr, tuple) and addr else None
         open_now = len(listener._map)
         limit = listener.adj.connection_limit
-        if open_now >= limit and (open_now >= limit + ROOM_AT_ONCE or not _make_room(listener, peer)):
-            listener.at_limit.add()
-            _hold_back(conn, listener)
-            refused += 1
-            continue
+        if open_now >= limit:
+            room = False
+            if open_now < limit + ROOM_AT_ONCE:
+                if biggest is None:
+                    biggest = _biggest(channels_of)
+                room = _make_room(listener, peer, biggest)
+                if room:
+                    biggest = None  # it holds one fewer: found again when next needed
+            if not room:
+                listener.at_limit.add()
+                _hold_back(conn, listener)
+                refused += 1
+                continue
         address = peer if gate.counts_connections else None
         if address is not None and not gate.take(address):
             _refuse(conn, listener)
@@ -845,7 +860,10 @@ def _accept_waiting(listener):
         channel.counted = address
         if peer is not None:
             channel.peer = peer
-            listener.channels_of.setdefault(peer, {})[channel] = None
+            mine = channels_of.setdefault(peer, {})
+            mine[channel] = None
+            if biggest is not None and len(mine) > len(channels_of.get(biggest, ())):
+                biggest = peer
 
 
 def _maintenance(listener, idle_maintenance, header_timeout, send_timeout, now):
