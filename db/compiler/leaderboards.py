@@ -175,8 +175,9 @@ def _entities(data, placeholder, result, participants, section_id=None):
         if result.registration_type != "group":
             return []
         team = data.team_ref(result.team_id)
-        leader = result.participants[0] if result.participants else None
-        name = result.group_name or (team["name"] if team else data.candidates[leader]["name"] if leader else "")
+        # named after its first member counted here (of the section, on a section scope)
+        first = (participants or result.participants or [None])[0]
+        name = result.group_name or (team["name"] if team else data.candidates[first]["name"] if first else "")
         return [(result.registration_id, name, {"group": {
             "id": id_text(result.registration_id), "name": name, "programme": result.programme, "team": team,
             "members": [data.candidate_identity(c) for c in result.participants]}})]
