@@ -416,3 +416,24 @@ def test_the_export_of_boards_with_rules_imports_to_the_same_answers(tmp_path, f
         PublicSecret.create(festival=festival.id, hash_key=secret)
         assert import_file(folder).festival.id == festival.id
         assert public_rows(festival.id) == before
+
+
+def test_the_rule_in_a_workbooks_cells_reads_as_in_csv(tmp_path):
+    """A sheet's cells (a boolean cell, a number) read as the CSV text of the same rule."""
+    from seed.pipeline.read.workbook import read_workbook
+    from test_workbook_import import workbook
+
+    path = workbook(tmp_path / "rules.xlsx", {
+        "festival": [["slug", "name", "timezone"], [SLUG, "Rules Fest", "UTC"]],
+        "topperPlaceholders": [
+            ["label", "entity_type", "counts", "best_per_programme", "eligible_if", "tie_break", "rank_style"],
+            ["Champion", "person", "individual", True, "solo-dance:1; non-dance:2", "firsts, grade:A", "dense"]],
+        "sections": [["sub_fest_slug", "key", "name", "team_names"], ["main", "class-a", "Class A", "N1; S1"]]})
+    source = read_workbook(path)
+    assert source.problems == []
+    assert source.data["topperPlaceholders"] == [{
+        "label": "Champion", "entity_type": "person", "counts": ["individual"], "best_per_programme": True,
+        "eligible_if": [{"collection": "solo-dance", "best_position": 1},
+                        {"collection": "non-dance", "best_position": 2}],
+        "tie_break": ["firsts", "grade:A"], "rank_style": "dense"}]
+    assert source.data["sections"][0]["team_names"] == ["N1", "S1"]
