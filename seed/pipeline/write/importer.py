@@ -1,31 +1,26 @@
 """Validate a festival fixture completely, then replace that festival's data in one transaction."""
 import uuid
-import zipfile
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import jsonschema
 from peewee import ForeignKeyField
 
 from db import clock
 from db.bulk import insert_rows
-from db.compiler import publish
 from db.source import models as m
 
 from seed.pipeline.check.board_rules import check_board_rules
+from seed.pipeline.read.load import load_source
 from seed.pipeline.write.locking import DEFAULT_WAIT_SECONDS, write_transaction
-from seed.pipeline.read.csv_folder import read_folder, read_zip
+from seed.pipeline.write.rows import DryRun, after_write, link_rows, stored_row
 from seed.pipeline.diff.festival_state import state_from_database, state_from_document
 from seed.pipeline.read.fixture_format import SECTIONS, json_schema
 from seed.pipeline.read.local_times import localise_times, parse_zone
 from seed.pipeline.check.natural_keys import Expander, KeyIndex, festival_id
 from seed.pipeline.check.points import check_results
-from seed.pipeline.read.limits import check_size
 from seed.pipeline.read.problems import FixtureError
 from seed.pipeline.diff.row_diff import RowDiff, diff_rows
-from seed.pipeline.read.sources import load_json
 from seed.pipeline.guard.withdrawals import WithdrawalRefused, guarded_write
-from seed.pipeline.read.workbook import is_workbook, read_workbook
 from seed.pipeline.check.positions import check_positions, said_not_present
 from seed.pipeline.check.validation import (
     check_codes,
@@ -55,11 +50,6 @@ class ImportSummary:
 
 
 _validator = jsonschema.Draft202012Validator(json_schema())
-
-
-def schema_problems(data, validator=_validator):
-    return [(error.json_path, error.message)
-            for error in sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])]
 
 
 def check_rows(state, problems, where="in this file", only=None, restyled=False):
@@ -136,39 +126,6 @@ def _delete_festival_data(festival_id):
         model.delete().where(model.festival == festival_id).execute()
 
 
-def link_rows(section, row_id, links):
-    """The link-table rows of one row's inline lists, by list name."""
-    out = {}
-    for name, inline in section.inline.items():
-        out[name] = []
-        for order, value in enumerate(links.get(name, [])):
-            # Derived ids keep link rows stable across re-imports too.
-            link = {"id": uuid.uuid5(row_id, f"{name}/{order}/{value}"),
-                    inline.parent_field: row_id, inline.value_field: value}
-            if inline.order_field:
-                link[inline.order_field] = order
-            out[name].append(link)
-    return out
-
-
-def stored_row(section, row, festival_id):
-    if "festival" in section.model._meta.fields:
-        return {**row, "festival": festival_id}
-    return row
-
-
-class DryRun(Exception):
-    """Raised inside the transaction of a dry run to roll it back."""
-
-
-def after_write(festival_id, recompute=True, row_diff=None, explain=False):
-    """What every import does once its rows are written: leaderboards, the compiled public
-    data (what ``row_diff`` touched, or all of it), the change log and the revision.
-    Returns the festival and the ``db.compiler.Publication``."""
-    festival = m.Festival.get_by_id(festival_id)
-    return festival, publish(festival, recompute=recompute, row_diff=row_diff, explain=explain)
-
-
 def _write_festival(state, festival_row, stored, progress=None):
     """Replace the festival's stored rows with ``state``'s; return how many rows were written."""
     festival_id = festival_row["id"]
@@ -236,24 +193,6 @@ def import_fixture(data, progress=None, dry_run=False, problems=(), allow_withdr
     state = validate(data, problems)
     return apply(state, progress=progress, dry_run=dry_run, allow_withdrawals=allow_withdrawals,
                  wait_seconds=wait_seconds)
-
-
-def load_source(path):
-    """The festival document at ``path``: a ``.json`` file, a folder or a ``.zip`` of CSV
-    files, or an ``.xlsx`` workbook.
-
-    Cells that do not parse are in ``Source.problems`` (and left out of the rows), so the
-    import can report them with every other problem of the file.
-    """
-    path = Path(path)
-    if path.is_dir():
-        return read_folder(path)
-    if is_workbook(path):
-        return read_workbook(path)
-    if zipfile.is_zipfile(path):
-        return read_zip(path)
-    check_size(str(path), path.stat().st_size)
-    return load_json(path)
 
 
 def import_file(path, progress=None, dry_run=False, allow_withdrawals=False, wait_seconds=DEFAULT_WAIT_SECONDS):

@@ -21,8 +21,9 @@ from db.source.revisions import current_revision
 from seed.pipeline.diff.festival_state import FestivalState, state_from_database, state_from_document
 from seed.pipeline.read.fixture_format import NATURAL_KEYS, SECTIONS, fixture_fields, json_schema, references
 from seed.pipeline.write.locking import DEFAULT_WAIT_SECONDS, write_transaction
-from seed.pipeline.write.importer import (DryRun, after_write, check_rows, link_rows, load_source, schema_problems,
-                                          stored_row)
+from seed.pipeline.read.load import load_source
+from seed.pipeline.write.importer import check_rows
+from seed.pipeline.write.rows import DryRun, after_write, link_rows, stored_row
 from seed.pipeline.read.local_times import localise_times, parse_zone
 from seed.pipeline.check.natural_keys import INDEXED_ATTRS, Expander, KeyIndex
 from seed.pipeline.read.problems import FixtureError
