@@ -29,6 +29,7 @@ rate limiting is off.
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -83,14 +84,13 @@ def day_plan(festival, publications=PUBLICATIONS):
     return before, day
 
 
-def replay(args):
+def replay(args, workdir):
     """The day in this process, with the code on ``sys.path``; returns the figures."""
     from click.testing import CliRunner
 
     from app import create_app
     from app.cli import main as cli
 
-    workdir = tempfile.mkdtemp(prefix="festival-visitor-day-")
     os.environ.update(DATABASE_URL=f"sqlite:///{workdir}/day.db", RATELIMIT_DEFAULT="", LOG_LEVEL="WARNING")
 
     def run(*words):
@@ -224,7 +224,11 @@ def main():
     parser.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.inner:
-        print(json.dumps(replay(args)))
+        workdir = tempfile.mkdtemp(prefix="festival-visitor-day-")
+        try:
+            print(json.dumps(replay(args, workdir)))
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
         return
     codes = {"before": os.path.abspath(args.before)} if args.before else {}
     if not args.before_only:
