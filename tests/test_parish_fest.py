@@ -33,6 +33,7 @@ import pytest
 
 from conftest import writable
 from seed.pipeline.read.csv_folder import read_folder
+from seed.pipeline.read.workbook import folder_as_workbook, read_workbook
 from seed.pipeline.write.importer import FixtureError, import_file
 from tiny_festival import tiny_api
 
@@ -150,3 +151,21 @@ def test_the_same_positions_under_the_standard_style_are_refused(fresh_app, tmp_
     assert located[0][1] == ("position 2 follows 2 results at position 1 in programme 'J-SONG' in sub-fest "
                              "'bible-arts': with standard positions (ties share 1, 1, 3) the next is 3; if the "
                              "festival ranks that way, set the festival's position_style to dense")
+
+
+def test_as_a_workbook_it_reads_the_same_and_its_contradiction_names_the_sheets_cell(fresh_app, tmp_path):
+    _, url = fresh_app
+    folder_as_workbook(FESTIVAL, tmp_path / "parish.xlsx")
+    assert read_workbook(tmp_path / "parish.xlsx").data == read_folder(FESTIVAL).data
+    folder = tmp_path / "contradiction"
+    folder.mkdir()
+    for path in FESTIVAL.glob("*.csv"):
+        (folder / path.name).write_bytes(path.read_bytes())
+    (folder / "results.csv").write_bytes((CONTRADICTION / "results.csv").read_bytes())
+    folder_as_workbook(folder, tmp_path / "contradiction.xlsx")
+    with writable(url):
+        with pytest.raises(FixtureError) as caught:
+            import_file(tmp_path / "contradiction.xlsx")
+    assert caught.value.located() == [
+        ("sheet results row 11, column F (position), value '1'",
+         "position 1 with score 86 contradicts row 10 (position 1 with score 92): equal positions need equal scores")]
