@@ -45,7 +45,9 @@ class TopperPlaceholderOptionSchema(ScopeKeysSchema):
     ranking_basis = fields.String(metadata={"enum": list(RANKING_BASES)})
     display_top_n = fields.Integer()
     display_order = fields.Integer()
-    last_computed_at = UtcDateTime(allow_none=True)
+    last_computed_at = UtcDateTime(allow_none=True, metadata={
+        "description": "When the board's entries last changed: an import that moves none of its points "
+                       "keeps it (and the answer's ETag)."})
 
 
 class TopperOptionsSchema(OutSchema):

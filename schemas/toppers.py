@@ -168,7 +168,9 @@ class TopperPlaceholderSchema(ScopeKeysSchema):
     display_top_n = fields.Integer(metadata={
         "description": "Places shown; everyone tied at the last place is kept."})
     display_order = fields.Integer()
-    last_computed_at = UtcDateTime(allow_none=True)
+    last_computed_at = UtcDateTime(allow_none=True, metadata={
+        "description": "When the board's entries last changed: an import that moves none of its points "
+                       "keeps it (and the answer's ETag)."})
     programmes_counted = fields.Integer(metadata={
         "description": "Programmes in scope with at least one counted published result."})
     programmes_in_scope = fields.Integer(metadata={"description": "Public programmes the scope covers."})
