@@ -324,8 +324,9 @@ def served_revision(app, key):
 
 
 def test_a_private_only_edit_is_written_without_a_new_revision_and_the_public_view_stays_whole(natural):
-    """The columns no answer shows (email, phone, date of birth, admission details) are written
-    and moved no X-Data-Revision; the compiled rows left are exactly a whole compile's."""
+    """The columns no answer shows (email, phone, date of birth, admission details) are written,
+    by an update and by a full import, and move no X-Data-Revision; the compiled rows left are
+    exactly a whole compile's."""
     from db.compiler import compile_festival
     from test_export import public_rows
 
@@ -340,6 +341,13 @@ def test_a_private_only_edit_is_written_without_a_new_revision_and_the_public_vi
         assert summary.row_diff.lines() == ["candidates: 0 added, 1 changed, 0 withdrawn"]
         assert summary.revision == revision == current_revision(festival.id)[0]
         assert find(m.Candidate, admission_number="ADM-1").email == PRIVATE_ONLY["email"]
+        data = natural_festival()
+        data["candidates"][0].update(PRIVATE_ONLY)
+        data["candidates"][1].update(phone="+91 98470 00002", admission_details="day scholar")
+        full = import_fixture(data)
+        assert full.row_diff.lines() == ["candidates: 0 added, 1 changed, 0 withdrawn"]
+        assert full.revision == revision == current_revision(festival.id)[0]
+        assert find(m.Candidate, admission_number="ADM-2").phone == "+91 98470 00002"
         compile_festival(festival.id)
         assert public_rows(festival.id) == rows, "a whole compile gives the very rows kept"
         assert served_revision(app, key) == served

@@ -7,14 +7,16 @@ from peewee import ForeignKeyField
 
 from db import clock
 from db.bulk import insert_rows
+from db.compiler.leaderboards import recompute_toppers
 from db.source import models as m
+from db.source.revisions import current_revision
 
 from seed.pipeline.check.board_rules import check_board_rules
 from seed.pipeline.read.load import load_source
 from seed.pipeline.write.locking import DEFAULT_WAIT_SECONDS, write_transaction
 from seed.pipeline.write.rows import DryRun, after_write, link_rows, stored_row
 from seed.pipeline.diff.festival_state import state_from_database, state_from_document
-from seed.pipeline.read.fixture_format import SECTIONS, json_schema
+from seed.pipeline.read.fixture_format import SECTIONS, fixture_fields, json_schema
 from seed.pipeline.read.local_times import localise_times, parse_zone
 from seed.pipeline.check.natural_keys import Expander, KeyIndex, festival_id
 from seed.pipeline.check.points import check_results
@@ -152,6 +154,25 @@ def _write_festival(state, festival_row, stored, progress=None):
     return total
 
 
+def keep_stored_times(old, state):
+    """A stored row's own times (``created_at``, ``registered_at``, ...: the columns stamped
+    when a row is made) stay as they were when the file does not give them: the whole
+    festival is written anew, and a news item's creation time, which the public sees and
+    sorts by, must not move with each import."""
+    if old is None:
+        return
+    for section in SECTIONS:
+        stamped = [f.name for f in fixture_fields(section.model, section) if callable(f.default)]
+        if not stamped:
+            continue
+        before = old.rows[section.key]
+        for row_id, row in state.rows[section.key].items():
+            if row_id in before:
+                for name in stamped:
+                    if name not in row and before[row_id].get(name) is not None:
+                        row[name] = before[row_id][name]
+
+
 def apply(state, progress=None, recompute=True, dry_run=False, allow_withdrawals=False,
           wait_seconds=DEFAULT_WAIT_SECONDS):
     """Replace the festival's data with ``state``'s, in one transaction (rolled back if ``dry_run``).
@@ -170,16 +191,26 @@ def apply(state, progress=None, recompute=True, dry_run=False, allow_withdrawals
         with write_transaction(wait_seconds):
             stored = m.Festival.get_or_none(m.Festival.id == festival_id)
             old = state_from_database(stored) if stored else None
+            keep_stored_times(old, state)
 
             def write():
                 nonlocal total
                 total = _write_festival(state, festival_row, stored, progress)
 
+            row_diff = diff_rows(old, state)
             withdrawals = guarded_write(festival_id, old, state, write, allow=allow_withdrawals, dry_run=dry_run)
-            festival, published = after_write(festival_id, recompute, explain=dry_run)
-            result = ImportSummary(festival=festival, rows=total, revision=published.revision,
-                                   row_diff=diff_rows(old, state), dry_run=dry_run, withdrawals=withdrawals,
-                                   leaderboards=published.leaderboards)
+            if old is not None and not row_diff.empty and not row_diff.public:
+                # Private columns no answer shows, only: the compiled view stands, at its
+                # revision; the leaderboards' rows, written anew with the festival's, are
+                # computed again (to the same entries).
+                festival = m.Festival.get_by_id(festival_id)
+                recompute_toppers(festival)
+                revision, moves = current_revision(festival_id)[0], []
+            else:
+                festival, published = after_write(festival_id, recompute, explain=dry_run)
+                revision, moves = published.revision, published.leaderboards
+            result = ImportSummary(festival=festival, rows=total, revision=revision, row_diff=row_diff,
+                                   dry_run=dry_run, withdrawals=withdrawals, leaderboards=moves)
             if dry_run:
                 raise DryRun
     except DryRun:
