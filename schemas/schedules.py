@@ -5,13 +5,14 @@ from . import examples
 from .common import OutSchema, UtcDateTime, Uuid, list_envelope, sort_args
 from .fields import CanonicalUUID, Instant
 from .nested import ProgrammeSummarySchema, SubFestRefSchema, VenueRefSchema
-from .selectors import optional_sub_fest_fields
+from .selectors import AT_MOST_ONE_SUB_FEST, optional_sub_fest_fields
 
 # The public sort names; db/read/schedules.py maps each to a compiled column.
 SCHEDULE_SORT_NAMES = ("scheduledAt", "durationMinutes", "programCode", "programName", "venueName")
 
 
 class ScheduleQueryArgsSchema(sort_args(SCHEDULE_SORT_NAMES, "scheduledAt")):
+    DEPENDENCIES = (AT_MOST_ONE_SUB_FEST, "scheduledAtFrom <= scheduledAtTo;")
     sub_fest_id, sub_fest_slug = optional_sub_fest_fields("schedules")
     sub_fest_program_id = CanonicalUUID(metadata={
         "description": "Only schedules of this programme.", "example": examples.PROGRAMME_ID})

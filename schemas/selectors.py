@@ -1,4 +1,13 @@
-"""Alternative selectors: endpoints that accept one record by any of several parameters."""
+"""Alternative selectors: endpoints that accept one record by any of several parameters.
+
+OpenAPI cannot relate one query parameter to another, so each schema also states its rules in
+the Inter-parameter Dependency Language (IDL) of IDL4OAS, which the document carries as the
+operation's ``x-dependencies`` (``app/views/operations.py``): ``Or(a, b);`` (send at least one),
+``OnlyOne(a, b);`` (send exactly one), ``ZeroOrOne(a, b);`` (send at most one). A request that
+keeps to them is never a 400 for the combination; the service may accept more (both of
+``subFestId`` and ``subFestSlug`` when they name the same sub-fest). Ids and keys that name no
+visible record are still the one 404: that depends on the data, not on the parameters.
+"""
 from marshmallow import ValidationError, validates_schema
 
 from . import examples
@@ -6,6 +15,26 @@ from .common import QueryArgs
 from .fields import CanonicalUUID, Text
 
 SUB_FEST_SELECTORS = {"subFestId": "sub_fest_id", "subFestSlug": "sub_fest_slug"}
+
+# The sub-fest's rule where one is required, and where it is optional.
+ONE_SUB_FEST = "OnlyOne(subFestId, subFestSlug);"
+AT_MOST_ONE_SUB_FEST = "ZeroOrOne(subFestId, subFestSlug);"
+
+
+def one_of(*names):
+    """The IDL rule of :func:`require_one_of`: at least one of ``names``."""
+    return f"Or({', '.join(names)});"
+
+
+def dependencies(schema):
+    """The IDL rules of a query-argument schema (its classes' ``DEPENDENCIES``, base classes
+    first, each once)."""
+    found = []
+    for klass in reversed(type(schema).__mro__ if not isinstance(schema, type) else schema.__mro__):
+        for rule in vars(klass).get("DEPENDENCIES", ()):
+            if rule not in found:
+                found.append(rule)
+    return found
 
 
 def require_one_of(data, selectors):
@@ -21,6 +50,8 @@ def require_one_of(data, selectors):
 
 class SubFestSelectorArgs(QueryArgs):
     """The sub-fest a list comes from, by id or by slug (``app.views.lookups.sub_fest_ref_or_404``)."""
+
+    DEPENDENCIES = (ONE_SUB_FEST,)
 
     sub_fest_id = CanonicalUUID(metadata={"example": examples.SUB_FEST_ID,
         "description": "Sub-fest to list from; required unless `subFestSlug` is sent. "
@@ -52,6 +83,8 @@ def optional_sub_fest_fields(what):
 class NarrowingSubFestArgs(QueryArgs):
     """The optional sub-fest a lookup by code, chest number or label is narrowed to."""
 
+    DEPENDENCIES = (AT_MOST_ONE_SUB_FEST,)
+
     sub_fest_id = CanonicalUUID(metadata={"example": examples.SUB_FEST_ID,
         "description": f"Look the code, chest number or label up in this sub-fest only. {NARROWING_RULE}"})
     sub_fest_slug = Text(max_length=80, metadata={"example": examples.SUB_FEST_SLUG,
@@ -61,6 +94,8 @@ class NarrowingSubFestArgs(QueryArgs):
 
 class ProgrammeSelectorArgs(NarrowingSubFestArgs):
     """One programme, by id or by its code in a sub-fest (``/programme-detail``, ``/programme-result``)."""
+
+    DEPENDENCIES = (one_of("subFestProgramId", "programCode"),)
 
     sub_fest_program_id = CanonicalUUID(metadata={"example": examples.PROGRAMME_ID,
         "description": f"Programme instance id; required unless `programCode` is sent. {SELECTOR_RULE}"})
@@ -76,6 +111,8 @@ class ProgrammeSelectorArgs(NarrowingSubFestArgs):
 
 class CandidateSelectorArgs(NarrowingSubFestArgs):
     """One candidate, by id or by chest number (``/candidate-detail``, ``/candidate-result``)."""
+
+    DEPENDENCIES = (one_of("subFestCandidateId", "chestNo"),)
 
     sub_fest_candidate_id = CanonicalUUID(metadata={"example": examples.CANDIDATE_ID,
         "description": f"Sub-fest candidate id; required unless `chestNo` is sent. {SELECTOR_RULE}"})

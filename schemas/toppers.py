@@ -21,7 +21,7 @@ from .nested import (
     SubFestRefSchema,
     TeamRefSchema,
 )
-from .selectors import SELECTOR_RULE, NarrowingSubFestArgs, SubFestSelectorArgs, require_one_of
+from .selectors import SELECTOR_RULE, NarrowingSubFestArgs, SubFestSelectorArgs, one_of, require_one_of
 
 
 # The public sort names; db/read/toppers.py maps each to a compiled column.
@@ -62,6 +62,8 @@ def as_of_field():
 class TopperQueryArgsSchema(NarrowingSubFestArgs, sort_args(ENTRY_SORT_NAMES, "rank")):
     """One leaderboard, by id or by its label (in a sub-fest)."""
 
+    DEPENDENCIES = (one_of("topperPlaceholderId", "placeholderLabel"),)
+
     as_of = as_of_field()
 
     topper_placeholder_id = CanonicalUUID(metadata={
@@ -75,6 +77,8 @@ class TopperQueryArgsSchema(NarrowingSubFestArgs, sort_args(ENTRY_SORT_NAMES, "r
 
 
 class PageTopperQueryArgsSchema(NarrowingSubFestArgs):
+    DEPENDENCIES = (one_of("pageSlug", "pageId", "placeholderId", "placeholderLabel"),)
+
     as_of = as_of_field()
     page_slug = Text(max_length=120, metadata={
         "description": "Website page slug.", "example": examples.PAGE_SLUG})
@@ -96,6 +100,8 @@ MAX_RACE_TOP = 50
 
 class TopperRaceQueryArgsSchema(NarrowingSubFestArgs, PageArgs):
     """One leaderboard's race, by the selectors of /toppers; pages are of its steps."""
+
+    DEPENDENCIES = (one_of("topperPlaceholderId", "placeholderLabel"),)
 
     topper_placeholder_id = CanonicalUUID(metadata={
         "description": f"Published placeholder id; required unless `placeholderLabel` is sent. {SELECTOR_RULE}",

@@ -23,6 +23,7 @@ import marshmallow as ma
 from flask_smorest.utils import prepare_response
 
 from schemas.common import camelcase
+from schemas.selectors import dependencies
 
 from ..door.errors import GENERIC_MESSAGES
 from ..door.festival_url import PARAMETER as FESTIVAL_PARAMETER
@@ -179,6 +180,11 @@ SECURITY_SCHEMES = {"ApiKey": {
                    "a missing, unknown or revoked key is a 401."}}
 SECURITY = [{"ApiKey": []}]
 
+# The operation's rules relating its parameters, in IDL (``schemas/selectors.py``): the
+# IDL4OAS extension, which RESTest's fuzzer reads and tests/test_schemathesis.py gives
+# schemathesis. Client generators ignore ``x-`` keys.
+DEPENDENCIES = "x-dependencies"
+
 
 class ErrorSchema(ma.Schema):
     """Every error of the API, whatever its status (flask-smorest's shape)."""
@@ -228,16 +234,21 @@ class Blueprint(flask_smorest.Blueprint):
         return decorator
 
     def arguments(self, schema, *, location="query", as_kwargs=True, **kwargs):
-        """Document the query parameters as flask-smorest does, and give the view the
-        :class:`ArgumentPlan` the front door loads them with (its arguments as keywords)."""
+        """Document the query parameters as flask-smorest does, with the rules relating them
+        (``x-dependencies``), and give the view the :class:`ArgumentPlan` the front door loads
+        them with (its arguments as keywords)."""
         if location != "query" or not as_kwargs:
             raise ValueError("the API's parameters are query parameters, given to the view as keywords")
         schema = schema() if isinstance(schema, type) else schema
         document = super().arguments(schema, location=location, as_kwargs=as_kwargs, error_status_code=400,
                                      **kwargs)
 
+        rules = dependencies(schema)
+
         def decorator(func):
             func._apidoc = document(func)._apidoc
+            if rules:  # what OpenAPI cannot say: which parameters go together (IDL4OAS)
+                func._apidoc.setdefault("manual_doc", {})[DEPENDENCIES] = rules
             func.query_plan = ArgumentPlan(schema)
             return func
 
