@@ -126,12 +126,15 @@ def test_an_older_database_gets_the_columns_with_every_row_kept_and_every_result
     _, url = fresh_app
     with writable(url) as db:
         stored = m.Result.select().count()
+        entries = m.TopperEntry.select().count()
         db.execute_sql('ALTER TABLE "result" DROP COLUMN "status"')
         db.execute_sql('ALTER TABLE "festival" DROP COLUMN "position_style"')
+        db.execute_sql('ALTER TABLE "topper_placeholder" DROP COLUMN "best_per_programme"')
         create_tables()  # what `festival-api init` does on an upgrade
         assert "status" in {c.name for c in db.get_columns("result")}
         assert {r.status for r in m.Result.select(m.Result.status)} == {"present"}
         assert {f.position_style for f in m.Festival.select(m.Festival.position_style)} == {"standard"}
         # every row kept: rebuilding the festival table would delete them all (ON DELETE CASCADE)
         assert m.Result.select().count() == stored > 0
+        assert m.TopperEntry.select().count() == entries > 0  # a board's rows point at its placeholder
         assert m.Result.select().where(visibility.visible_result()).count() > 0
