@@ -316,7 +316,7 @@ def recompute_toppers(festival, now=None, sub_fest_ids=None):
         return 0
     data = FestivalData(festival.id, sub_fest_ids)
     stored = stored_boards([p.id for p in placeholders])
-    compiled = compiled_boards(festival.id) if any(p.last_computed_at is None for p in placeholders) else {}
+    compiled = compiled_boards(festival.id) if any(p.id not in stored for p in placeholders) else {}
     m.TopperEntry.delete().where(m.TopperEntry.placeholder.in_([p.id for p in placeholders])).execute()
     rows, histories = [], []
     for placeholder in placeholders:
@@ -335,9 +335,9 @@ def recompute_toppers(festival, now=None, sub_fest_ids=None):
         rows.extend(entries)
         # Its time is when its entries last changed: a board that came out as it was keeps
         # its time, so its answers (and their ETags) stay the same across imports.
-        if placeholder.last_computed_at is not None:
+        if placeholder.last_computed_at is not None and placeholder.id in stored:
             kept = placeholder.last_computed_at
-            same = stored.get(placeholder.id) == board_digest(entries, digest)
+            same = stored[placeholder.id] == board_digest(entries, digest)
         else:  # its rows were written anew (a full import): as the public saw it last
             kept, shown = compiled.get(placeholder.id, (None, None))
             same = kept is not None and shown == digest
