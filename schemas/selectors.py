@@ -1,20 +1,23 @@
 """Alternative selectors: endpoints that accept one record by any of several parameters.
 
-OpenAPI cannot relate one query parameter to another, so each schema also states its rules in
-the Inter-parameter Dependency Language (IDL) of IDL4OAS, which the document carries as the
-operation's ``x-dependencies`` (``app/views/operations.py``): ``Or(a, b);`` (send at least one),
-``OnlyOne(a, b);`` (send exactly one), ``ZeroOrOne(a, b);`` (send at most one). A request that
-keeps to them is never a 400 for the combination; the service may accept more (both of
-``subFestId`` and ``subFestSlug`` when they name the same sub-fest). Ids and keys that name no
-visible record are still the one 404: that depends on the data, not on the parameters.
+OpenAPI cannot relate one query parameter to another, so each schema states its rules in the
+Inter-parameter Dependency Language (IDL) of IDL4OAS, its classes' ``DEPENDENCIES``, which the
+document carries as the operation's ``x-dependencies`` (``app/views/operations.py``):
+``Or(a, b);`` (send at least one), ``OnlyOne(a, b);`` (send exactly one), ``ZeroOrOne(a, b);``
+(send at most one), ``a <= b;``. The groups that need a parameter are checked from the same
+statement (:class:`StatedRules`), a 400 naming the group. A request that keeps the rules is
+never a 400 for the combination; the service takes a little more (both of ``subFestId`` and
+``subFestSlug`` when they name the same sub-fest: ``app.views.lookups``; ``a <= b`` is the
+view's own check). Ids and keys that name no visible record are still the one 404: that
+depends on the data, not on the parameters.
 """
+import re
+
 from marshmallow import ValidationError, validates_schema
 
 from . import examples
-from .common import QueryArgs
+from .common import QueryArgs, camelcase
 from .fields import CanonicalUUID, Text
-
-SUB_FEST_SELECTORS = {"subFestId": "sub_fest_id", "subFestSlug": "sub_fest_slug"}
 
 # The sub-fest's rule where one is required, and where it is optional.
 ONE_SUB_FEST = "OnlyOne(subFestId, subFestSlug);"
@@ -24,6 +27,10 @@ AT_MOST_ONE_SUB_FEST = "ZeroOrOne(subFestId, subFestSlug);"
 def one_of(*names):
     """The IDL rule of :func:`require_one_of`: at least one of ``names``."""
     return f"Or({', '.join(names)});"
+
+
+# An IDL group needing one of its parameters (``Or``, ``OnlyOne``): its names.
+REQUIRED_GROUP = re.compile(r"^(?:Or|OnlyOne)\((.+)\);$")
 
 
 def dependencies(schema):
@@ -48,7 +55,29 @@ def require_one_of(data, selectors):
         raise ValidationError({name: [f"Send {names}."] for name in selectors})
 
 
-class SubFestSelectorArgs(QueryArgs):
+class StatedRules(QueryArgs):
+    """Checks the groups of its ``DEPENDENCIES`` that need one of their parameters: none of
+    them sent is a 400 naming each (:func:`require_one_of`)."""
+
+    @validates_schema
+    def stated_groups(self, data, **kwargs):
+        groups = type(self).__dict__.get("_required_groups")
+        if groups is None:
+            attributes = {camelcase(field.data_key or name): name for name, field in self.declared_fields.items()}
+            groups = [{key.strip(): attributes[key.strip()] for key in found[1].split(",")}
+                      for found in map(REQUIRED_GROUP.match, dependencies(self)) if found]
+            type(self)._required_groups = groups
+        errors = {}
+        for group in groups:
+            try:
+                require_one_of(data, group)
+            except ValidationError as error:
+                errors.update(error.messages)
+        if errors:
+            raise ValidationError(errors)
+
+
+class SubFestSelectorArgs(StatedRules):
     """The sub-fest a list comes from, by id or by slug (``app.views.lookups.sub_fest_ref_or_404``)."""
 
     DEPENDENCIES = (ONE_SUB_FEST,)
@@ -59,9 +88,6 @@ class SubFestSelectorArgs(QueryArgs):
     sub_fest_slug = Text(max_length=80, metadata={"example": examples.SUB_FEST_SLUG,
         "description": "Slug of the sub-fest to list from; required unless `subFestId` is sent."})
 
-    @validates_schema
-    def one_sub_fest_selector(self, data, **kwargs):
-        require_one_of(data, SUB_FEST_SELECTORS)
 
 
 SELECTOR_RULE = ("When both are sent they must name the same record (else 404); "
@@ -80,7 +106,7 @@ def optional_sub_fest_fields(what):
                                                          f"{NARROWING_RULE}"}))
 
 
-class NarrowingSubFestArgs(QueryArgs):
+class NarrowingSubFestArgs(StatedRules):
     """The optional sub-fest a lookup by code, chest number or label is narrowed to."""
 
     DEPENDENCIES = (AT_MOST_ONE_SUB_FEST,)
@@ -104,9 +130,6 @@ class ProgrammeSelectorArgs(NarrowingSubFestArgs):
                        "required unless `subFestProgramId` is sent. A code used in several "
                        "sub-fests needs `subFestSlug` or `subFestId` (else 400)."})
 
-    @validates_schema
-    def one_selector(self, data, **kwargs):
-        require_one_of(data, {"subFestProgramId": "sub_fest_program_id", "programCode": "program_code"})
 
 
 class CandidateSelectorArgs(NarrowingSubFestArgs):
@@ -121,6 +144,3 @@ class CandidateSelectorArgs(NarrowingSubFestArgs):
                        "sent. A chest number used in several sub-fests needs `subFestSlug` or "
                        "`subFestId` (else 400)."})
 
-    @validates_schema
-    def one_selector(self, data, **kwargs):
-        require_one_of(data, {"subFestCandidateId": "sub_fest_candidate_id", "chestNo": "chest_no"})

@@ -1,5 +1,5 @@
 """Toppers: query arguments and output of /topper-placeholders, /toppers and /page-toppers."""
-from marshmallow import fields, validate, validates_schema
+from marshmallow import fields, validate
 
 from . import examples
 from .common import ContextSchema, MetaSchema, OutSchema, PageArgs, UtcDateTime, Uuid, list_envelope, sort_args
@@ -21,7 +21,7 @@ from .nested import (
     SubFestRefSchema,
     TeamRefSchema,
 )
-from .selectors import SELECTOR_RULE, NarrowingSubFestArgs, SubFestSelectorArgs, one_of, require_one_of
+from .selectors import SELECTOR_RULE, NarrowingSubFestArgs, SubFestSelectorArgs, one_of
 
 
 # The public sort names; db/read/toppers.py maps each to a compiled column.
@@ -71,9 +71,6 @@ class TopperQueryArgsSchema(NarrowingSubFestArgs, sort_args(ENTRY_SORT_NAMES, "r
         "example": examples.TOPPER_PLACEHOLDER_ID})
     placeholder_label = placeholder_label_field("topperPlaceholderId")
 
-    @validates_schema
-    def one_selector(self, data, **kwargs):
-        require_one_of(data, {"topperPlaceholderId": "topper_placeholder_id", "placeholderLabel": "placeholder_label"})
 
 
 class PageTopperQueryArgsSchema(NarrowingSubFestArgs):
@@ -88,10 +85,6 @@ class PageTopperQueryArgsSchema(NarrowingSubFestArgs):
         "description": "One placeholder: of the page when a page is named, else on its own."})
     placeholder_label = placeholder_label_field("placeholderId")
 
-    @validates_schema
-    def one_selector(self, data, **kwargs):
-        require_one_of(data, {"pageSlug": "page_slug", "pageId": "page_id", "placeholderId": "placeholder_id",
-                              "placeholderLabel": "placeholder_label"})
 
 
 # The most entries a race follows (``db.compiled.tables.RACE_SIZE``).
@@ -118,9 +111,6 @@ class TopperRaceQueryArgsSchema(NarrowingSubFestArgs, PageArgs):
                        "time; a date alone is its end. `context.asOf` says which publication the last step is.",
         "example": examples.AS_OF})
 
-    @validates_schema
-    def one_selector(self, data, **kwargs):
-        require_one_of(data, {"topperPlaceholderId": "topper_placeholder_id", "placeholderLabel": "placeholder_label"})
 
 
 class ScopeKeysSchema(OutSchema):
