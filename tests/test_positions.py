@@ -226,3 +226,20 @@ def test_members_are_given_only_to_a_group_entry(fresh_app):
     assert problems(url, data) == [
         (f"$.registrations[{len(data['registrations']) - 1}].members",
          "an entry with members is a group: set type to group (it is 'individual'), or leave the members out")]
+
+
+def test_one_person_under_two_chest_numbers_has_one_result_in_a_programme(fresh_app):
+    _, url = fresh_app
+    data = natural_festival()
+    data["subFestCandidates"].append({"sub_fest_slug": "main", "chest_no": "104", "candidate_admission_number": "ADM-1",
+                                      "team_name": "Red School"})  # Anu, who is 101 too
+    data["registrations"].append({"sub_fest_slug": "main", "sub_fest_programme_code": "P1", "chest_no": "104"})
+    data["results"].append({**P1, "chest_no": "104", "score": 60, "position": 3})
+    last = len(data["results"]) - 1
+    assert problems(url, data) == [
+        (f"$.results[{last}].registration", "chest_no '104' and chest_no '101' are one person, who already has a "
+                                            "result in this programme ($.results[0])")]
+    del data["results"][0]  # 101's result: one result of the person is fine, under either number
+    data["results"][-1].update(score=95, position=1)
+    with writable(url):
+        validate(data)

@@ -138,9 +138,11 @@ def check_group_members(state, problems, only=None):
 
 
 def check_one_entry_per_candidate(state, problems):
-    """No candidate has two results in one programme (alone or as a group member)."""
+    """No candidate has two results in one programme (alone or as a group member), nor one
+    person under two chest numbers."""
     registrations = state.rows["registrations"]
-    seen = {}
+    chests = state.rows["subFestCandidates"]
+    seen, people = {}, {}
     for result_id, result in state.rows["results"].items():
         registration = registrations.get(result.get("registration"))
         if registration is None:
@@ -153,8 +155,19 @@ def check_one_entry_per_candidate(state, problems):
                 problems.append((f"{state.path('results', result_id)}.registration",
                                  f"sub-fest candidate {candidate} already has a result in this programme "
                                  f"({state.path('results', seen[key])})"))
-            else:
-                seen[key] = result_id
+                continue
+            seen[key] = result_id
+            person = chests.get(candidate, {}).get("candidate")
+            other = people.setdefault((result.get("sub_fest_programme"), person), (candidate, result_id))
+            if person is None or other[0] == candidate:
+                continue
+            if result_id in state.paths or other[1] in state.paths:  # stored rows were checked before
+                here, there = (result_id, other[1]) if result_id in state.paths else (other[1], result_id)
+                mine, theirs = (candidate, other[0]) if here == result_id else (other[0], candidate)
+                problems.append((f"{state.path('results', here)}.registration",
+                                 f"chest_no {chests[mine].get('chest_no')!r} and chest_no "
+                                 f"{chests[theirs].get('chest_no')!r} are one person, who already has a result "
+                                 f"in this programme ({state.path('results', there)})"))
 
 
 def check_festival_slug(festival, problems):
