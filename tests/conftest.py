@@ -46,6 +46,9 @@ ON_POSTGRES = pg_scratch.is_postgres_url(TEST_DATABASE_URL)
 SEEDED_TEMPLATE_URL = (pg_scratch.with_database(TEST_DATABASE_URL,
                                                 f"{pg_scratch.database_name(TEST_DATABASE_URL)}_seeded"[-63:])
                        if ON_POSTGRES else None)
+ADM_FILTER_TEMPLATE_URL = (pg_scratch.with_database(TEST_DATABASE_URL,
+                                                    f"{pg_scratch.database_name(TEST_DATABASE_URL)}_adm"[-63:])
+                           if ON_POSTGRES else None)
 # Under pytest-xdist each worker process has a database of its own beside the one named
 # (NAME_gw0, NAME_gw1, ...), a copy of NAME_seeded, dropped at its end.
 XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
@@ -175,9 +178,10 @@ def _seeded_postgres_copy(url, tmp_path_factory):
 
 
 def pytest_sessionfinish(session):
-    """The run's seeded PostgreSQL database goes with the run (its workers have finished)."""
+    """The run's shared PostgreSQL databases go with the run (its workers have finished)."""
     if ON_POSTGRES and not XDIST_WORKER:
         pg_scratch.drop_database(SEEDED_TEMPLATE_URL)
+        pg_scratch.drop_database(ADM_FILTER_TEMPLATE_URL)
 
 
 def _close_bound_database():
@@ -293,7 +297,8 @@ def fresh_app(seeded, tmp_path):
 def adm_filter_template(seeded, tmp_path_factory):
     """The URL of a copy of the seeded database where the large festival has turned
     ``admNoPattern`` on, made once a session (an update of the festival compiles it again);
-    tests work on copies of it (``adm_filter_app``). On SQLite the xdist workers share one."""
+    tests work on copies of it (``adm_filter_app``). The xdist workers share one (on
+    PostgreSQL ``ADM_FILTER_TEMPLATE_URL``, made from the run's seeded database)."""
     from seed.pipeline.write.update import update_fixture
 
     def turn_on(url):
@@ -306,6 +311,14 @@ def adm_filter_template(seeded, tmp_path_factory):
 
     if XDIST_WORKER and not ON_POSTGRES:
         yield f"sqlite:///{_built_once_a_run(tmp_path_factory, 'adm_filter', build)}/copy.sqlite3"
+        return
+    if XDIST_WORKER:
+        def build_on_postgres(folder):
+            pg_scratch.copy_into(SEEDED_TEMPLATE_URL, ADM_FILTER_TEMPLATE_URL)
+            turn_on(ADM_FILTER_TEMPLATE_URL)
+
+        _built_once_a_run(tmp_path_factory, "adm_filter_postgres", build_on_postgres)
+        yield ADM_FILTER_TEMPLATE_URL
         return
     previous = database.obj
     with database_copy(seeded[0], tmp_path_factory.mktemp("adm_filter")) as url:
