@@ -455,7 +455,7 @@ def test_a_workbook_written_in_place_in_a_burst_or_half_then_whole_is_one_import
         with open(path, "wb") as fh:
             fh.write(whole[: len(whole) // 2])  # half of it, then a pause longer than the quiet time
             fh.flush()
-            time.sleep(1.0)
+            time.sleep(0.6)
             fh.write(whole[len(whole) // 2:])
         follow.wait_for(r"published district-fest-2026 revision \d+: results: 0 added, 1 changed",
                         timeout=WATCH_BOUND)

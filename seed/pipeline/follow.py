@@ -46,11 +46,13 @@ DEFAULT_INTERVAL = 30
 HTTP_TIMEOUT = 10
 USER_AGENT = "festival-api-follow"
 # How long a local source must be left alone before it is read: one save is a burst of
-# events (a temporary file written and renamed over the original, or a file written in place).
+# events (a temporary file written and renamed over the original, or a file written in
+# place); a folder of CSV files longer, as it is copied or saved file by file.
 QUIET = 0.2
+FOLDER_QUIET = 0.5
 # How long content that cannot be read yet (a workbook half written, a file renamed away)
 # is given to settle before it is said to be so.
-SETTLE = 2.0
+SETTLE = 3.0
 # Seconds between looks at the size and time of a local source that cannot be watched.
 POLL = 1.0
 # Longest burst of events waited out before a look (a folder copied file by file).
@@ -124,6 +126,7 @@ class FolderSource:
     """A folder of CSV files, on this machine."""
 
     local = True
+    quiet = FOLDER_QUIET
 
     def __init__(self, path):
         self.path = Path(path)
@@ -162,6 +165,7 @@ class FileSource:
     save changed are read again; the others are taken as last applied (:meth:`remember`)."""
 
     local = True
+    quiet = QUIET
 
     def __init__(self, path, sheet=None, festival=None):
         self.path = Path(path)
@@ -319,18 +323,18 @@ def open_source(spec, sheet=None, festival=None, interval=DEFAULT_INTERVAL):
 
 
 def settled(source):
-    """``source.read()`` of a file on this machine once it has been left alone for
-    :data:`QUIET` seconds and does not change while it is read: a spreadsheet writes a CSV
-    file in place, and a half-written one must not be applied (a score of 9 for 95). An
-    address is read once."""
+    """``source.read()`` of a file on this machine once it has been left alone for its
+    quiet time (:data:`QUIET`, :data:`FOLDER_QUIET`) and does not change while it is read: a
+    spreadsheet writes a CSV file in place, and a half-written one must not be applied (a
+    score of 9 for 95). An address is read once."""
     if not getattr(source, "local", False):
         return source.read()
     before = source.signature()
     newest = max((s[2] for s in _stats(before)), default=None)
     if newest is not None:
         age = time.time() - newest / 1e9
-        if 0 <= age < QUIET:
-            time.sleep(QUIET - age)
+        if 0 <= age < source.quiet:
+            time.sleep(source.quiet - age)
             before = source.signature()
     digest, load = source.read()
     if source.signature() != before:
@@ -543,7 +547,7 @@ class Follower:
             now = time.monotonic()
             self.unsettled = self.unsettled or now
             if now - self.unsettled < SETTLE:
-                self.retry_at = now + QUIET
+                self.retry_at = now + self.source.quiet
                 return
             self._wait(f"waiting: {waiting}; nothing was applied")
             return
@@ -648,12 +652,12 @@ class Follower:
                     return
 
     def _quiet(self, woke, stop):
-        """Wait until the source has been left alone for :data:`QUIET` seconds (one save, one look)."""
+        """Wait until the source has been left alone for its quiet time (one save, one look)."""
         end = time.monotonic() + LONGEST_BURST
         seen = self.source.signature()
         while not stop.is_set() and time.monotonic() < end:
             woke.clear()
-            if woke.wait(QUIET):
+            if woke.wait(self.source.quiet):
                 continue
             now = self.source.signature()
             if now == seen:
