@@ -32,6 +32,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import zipfile
+from email.utils import parsedate_to_datetime
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -297,7 +298,7 @@ class UrlSource:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 content = response.read(cap("IMPORT_MAX_MB") * MB + 1)  # past the cap: refused, unread
                 validators = {"If-None-Match": response.headers.get("ETag"),
-                              "If-Modified-Since": response.headers.get("Last-Modified")}
+                              "If-Modified-Since": _settled_time(response.headers)}
         except urllib.error.HTTPError as exc:
             if exc.code == 304 and self.last is not None:
                 digest, content = self.last
@@ -312,6 +313,20 @@ class UrlSource:
         self.validators = {name: value for name, value in validators.items() if value}
         self.last = (digest, content)
         return digest, (lambda: read_content(self.name, content, self.sheet, self.festival))
+
+
+def _settled_time(headers):
+    """An answer's ``Last-Modified``, when it can say the file did not change since: only if
+    the answer was sent a second or more after it (a time in whole seconds cannot tell a
+    file saved again within the same second; RFC 9110, 8.8.2.2)."""
+    modified, sent = headers.get("Last-Modified"), headers.get("Date")
+    try:
+        if modified and sent and \
+                (parsedate_to_datetime(sent) - parsedate_to_datetime(modified)).total_seconds() >= 1:
+            return modified
+    except (TypeError, ValueError):
+        pass
+    return None
 
 
 def open_source(spec, sheet=None, festival=None, interval=DEFAULT_INTERVAL):
