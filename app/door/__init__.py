@@ -64,7 +64,7 @@ from .healthz import HealthCheck
 from .limits import make_private_filter_limits, make_rate_limits
 from .observation import CACHE, KEY, LIMIT, QUERY, RENDER, SERVER_TIMING, Observation
 from .quiet_log import QuietLog
-from .request import AFTER_ANSWER, RequestState, begin_request, end_request
+from .request import AFTER_ANSWER, MAX_PARSED_LENGTH, RequestState, begin_request, end_request
 from .response_cache import CachedResponse, ResponseCache
 
 # Headers of a view's answer that the front door makes again for every answer it sends.
@@ -114,6 +114,9 @@ class FrontDoor:
                                    max_bytes=config["RESPONSE_CACHE_MB"] * 2**20)
         self.headers = ApiHeaders(config)
         self.timed = config["SERVER_TIMING"]
+        # Worked out once: every request asks.
+        self._bars_wrong_keys = self.limits is not None and bool(self.limits.wrong_keys)
+        self._counts_requests = self.limits is not None and self.limits.counts_requests
         self.trusts_proxies = config["TRUSTED_PROXIES"] > 0
         self._warned_about_proxy = False
         self.operations = {}  # path -> Operation: GET needs a key and reads the database
@@ -136,12 +139,13 @@ class FrontDoor:
     # -- the door ----------------------------------------------------------------------
 
     def __call__(self, environ, start_response):
-        state = RequestState(environ.get("QUERY_STRING"), Observation(self.timed))
+        query_string = environ.get("QUERY_STRING")
+        state = RequestState(query_string, Observation(self.timed))
         path = environ.get("PATH_INFO", "")
         method = environ.get("REQUEST_METHOD", "GET")
         if path in self.data_paths and method in ("GET", "HEAD"):
-            state.private = is_private(state.query)
-            state.named = named_festival(state.query) or None
+            if state.query:
+                state.private, state.named = _query_facts(query_string, state.query)
             answer = self._data(environ, state)
         elif method == "OPTIONS" and (path in self.data_paths or path in self.open_paths):
             # Its CORS headers, like every answer's, are added once on the way out (_send).
@@ -157,10 +161,13 @@ class FrontDoor:
         """The answer to a ``GET`` of a data endpoint."""
         self._notice_forwarding(environ)
         try:
-            with self.database.deadline():
-                return self._attempts(environ, state)
+            if self.database.has_request_deadline:
+                with self.database.deadline():
+                    return self._attempts(environ, state)
+            return self._attempts(environ, state)
         finally:
-            self.outages.flush()
+            if self.outages.held:  # repeats held back while the database failed
+                self.outages.flush()
 
     def _attempts(self, environ, state):
         """The answer, once more on new connections when the first met a killed one."""
@@ -189,7 +196,7 @@ class FrontDoor:
         plain = environ.get(ENVIRON_HEADER, "").strip()
         limits = self.limits
         barred = None
-        if plain and limits is not None and limits.wrong_keys:
+        if plain and self._bars_wrong_keys:
             barred = limits.barred(environ.get("REMOTE_ADDR"))
             if timed:
                 seen.lap(LIMIT)
@@ -215,7 +222,7 @@ class FrontDoor:
         if timed:
             seen.lap(QUERY)
         if_none_match = environ.get("HTTP_IF_NONE_MATCH")
-        counts = limits is not None and limits.counts_requests
+        counts = self._counts_requests
         first_look = state.limit_headers is None
         if counts and first_look:
             # A conditional request may be answered 304, which spends nothing: it is counted
@@ -244,8 +251,13 @@ class FrontDoor:
         if if_none_match and answer.etag is not None and not_modified(if_none_match, answer.etag):
             answer.status, answer.body = 304, b""
             # A 304 sends none of the body's headers (RFC 9110 15.4.5; Werkzeug's
-            # remove_entity_headers, without the set it builds on every call).
-            answer.headers = [header for header in answer.headers if header[0].lower() not in BODY_HEADERS]
+            # remove_entity_headers, without the set it builds on every call): a kept
+            # answer's are worked out once.
+            entry = answer.entry
+            if entry is not None:
+                answer.headers = list(entry.bodiless_headers(BODY_HEADERS))
+            else:
+                answer.headers = [header for header in answer.headers if header[0].lower() not in BODY_HEADERS]
         elif counts and not state.limit_spent:
             state.limit_spent = True
             if timed:
@@ -445,6 +457,26 @@ def is_private(pairs):
         if name in PRIVATE_PARAMETERS or name[-2:] == "[]" and name[:-2] in PRIVATE_PARAMETERS:
             return True
     return False
+
+
+# What the front door needs of a query string's pairs, worked out once for each of the
+# queries seen lately (result day repeats a few hundred URLs): whether it tests a private
+# value, and the festival it names (None).
+_facts = {}
+MAX_FACTS = 4096
+
+
+def _query_facts(query_string, pairs):
+    """``(private, named)`` of a query string and its ``(name, value)`` pairs;
+    short query strings are worked out once."""
+    facts = _facts.get(query_string)
+    if facts is None:
+        facts = (is_private(pairs), named_festival(pairs) or None)
+        if len(query_string) <= MAX_PARSED_LENGTH:
+            if len(_facts) >= MAX_FACTS:
+                _facts.clear()
+            _facts[query_string] = facts
+    return facts
 
 
 def _first_line(error):

@@ -139,7 +139,7 @@ class ApiHeaders:
         value, which no cache may keep. ``shared``: the answer to a URL that names its
         festival, the same for every key of it (``festival=``)."""
         vary = self._shared_vary if shared else self._vary
-        if any(_made_here(name) for name, _ in headers):  # rare: a data answer has none of them
+        if _any_made_here(headers):  # rare: a data answer has none of them
             names = [name for name in self._vary_names if not (shared and name == KEY_HEADER)]
             for name, value in headers:
                 if name.lower() == "vary":  # a view's own Vary joins ours
@@ -179,6 +179,23 @@ def shared_cache_control(config):
         if config[name] > 0:
             directives.append(f"{directive}={config[name]}")
     return ", ".join(directives)
+
+
+# Header names an answer had, and whether ``finish`` makes them: a few names, asked of every answer.
+_MADE_HERE = {}
+
+
+def _any_made_here(headers):
+    """Whether any of ``headers`` is one ``finish`` makes (:func:`_made_here`)."""
+    for name, _ in headers:
+        made = _MADE_HERE.get(name)
+        if made is None:
+            made = _made_here(name)
+            if len(_MADE_HERE) < MAX_ORIGINS:
+                _MADE_HERE[name] = made
+        if made:
+            return True
+    return False
 
 
 def _made_here(name):

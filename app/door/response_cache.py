@@ -30,7 +30,7 @@ MAKER_WAIT_SECONDS = 5
 class CachedResponse:
     """The body of a ``200`` answer, the view's headers, its ETag, and its compressed copies."""
 
-    __slots__ = ("body", "headers", "etag", "encoded", "_lock")
+    __slots__ = ("body", "headers", "etag", "encoded", "_lock", "_bodiless")
 
     def __init__(self, body, headers, etag):
         self.body = body
@@ -38,6 +38,16 @@ class CachedResponse:
         self.etag = etag
         self.encoded = {}  # content coding ("br", "gzip") -> compressed body
         self._lock = threading.Lock()
+        self._bodiless = None
+
+    def bodiless_headers(self, body_headers):
+        """The headers without those of ``body_headers`` (lower case): a ``304``'s, worked
+        out once."""
+        bodiless = self._bodiless
+        if bodiless is None:
+            self._bodiless = bodiless = tuple(header for header in self.headers
+                                              if header[0].lower() not in body_headers)
+        return bodiless
 
     def remember_encoding(self, encoding, data):
         with self._lock:

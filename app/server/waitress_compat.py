@@ -390,6 +390,8 @@ class JsonErrorChannel(HTTPChannel):
         """Whether this connection's next request waits, not given to a worker, because the
         answer before it is not all handed to the socket yet; :meth:`handle_write` gives it
         to the workers once it is."""
+        if not self.total_outbufs_len:  # all sent (the common case): nothing can be added meanwhile,
+            return False                # since no worker serves this connection now
         with self.outbuf_lock:
             if self.total_outbufs_len and self.connected and not self.will_close:
                 self.parked = True
@@ -455,9 +457,10 @@ class JsonErrorChannel(HTTPChannel):
         try:
             super().service()
         finally:
-            with self.outbuf_lock:
-                if self.total_outbufs_len and self.connected:
-                    self.owed_since = time.monotonic()
+            if self.total_outbufs_len:  # the answer is written: only the loop's sending lowers it now
+                with self.outbuf_lock:
+                    if self.total_outbufs_len and self.connected:
+                        self.owed_since = time.monotonic()
             if self.held and not self.requests and self.connected:
                 self.received(b"")  # what waited past the pipeline depth, now that the rest is served
             if not self.server.task_dispatcher.queue:
@@ -524,7 +527,12 @@ class FairQueue:
     def ready(self):
         """Whether a waiting request's address is under its share."""
         busy, share = self.busy, self.share
-        return any(busy.get(address, 0) < share for address in self.waiting)
+        if not busy:  # no address holds a worker (the common case): any that waits may go
+            return bool(self.waiting)
+        for address in self.waiting:
+            if busy.get(address, 0) < share:
+                return True
+        return False
 
     def take(self):
         """``(task, address)``: the first address in turn that is under its share, its oldest
@@ -599,8 +607,12 @@ class HealthFirstDispatcher(ThreadedTaskDispatcher):
     def handler_thread(self, thread_no):
         """waitress's worker, taking the requests in :class:`FairQueue`'s order."""
         queue = self.queue
+        address = done = None
         while True:
             with self.lock:
+                if done:  # the request served last: its address's worker is free (one lock a request)
+                    queue.done(address)
+                    done = False
                 while self.stop_count == 0 and not (queue.length and queue.ready()):
                     self.active_count -= 1
                     self.queue_cv.wait()
@@ -612,13 +624,11 @@ class HealthFirstDispatcher(ThreadedTaskDispatcher):
                     self.thread_exit_cv.notify()
                     break
                 task, address = queue.take()
+                done = True
             try:
                 task.service()
             except BaseException:
                 self.logger.exception("Exception when servicing %r", task)
-            finally:
-                with self.lock:
-                    queue.done(address)
 
     def shutdown(self, cancel_pending=True, timeout=5):
         self.health.shutdown(cancel_pending, timeout)

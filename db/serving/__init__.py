@@ -116,6 +116,11 @@ class ServiceDatabase:
         self._damaged = None
         return None
 
+    @property
+    def has_request_deadline(self):
+        """Whether requests have a deadline (:meth:`deadline` is more than a null context)."""
+        return self._request_seconds is not None
+
     def deadline(self):
         """A context for one request: all its waits on PostgreSQL, connecting included, end
         within ``DATABASE_REQUEST_DEADLINE_MS`` (:func:`db.serving.deadlines.request_deadline`)."""
