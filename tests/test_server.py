@@ -423,3 +423,36 @@ def test_at_the_limit_the_biggest_holder_gives_up_an_idle_connection_to_an_addre
         clients.append(again)
         server.handle_accept()
         assert len(server.held_back) == 3  # the biggest holder gets no more
+
+
+@pytest.mark.parametrize("version", ["1.0", "1.1"])
+@pytest.mark.parametrize("connection", ["", "close", "keep-alive"])
+@pytest.mark.parametrize("status, headers, content_length", [
+    ("304 Not Modified", [("ETag", 'W/"x"'), ("x-data-revision", "3"), ("Vary", "A"), ("cache-control", "x"),
+                          ("vary", "b")], None),
+    ("200 OK", [("Content-Type", "application/json"), ("Content-Length", "5"),
+                ("access-control-allow-origin", "*")], 5),
+    ("200 OK", [("Content-Type", "application/json"), ("Date", "x"), ("Server", "s")], None),
+    ("204 No Content", [("Content-Length", "0")], 0),
+], ids=["304", "200", "200-own-date-server", "204"])
+def test_an_answers_head_is_waitresss_own(version, connection, status, headers, content_length):
+    """The head KeepAliveTask builds (names spelled once, Date once a second) is byte for byte
+    waitress's, and leaves the task as waitress's leaves it."""
+    from unittest import mock
+
+    from waitress.task import WSGITask
+
+    from app.server.waitress_compat import KeepAliveTask
+
+    made = []
+    for build in (WSGITask.build_response_header, KeepAliveTask.build_response_header):
+        task = object.__new__(KeepAliveTask)
+        task.version, task.status, task.response_headers = version, status, list(headers)
+        task.request = mock.Mock(headers={"CONNECTION": connection} if connection else {})
+        task.content_length, task.close_on_finish, task.chunked_response = content_length, False, False
+        task.start_time = 1_700_000_000.5
+        task.channel = mock.Mock()
+        task.channel.server.adj.ident = "festival-api"
+        made.append((build(task), task.close_on_finish, task.chunked_response, task.response_headers))
+    assert made[0] == made[1]
+    assert made[1][0].startswith(f"HTTP/{version} {status}\r\n".encode())

@@ -70,7 +70,7 @@ from waitress.parser import HTTPRequestParser
 from waitress.server import BaseWSGIServer
 from waitress.server import create_server as waitress_create_server
 from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
-from waitress.utilities import Error, RequestEntityTooLarge, RequestHeaderFieldsTooLarge
+from waitress.utilities import Error, RequestEntityTooLarge, RequestHeaderFieldsTooLarge, build_http_date
 
 from ..door.access_log import write_held
 from ..door.request import AFTER_ANSWER
@@ -128,6 +128,28 @@ class JsonErrorTask(ErrorTask):
 
 
 
+# Header names as an answer spells them -> as waitress sends them; names seen at most.
+_SPELLING = {}
+MAX_SPELLINGS = 256
+
+
+def _header_name(header):
+    return header[0]
+
+
+_date = (None, "")  # (whole second, its HTTP date)
+
+
+def _http_date(when):
+    """``Date``'s value at ``when`` (waitress's ``build_http_date``), made once a second."""
+    global _date
+    second = int(when)
+    made = _date
+    if made[0] != second:
+        _date = made = (second, build_http_date(second))
+    return made[1]
+
+
 class KeepAliveTask(WSGITask):
     """waitress's task, keeping an HTTP/1.1 connection open after an answer that has no
     body by definition (1xx, 204, 304), sending a whole answer with its head in one
@@ -163,6 +185,69 @@ class KeepAliveTask(WSGITask):
             self.channel.write_answer(head, data)
             return
         super().write(data)
+
+    def build_response_header(self):
+        """waitress's ``build_response_header`` (3.0.2), but each header name's spelling
+        (``x-data-revision`` -> ``X-Data-Revision``) is worked out once per name and the
+        ``Date`` once a second: most of a ``304`` is its head, and waitress split and
+        capitalized every name of every answer."""
+        version = self.version
+        connection = self.request.headers.get("CONNECTION", "").lower()
+        response_headers = []
+        content_length_header = date_header = server_header = None
+        for headername, headerval in self.response_headers:
+            spelled = _SPELLING.get(headername)
+            if spelled is None:
+                spelled = "-".join([part.capitalize() for part in headername.split("-")])
+                if len(_SPELLING) < MAX_SPELLINGS:
+                    _SPELLING[headername] = spelled
+            headername = spelled
+            if headername == "Content-Length":
+                if self.has_body:
+                    content_length_header = headerval
+                else:
+                    continue
+            elif headername == "Date":
+                date_header = headerval
+            elif headername == "Server":
+                server_header = headerval
+            response_headers.append((headername, headerval))
+        self.response_headers = response_headers
+        if content_length_header is None and self.content_length is not None and self.has_body:
+            content_length_header = str(self.content_length)
+            response_headers.append(("Content-Length", content_length_header))
+        if version == "1.0":
+            if connection == "keep-alive":
+                if not content_length_header:
+                    self.set_close_on_finish()
+                else:
+                    response_headers.append(("Connection", "Keep-Alive"))
+            else:
+                self.set_close_on_finish()
+        elif version == "1.1":
+            if connection == "close":
+                self.set_close_on_finish()
+            if not content_length_header:
+                # RFC 7230: no Transfer-Encoding or Content-Length for a 1xx, 204 or 304.
+                if self.has_body:
+                    response_headers.append(("Transfer-Encoding", "chunked"))
+                    self.chunked_response = True
+                if not self.close_on_finish:
+                    self.set_close_on_finish()
+        else:
+            raise AssertionError("neither HTTP/1.0 or HTTP/1.1")
+        ident = self.channel.server.adj.ident
+        if not server_header:
+            if ident:
+                response_headers.append(("Server", ident))
+        else:
+            response_headers.append(("Via", ident or "waitress"))
+        if not date_header:
+            response_headers.append(("Date", _http_date(self.start_time)))
+        # A stable sort: headers of one name keep their order (RFC 9110 5.3).
+        lines = [f"HTTP/{self.version} {self.status}",
+                 *["%s: %s" % header for header in sorted(response_headers, key=_header_name)]]
+        return ("%s\r\n\r\n" % "\r\n".join(lines)).encode("latin-1")
 
     def set_close_on_finish(self):
         asked_to_close = (self.version != "1.1"
