@@ -6,8 +6,8 @@ guard (``guard/``: no published record taken away unasked) → write (``write/``
 transaction, then ``db.compiler`` compiles them). ``follow`` re-imports a source that changes;
 ``export`` writes a stored festival back as a file.
 
-Each stage's entry: ``read.load.load_source``; ``write.importer.check_rows`` (the checks
-every import and update make); ``diff.row_diff.diff_rows``; ``guard.withdrawals.guarded_write``;
+Each stage's entry: ``read.load.load_source``; ``check.check_rows`` (the checks every
+import and update make); ``diff.row_diff.diff_rows``; ``guard.withdrawals.guarded_write``;
 ``write.importer.import_file`` and ``write.update.update_file`` (what they share:
 ``write.rows``).
 """

@@ -11,7 +11,7 @@ from db.compiler.leaderboards import recompute_toppers
 from db.source import models as m
 from db.source.revisions import current_revision
 
-from seed.pipeline.check.board_rules import check_board_rules
+from seed.pipeline.check import check_rows
 from seed.pipeline.read.load import load_source
 from seed.pipeline.write.locking import DEFAULT_WAIT_SECONDS, write_transaction
 from seed.pipeline.write.rows import DryRun, after_write, link_rows, stored_row
@@ -19,21 +19,11 @@ from seed.pipeline.diff.festival_state import state_from_database, state_from_do
 from seed.pipeline.read.fixture_format import SECTIONS, fixture_fields, json_schema
 from seed.pipeline.read.local_times import localise_times, parse_zone
 from seed.pipeline.check.natural_keys import Expander, KeyIndex, festival_id
-from seed.pipeline.check.points import check_results
 from seed.pipeline.read.problems import FixtureError
 from seed.pipeline.diff.row_diff import RowDiff, diff_rows
 from seed.pipeline.guard.withdrawals import WithdrawalRefused, guarded_write
-from seed.pipeline.check.positions import check_positions, said_not_present
-from seed.pipeline.check.validation import (
-    check_codes,
-    check_festival_slug,
-    check_shape,
-    check_foreign_ids,
-    check_group_members,
-    check_one_entry_per_candidate,
-    check_references,
-    check_unique,
-)
+from seed.pipeline.check.positions import said_not_present
+from seed.pipeline.check.validation import check_shape
 
 __all__ = ["FixtureError", "WithdrawalRefused", "ImportSummary", "validate", "apply", "import_fixture", "import_file"]
 
@@ -52,22 +42,6 @@ class ImportSummary:
 
 
 _validator = jsonschema.Draft202012Validator(json_schema())
-
-
-def check_rows(state, problems, where="in this file", only=None, restyled=False):
-    """The checks every import makes on the festival's rows once they are complete.
-
-    ``only``: the ids of an update's rows (the stored ones were checked when written);
-    ``restyled``: the update changes the festival's ``position_style``.
-    """
-    check_references(state, problems, where, only)
-    check_unique(state, problems)
-    check_codes(state, problems)
-    check_positions(state, problems, only, restyled)
-    check_results(state, problems)
-    check_one_entry_per_candidate(state, problems)
-    check_group_members(state, problems, only)
-    check_board_rules(state, problems)
 
 
 def drop_rows(state, ids):
@@ -105,10 +79,7 @@ def validate(data, problems=()):
     deleted = {uuid.UUID(i) for i in expander.deleted if i}
     drop_rows(state, deleted)
     state.said_gone = deleted | {uuid.UUID(i) for i in expander.withdrawn if i} | said_not_present(state)
-    check_rows(state, problems)
-    if state.festival.get("id") is not None:
-        check_festival_slug(state.festival, problems)
-        check_foreign_ids(state, state.festival["id"], problems)
+    check_rows(state, problems, festival_id=state.festival.get("id"))
     if problems:
         raise FixtureError(problems)
     return state

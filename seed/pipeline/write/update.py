@@ -22,13 +22,13 @@ from seed.pipeline.diff.festival_state import FestivalState, state_from_database
 from seed.pipeline.read.fixture_format import NATURAL_KEYS, SECTIONS, fixture_fields, json_schema, references
 from seed.pipeline.write.locking import DEFAULT_WAIT_SECONDS, write_transaction
 from seed.pipeline.read.load import load_source
-from seed.pipeline.write.importer import check_rows
+from seed.pipeline.check import check_rows
 from seed.pipeline.write.rows import DryRun, after_write, link_rows, stored_row
 from seed.pipeline.read.local_times import localise_times, parse_zone
 from seed.pipeline.check.natural_keys import INDEXED_ATTRS, Expander, KeyIndex
 from seed.pipeline.read.problems import FixtureError
 from seed.pipeline.diff.row_diff import RowDiff, diff_rows
-from seed.pipeline.check.validation import check_festival_slug, check_foreign_ids, check_passed_on_keys, check_shape
+from seed.pipeline.check.validation import check_shape
 from seed.pipeline.guard.withdrawals import guarded_write
 from seed.pipeline.check.positions import said_not_present
 
@@ -176,11 +176,9 @@ def plan_update(data, problems=()):
     new.said_gone = deleted | {uuid.UUID(i) for i in expander.withdrawn if i} | said_not_present(new)
     _check_deletions(new, deleted, given.paths, problems)
     # Stored rows were checked when they were written; deletions were checked above.
-    check_rows(new, problems, where="in the file or the festival", only=set(given.paths),
+    check_rows(new, problems, festival_id=festival.id, where="in the file or the festival",
+               only=set(given.paths), stored=old,
                restyled=new.festival.get("position_style") != old.festival.get("position_style"))
-    check_festival_slug(new.festival, problems)
-    check_foreign_ids(new, festival.id, problems)
-    check_passed_on_keys(old, new, set(given.paths), problems)
     if problems:
         raise FixtureError(problems)
     file_ids = {i for section in SECTIONS for i in given.rows[section.key]}
