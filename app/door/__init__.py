@@ -35,7 +35,8 @@ What the door sees of a request as it passes these steps is one record, its
 ``SERVER_TIMING`` on, the ``Server-Timing`` header of an API answer (the time of each step:
 ``key``, ``limit``, ``cache``, ``query``, ``render``) is made from it.
 
-Views read what the front door resolved (festival, revision) from ``app/door/request.py``.
+A view is given what the front door resolved, the request's festival at its revision
+(``FestivalAtRevision``, ``app/door/request.py``), and calls nothing back.
 Requests outside the API's data endpoints (``/healthz``, the documentation, the demo page,
 unknown paths, other methods) go to Flask with no key and no snapshot; the front door
 still finishes and logs them. Errors have one shape whoever finds them: the door renders a
@@ -64,7 +65,7 @@ from .healthz import HealthCheck
 from .limits import make_private_filter_limits, make_rate_limits
 from .observation import CACHE, KEY, LIMIT, QUERY, RENDER, SERVER_TIMING, Observation
 from .quiet_log import QuietLog
-from .request import AFTER_ANSWER, MAX_PARSED_LENGTH, RequestState, begin_request, end_request
+from .request import AFTER_ANSWER, MAX_PARSED_LENGTH, FestivalAtRevision, RequestState
 from .response_cache import CachedResponse, ResponseCache
 
 # Headers of a view's answer that the front door makes again for every answer it sends.
@@ -113,6 +114,7 @@ class FrontDoor:
         self.cache = ResponseCache(config["RESPONSE_CACHE_SECONDS"], config["RESPONSE_CACHE_ENTRIES"],
                                    max_bytes=config["RESPONSE_CACHE_MB"] * 2**20)
         self.headers = ApiHeaders(config)
+        self.festivals = {}  # festival id -> its FestivalAtRevision, at the latest revision asked for
         self.timed = config["SERVER_TIMING"]
         # Worked out once: every request asks.
         self._bars_wrong_keys = self.limits is not None and bool(self.limits.wrong_keys)
@@ -323,9 +325,9 @@ class FrontDoor:
         operation = self.operations[environ["PATH_INFO"]]
         state.revision, state.changed_at = self.database.snapshot(state.festival.id,
                                                                   (state.revision, state.changed_at))
-        begin_request(state)
         try:
-            body = operation(state.query)
+            state.at_revision = self._at_revision(state)
+            body = operation(state.at_revision, state.query)
         except ma.ValidationError as error:
             return self._http_failure(BadRequest(), messages={"query": query_messages(error.messages)})
         except HTTPException as error:  # the view's abort(): 404, or a 400 of its own
@@ -336,15 +338,21 @@ class FrontDoor:
             self.logger.exception("Exception on %s [%s]", environ["PATH_INFO"], environ["REQUEST_METHOD"])
             return self._http_failure(InternalServerError())
         finally:
-            end_request()
             if state.seen.steps is not None:
                 state.seen.lap(QUERY)
-        shared = state.at_revision
         answer = Answer(200, [("Content-Type", "application/json")], body,
-                        weak_etag(body, shared.revision_block if shared is not None else None))
+                        weak_etag(body, state.at_revision.revision_block))
         if state.seen.steps is not None:
             state.seen.lap(RENDER)
         return answer
+
+    def _at_revision(self, state):
+        """The request's festival at its revision: read in its snapshot once a revision."""
+        festival = self.festivals.get(state.festival.id)
+        if festival is None or festival.revision != state.revision:
+            festival = FestivalAtRevision(state.festival, state.revision, state.changed_at)
+            self.festivals[state.festival.id] = festival
+        return festival
 
     def _through_flask(self, environ):
         started = []

@@ -1,12 +1,12 @@
-"""What a view knows of its request: the festival, the data revision, and the ``context`` block.
+"""A request as the front door resolves it, and what it hands the endpoint's view.
 
-The front door (``app/door/__init__.py``) resolves the key, reads the revision and holds a
-:class:`RequestState` for the thread while it calls the endpoint's view; views read it with
-the functions below. The festival's summary and its public sub-fests are read once per
-data revision and kept in memory (:class:`FestivalAtRevision`), so a request builds its context
-without a query.
+:class:`RequestState` is the record the door's steps (``app/door/__init__.py``) fill as the
+request passes them: its query, key, festival and revision. A view is given, as its first
+argument, the :class:`FestivalAtRevision` of the request: the festival's id, time zone and
+revision, its public sub-fests and the answer's ``context`` block. It is read once per data
+revision and kept in memory by the door, so a request builds its context without a query; a
+view calls nothing back.
 """
-import threading
 from urllib.parse import parse_qsl
 
 import werkzeug.urls  # noqa: F401  (registers the "werkzeug.url_quote" decoding error handler)
@@ -18,10 +18,6 @@ from db.read.subfests import sub_fest_summaries
 # callables the app appends to it run after the answer was handed to the socket (the access
 # line), not while the client waits for it.
 AFTER_ANSWER = "festival_api.after_answer"
-
-# The request each thread is answering: set and cleared by the front door around a request.
-_current = threading.local()
-
 
 # Query strings parsed lately: on result day most requests repeat a few hundred URLs.
 _parsed = {}
@@ -57,28 +53,9 @@ class RequestState:
         self.revision, self.changed_at = 0, None
         self.limit_headers = None  # X-RateLimit-* of the key's budget, once looked at
         self.limit_spent = False  # whether the request was counted (a 304 is not)
-        self.at_revision = None  # the FestivalAtRevision, once a view asked for it
+        self.at_revision = None  # the FestivalAtRevision the view was given
         self.private = False  # the query tests a private value (app/door/__init__.py)
         self.named = None  # the festival the URL names (festival=), or None (app/door/festival_url.py)
-
-
-def current():
-    """The :class:`RequestState` of the request being handled."""
-    return _current.state
-
-
-def festival_id():
-    """The id of the festival the request's API key belongs to."""
-    return _current.state.festival.id
-
-
-def begin_request(state):
-    """Make ``state`` the thread's current request (the front door, before the view)."""
-    _current.state = state
-
-
-def end_request():
-    _current.state = None
 
 
 class SubFestRef:
@@ -91,12 +68,13 @@ class SubFestRef:
 
 
 class FestivalAtRevision:
-    """What every request of one festival at one revision shares."""
+    """What every request of one festival at one revision shares: what a view knows of the
+    festival it answers for."""
 
     def __init__(self, festival, revision, changed_at):
         from schemas.common import FestivalSummarySchema, FreshnessSchema
 
-        self.revision = revision
+        self.id, self.timezone, self.revision = festival.id, festival.timezone, revision
         self.festival_json = dumps(FestivalSummarySchema().dump(festival))
         self.data_json = dumps(FreshnessSchema().dump({"revision": revision, "changed_at": changed_at}))
         # The revision of every context block of this revision, as it is in an answer's bytes
@@ -111,29 +89,6 @@ class FestivalAtRevision:
             self.sub_fests[sub_fest_id] = self.slugs[slug] = ref
 
     def context_json(self, sub_fest=None):
+        """The answer's ``context`` block as JSON text; ``sub_fest`` is a :class:`SubFestRef` or None."""
         return (f'{{"festival":{self.festival_json},"subFest":{sub_fest.summary if sub_fest else "null"},'
                 f'"data":{self.data_json}}}')
-
-
-# The FestivalAtRevision of each festival, at its latest revision asked for.
-_shared = {}
-_shared_lock = threading.Lock()
-
-
-def festival_at_revision():
-    """The :class:`FestivalAtRevision` of the request's festival at the request's revision."""
-    state = current()
-    shared = state.at_revision
-    if shared is None:
-        shared = _shared.get(state.festival.id)
-        if shared is None or shared.revision != state.revision:
-            shared = FestivalAtRevision(state.festival, state.revision, state.changed_at)
-            with _shared_lock:
-                _shared[state.festival.id] = shared
-        state.at_revision = shared
-    return shared
-
-
-def context_json(sub_fest=None):
-    """The context block as JSON text; ``sub_fest`` is a :class:`SubFestRef` or None."""
-    return festival_at_revision().context_json(sub_fest)

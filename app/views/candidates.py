@@ -12,7 +12,6 @@ from schemas.candidates import (
     CandidateQueryArgsSchema,
 )
 
-from ..door.request import context_json, festival_id, festival_at_revision
 from .lookups import narrowing_sub_fest_or_404, sub_fest_ref_or_404, the_one
 from .responses import json_text, list_json
 from .operations import FESTIVAL_STRUCTURE, SCHEDULES_AND_RESULTS, Blueprint
@@ -25,7 +24,7 @@ blp = Blueprint("candidates", __name__, group=FESTIVAL_STRUCTURE,
 @blp.doc(operationId="listCandidates")
 @blp.arguments(CandidateQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, CandidateListSchema)
-def candidates(sub_fest_id=None, sub_fest_slug=None, **args):
+def candidates(festival, sub_fest_id=None, sub_fest_slug=None, **args):
     """List active public candidates of a sub-fest
 
     The sub-festival's candidates, each a person as registered in it: the public identity (name,
@@ -33,26 +32,26 @@ def candidates(sub_fest_id=None, sub_fest_slug=None, **args):
     `subFestSlug` (`general`) or `subFestId`; `search` finds names and chest numbers. Nothing
     private is ever answered.
     """
-    sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
+    sub_fest = sub_fest_ref_or_404(festival, sub_fest_id, sub_fest_slug)
     try:
-        page = list_candidates(festival_id(), sub_fest.id, **args)
+        page = list_candidates(festival.id, sub_fest.id, **args)
     except PrivateFilterOff:
         abort(400, message=ADM_NO_OFF_MESSAGE, errors={"query": {"admNoPattern": [ADM_NO_OFF_MESSAGE]}})
-    return list_json(page, [body for body, in page.items], sub_fest)
+    return list_json(page, [body for body, in page.items], festival.context_json(sub_fest))
 
 
 @blp.get("/candidate-detail", tags=[SCHEDULES_AND_RESULTS])  # the contract's group of details
 @blp.doc(operationId="getCandidateDetail")
 @blp.arguments(CandidateDetailQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, CandidateDetailSchema)
-def candidate_detail(sub_fest_candidate_id=None, chest_no=None, sub_fest_id=None, sub_fest_slug=None):
+def candidate_detail(festival, sub_fest_candidate_id=None, chest_no=None, sub_fest_id=None, sub_fest_slug=None):
     """Show one candidate with team, sections and points summary
 
     One sub-fest candidate, by `subFestCandidateId` or by chest number
     (`chestNo=1001&subFestSlug=general`): the list item's fields and the answer's `context`.
     """
-    sub_fest = narrowing_sub_fest_or_404(sub_fest_id, sub_fest_slug)
-    matches = find_candidates(festival_id(), sub_fest_candidate_id, chest_no, sub_fest and sub_fest.id,
+    sub_fest = narrowing_sub_fest_or_404(festival, sub_fest_id, sub_fest_slug)
+    matches = find_candidates(festival.id, sub_fest_candidate_id, chest_no, sub_fest and sub_fest.id,
                               columns=DETAIL_COLUMNS)
     found_in, detail = the_one(matches, "Candidate", "chestNo", sub_fest)
-    return json_text(render(detail, {"context": context_json(festival_at_revision().sub_fests[found_in])}))
+    return json_text(render(detail, {"context": festival.context_json(festival.sub_fests[found_in])}))

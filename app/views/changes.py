@@ -7,7 +7,6 @@ from db.compiled.templates import dumps
 from db.read.changes import list_changes, unknown_revision
 from schemas.changes import ChangeListSchema, ChangeQueryArgsSchema, ChangeSchema
 
-from ..door.request import current, festival_id
 from .responses import list_json
 from .operations import SCHEDULES_AND_RESULTS, Blueprint
 
@@ -24,7 +23,7 @@ NO_KEYS = dict.fromkeys(("sub_fest_slug", "program_code", "placeholder_label", "
 @blp.arguments(ChangeQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ChangeListSchema)
 @blp.alt_response(409, response="CONFLICT")
-def changes(since_revision, page, limit, kinds=None):
+def changes(festival, since_revision, page, limit, kinds=None):
     """List what changed in the public data after a revision, newest first
 
     The result-day poll: every programme, leaderboard, news item, download, gallery image or
@@ -34,11 +33,11 @@ def changes(since_revision, page, limit, kinds=None):
     changes the answer is the same, so a revalidation (`If-None-Match`) is a `304`. A revision
     ahead of the festival's, or older than the changes kept, is a `409`: start over from 0.
     """
-    unknown = unknown_revision(since_revision, current().revision)
+    unknown = unknown_revision(since_revision, festival.revision)
     if unknown:
         abort(409, message=unknown)
-    found = list_changes(festival_id(), since_revision, page, limit, clock.utcnow(), kinds)
+    found = list_changes(festival.id, since_revision, page, limit, clock.utcnow(), kinds)
     items = [dumps(_change.dump({"revision": revision, "changed_at": visible_at, "kind": kind, "id": item,
                                  "action": action, "sub_fest_id": sub_fest, **NO_KEYS, **orjson.loads(keys or "{}")}))
              for revision, visible_at, kind, item, action, sub_fest, keys in found.items]
-    return list_json(found, items)
+    return list_json(found, items, festival.context_json())

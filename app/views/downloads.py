@@ -3,7 +3,6 @@
 from db.read.downloads import list_downloads
 from schemas.downloads import DownloadListSchema, DownloadQueryArgsSchema
 
-from ..door.request import festival_id
 from .responses import list_json
 from .operations import PUBLIC_CONTENT, Blueprint
 
@@ -15,11 +14,11 @@ blp = Blueprint("downloads", __name__, group=PUBLIC_CONTENT,
 @blp.doc(operationId="listDownloads")
 @blp.arguments(DownloadQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, DownloadListSchema)
-def downloads(**args):
+def downloads(festival, **args):
     """List public downloads
 
     Circulars, manuals and schedules a festival publishes, newest first by default; `category`
     and `search` narrow the list.
     """
-    page = list_downloads(festival_id(), **args)
-    return list_json(page, [body for (body,) in page.items])
+    page = list_downloads(festival.id, **args)
+    return list_json(page, [body for (body,) in page.items], festival.context_json())

@@ -3,7 +3,6 @@
 from db.read.gallery import album_summaries, list_images
 from schemas.gallery import GalleryListSchema, GalleryQueryArgsSchema
 
-from ..door.request import festival_id
 from .responses import list_json
 from .operations import PUBLIC_CONTENT, Blueprint
 
@@ -15,13 +14,13 @@ blp = Blueprint("gallery", __name__, group=PUBLIC_CONTENT,
 @blp.doc(operationId="listGallery")
 @blp.arguments(GalleryQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, GalleryListSchema)
-def gallery(**args):
+def gallery(festival, **args):
     """List public gallery images with the public albums
 
     Gallery images, newest first by default, with the public albums; `albumId`,
     `subFestProgramId` and `categoryId` narrow the list.
     """
-    page = list_images(festival_id(), **args)
+    page = list_images(festival.id, **args)
     images = [body for (body,) in page.items]
-    return list_json(page, images, galleryAlbums=album_summaries(festival_id()),
+    return list_json(page, images, festival.context_json(), galleryAlbums=album_summaries(festival.id),
                      galleryImages=f"[{','.join(images)}]")

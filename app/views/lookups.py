@@ -15,45 +15,39 @@ def get_or_404(record, what):
     return record
 
 
-def sub_fest_ref_or_404(sub_fest_id=None, sub_fest_slug=None):
+def sub_fest_ref_or_404(festival, sub_fest_id=None, sub_fest_slug=None):
     """The public sub-fest named by id or slug (``schemas.selectors.SubFestSelectorArgs``),
     from the festival's compiled sub-fests held in memory (no query); both sent and naming
     different sub-fests is a 400 naming both."""
-    from ..door.request import festival_at_revision
-
-    shared = festival_at_revision()
     if sub_fest_id is None:
-        return sub_fest_ref_by_slug_or_404(sub_fest_slug)
-    sub_fest = get_or_404(shared.sub_fests.get(sub_fest_id), "Sub-fest")
+        return sub_fest_ref_by_slug_or_404(festival, sub_fest_slug)
+    sub_fest = get_or_404(festival.sub_fests.get(sub_fest_id), "Sub-fest")
     if sub_fest_slug and sub_fest.slug != sub_fest_slug:
         message = "subFestId and subFestSlug name different sub-fests; send one of them."
         abort(400, message=message, errors={"query": {"subFestId": [message], "subFestSlug": [message]}})
     return sub_fest
 
 
-def sub_fest_ref_by_slug_or_404(slug):
-    from ..door.request import festival_at_revision
-    return get_or_404(festival_at_revision().slugs.get(slug), "Sub-fest")
+def sub_fest_ref_by_slug_or_404(festival, slug):
+    return get_or_404(festival.slugs.get(slug), "Sub-fest")
 
 
-def narrowing_sub_fest_or_404(sub_fest_id=None, sub_fest_slug=None):
+def narrowing_sub_fest_or_404(festival, sub_fest_id=None, sub_fest_slug=None):
     """The sub-fest a lookup by code or chest number is narrowed to, or None when neither is
     sent; the same 404 and 400 as :func:`sub_fest_ref_or_404`."""
     if sub_fest_id is None and not sub_fest_slug:
         return None
-    return sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
+    return sub_fest_ref_or_404(festival, sub_fest_id, sub_fest_slug)
 
 
-def placeholder_id_or_404(placeholder_id=None, label=None, sub_fest_id=None, sub_fest_slug=None):
+def placeholder_id_or_404(festival, placeholder_id=None, label=None, sub_fest_id=None, sub_fest_slug=None):
     """The id of the published leaderboard named by id or by label, narrowed to a sub-fest
     when one is named (the rules of the other natural keys, :func:`the_one`); the id as
     given when nothing but an id is sent."""
-    from ..door.request import festival_id
-
-    sub_fest = narrowing_sub_fest_or_404(sub_fest_id, sub_fest_slug)
+    sub_fest = narrowing_sub_fest_or_404(festival, sub_fest_id, sub_fest_slug)
     if label is None and (sub_fest is None or placeholder_id is None):
         return placeholder_id
-    matches = find_placeholders(festival_id(), placeholder_id, label, sub_fest and sub_fest.id)
+    matches = find_placeholders(festival.id, placeholder_id, label, sub_fest and sub_fest.id)
     return the_one(matches, "Topper placeholder", "placeholderLabel", sub_fest)[0]
 
 

@@ -4,7 +4,6 @@ from db import clock
 from db.read.news import list_news
 from schemas.news import NewsListSchema, NewsQueryArgsSchema
 
-from ..door.request import festival_id
 from .responses import list_json
 from .operations import PUBLIC_CONTENT, Blueprint
 
@@ -16,11 +15,11 @@ blp = Blueprint("news", __name__, group=PUBLIC_CONTENT,
 @blp.doc(operationId="listNews")
 @blp.arguments(NewsQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, NewsListSchema)
-def news(**args):
+def news(festival, **args):
     """List published public news
 
     The festival's published news, newest first by default. `contentHtml` is sanitised and safe
     to render.
     """
-    page = list_news(festival_id(), now=clock.utcnow(), **args)
-    return list_json(page, [body for (body,) in page.items])
+    page = list_news(festival.id, now=clock.utcnow(), **args)
+    return list_json(page, [body for (body,) in page.items], festival.context_json())

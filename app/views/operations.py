@@ -137,18 +137,19 @@ class ArgumentPlan:
 
 
 class Operation:
-    """A data endpoint as the front door calls it: the view, with the arguments its plan
-    loads from the request's query."""
+    """A data endpoint as the front door calls it: the view, given the request's festival
+    and the arguments its plan loads from the request's query."""
 
     __slots__ = ("view", "plan")
 
     def __init__(self, view, plan):
         self.view, self.plan = view, plan
 
-    def __call__(self, pairs):
-        """The view's answer (JSON bytes); raises ``marshmallow.ValidationError`` for bad
+    def __call__(self, festival, pairs):
+        """The view's answer (JSON bytes) for ``festival`` (the request's
+        ``app.door.request.FestivalAtRevision``); raises ``marshmallow.ValidationError`` for bad
         parameters and the views' own HTTP errors (``abort``)."""
-        return self.view(**self.plan.load(pairs))
+        return self.view(festival, **self.plan.load(pairs))
 
 
 def operation(view_function):

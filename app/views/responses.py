@@ -5,9 +5,6 @@ view's ``@blp.response`` schema documents the answer.
 """
 from db.compiled.templates import dumps
 
-from ..door.request import context_json
-
-
 def json_text(text):
     """A JSON answer from JSON text (with the trailing newline of the API's other JSON)."""
     return (text + "\n").encode()
@@ -20,11 +17,11 @@ def meta_json(page):
                   "hasPreviousPage": meta["has_previous_page"]})
 
 
-def list_json(page, items, sub_fest=None, **extra):
-    """``{"data": [items], "meta": ..., "context": ..., **extra}`` from a list of JSON texts,
+def list_json(page, items, context, **extra):
+    """``{"data": [items], "meta": ..., "context": context, **extra}`` from a list of JSON texts,
     joined once and encoded once (a page of results is tens of kilobytes: every copy
     counts; the head and the tail go on the first and last items, which are small)."""
-    tail = f'],"meta":{meta_json(page)},"context":{context_json(sub_fest)}'
+    tail = f'],"meta":{meta_json(page)},"context":{context}'
     for name, value in extra.items():
         tail += f',"{name}":{value}'
     if not items:

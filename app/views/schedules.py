@@ -4,7 +4,6 @@ from flask_smorest import abort
 from db.read.schedules import ReversedRange, list_schedules
 from schemas.schedules import ScheduleListSchema, ScheduleQueryArgsSchema
 
-from ..door.request import current
 from .lookups import narrowing_sub_fest_or_404
 from .responses import list_json
 from .operations import SCHEDULES_AND_RESULTS, Blueprint
@@ -17,17 +16,16 @@ blp = Blueprint("schedules", __name__, group=SCHEDULES_AND_RESULTS,
 @blp.doc(operationId="listSchedules")
 @blp.arguments(ScheduleQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ScheduleListSchema)
-def schedules(sub_fest_id=None, sub_fest_slug=None, **args):
+def schedules(festival, sub_fest_id=None, sub_fest_slug=None, **args):
     """List schedules of public programmes
 
     When and where each public programme is on stage, earliest first by default. `subFestSlug`
     or `subFestId`, `subFestProgramId`, `venueId` and a time window (`scheduledAtFrom`,
     `scheduledAtTo`: a day of the festival's zone or an instant) narrow the list.
     """
-    sub_fest = narrowing_sub_fest_or_404(sub_fest_id, sub_fest_slug)
+    sub_fest = narrowing_sub_fest_or_404(festival, sub_fest_id, sub_fest_slug)
     try:
-        festival = current().festival
         page = list_schedules(festival.id, festival.timezone, sub_fest_id=sub_fest and sub_fest.id, **args)
     except ReversedRange as exc:
         abort(400, errors={"query": {"scheduledAtFrom": [str(exc)]}})
-    return list_json(page, [body for (body,) in page.items], sub_fest)
+    return list_json(page, [body for (body,) in page.items], festival.context_json(sub_fest))

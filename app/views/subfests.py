@@ -3,7 +3,6 @@
 from db.read.subfests import list_sub_fests
 from schemas.subfests import SubFestListSchema, SubFestQueryArgsSchema
 
-from ..door.request import festival_id
 from .responses import list_json
 from .operations import FESTIVAL_STRUCTURE, Blueprint
 
@@ -15,11 +14,11 @@ blp = Blueprint("subfests", __name__, group=FESTIVAL_STRUCTURE,
 @blp.doc(operationId="listSubFests")
 @blp.arguments(SubFestQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, SubFestListSchema)
-def subfests(**args):
+def subfests(festival, **args):
     """List active public sub-fests
 
     The festivals within the festival (`general`, `sanskrit`, `arabic`): their ids and the slugs
     the other operations take as `subFestSlug`.
     """
-    page = list_sub_fests(festival_id(), **args)
-    return list_json(page, [body for (body,) in page.items])
+    page = list_sub_fests(festival.id, **args)
+    return list_json(page, [body for (body,) in page.items], festival.context_json())

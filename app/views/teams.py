@@ -3,7 +3,6 @@
 from db.read.teams import list_teams
 from schemas.teams import TeamListSchema, TeamQueryArgsSchema
 
-from ..door.request import festival_id
 from .lookups import sub_fest_ref_or_404
 from .responses import list_json
 from .operations import FESTIVAL_STRUCTURE, Blueprint
@@ -16,12 +15,12 @@ blp = Blueprint("teams", __name__, group=FESTIVAL_STRUCTURE,
 @blp.doc(operationId="listTeams")
 @blp.arguments(TeamQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, TeamListSchema)
-def teams(sub_fest_id=None, sub_fest_slug=None, **args):
+def teams(festival, sub_fest_id=None, sub_fest_slug=None, **args):
     """List active public teams of a sub-fest
 
     Schools, districts, houses or departments of a sub-fest, with their parent team (teams nest
     by `level`) and candidate count.
     """
-    sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
-    page = list_teams(festival_id(), sub_fest.id, **args)
-    return list_json(page, [body for body, in page.items], sub_fest)
+    sub_fest = sub_fest_ref_or_404(festival, sub_fest_id, sub_fest_slug)
+    page = list_teams(festival.id, sub_fest.id, **args)
+    return list_json(page, [body for body, in page.items], festival.context_json(sub_fest))

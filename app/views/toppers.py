@@ -23,7 +23,6 @@ from schemas.toppers import (
     ToppersSchema,
 )
 
-from ..door.request import context_json, current, festival_id, festival_at_revision
 from .lookups import get_or_404, placeholder_id_or_404, sub_fest_ref_or_404
 from .responses import list_json, meta_json, object_json
 from .operations import SCHEDULES_AND_RESULTS, Blueprint
@@ -38,47 +37,47 @@ NOT_FOUND = "Topper placeholder"
 @blp.doc(operationId="listTopperPlaceholders")
 @blp.arguments(TopperPlaceholderQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, TopperPlaceholderListSchema)
-def topper_placeholders(sub_fest_id=None, sub_fest_slug=None, **args):
+def topper_placeholders(festival, sub_fest_id=None, sub_fest_slug=None, **args):
     """List the published topper placeholders of a sub-fest
 
     The leaderboards of a sub-fest: who is ranked (`entityType`) over which programmes
     (`scopeType`). Their entries come from `/toppers`.
     """
-    sub_fest = sub_fest_ref_or_404(sub_fest_id, sub_fest_slug)
-    page = list_placeholders(festival_id(), sub_fest.id, **args)
-    return list_json(page, [body for (body,) in page.items], sub_fest)
+    sub_fest = sub_fest_ref_or_404(festival, sub_fest_id, sub_fest_slug)
+    page = list_placeholders(festival.id, sub_fest.id, **args)
+    return list_json(page, [body for (body,) in page.items], festival.context_json(sub_fest))
 
 
 @blp.get("/toppers")
 @blp.doc(operationId="listToppers")
 @blp.arguments(TopperQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, ToppersSchema)
-def toppers(topper_placeholder_id=None, placeholder_label=None, sub_fest_id=None, sub_fest_slug=None, as_of=None,
-            **args):
+def toppers(festival, topper_placeholder_id=None, placeholder_label=None, sub_fest_id=None, sub_fest_slug=None,
+            as_of=None, **args):
     """List the ranked entries of one published topper placeholder
 
     One leaderboard's entries, best first: rank, name, team and points, by
     `topperPlaceholderId` or by its label (`placeholderLabel`, with `subFestSlug`). With
     `asOf`, the board as it stood then (`context.asOf` says which publication it is of).
     """
-    topper_placeholder_id = placeholder_id_or_404(topper_placeholder_id, placeholder_label, sub_fest_id,
+    topper_placeholder_id = placeholder_id_or_404(festival, topper_placeholder_id, placeholder_label, sub_fest_id,
                                                   sub_fest_slug)
-    sub_fest_id, placeholder = get_or_404(get_placeholder(festival_id(), topper_placeholder_id), NOT_FOUND)
-    context = context_json(festival_at_revision().sub_fests[sub_fest_id])
+    sub_fest_id, placeholder = get_or_404(get_placeholder(festival.id, topper_placeholder_id), NOT_FOUND)
+    context = festival.context_json(festival.sub_fests[sub_fest_id])
     if as_of is None:
-        page = list_entries(festival_id(), topper_placeholder_id, **args)
+        page = list_entries(festival.id, topper_placeholder_id, **args)
         context = _with_as_of(context, None, None)
     else:
-        moment = _utc(as_of)
-        at, page = list_entries_as_of(festival_id(), topper_placeholder_id, moment, **args)
+        moment = _utc(festival, as_of)
+        at, page = list_entries_as_of(festival.id, topper_placeholder_id, moment, **args)
         context = _with_as_of(context, moment, at)
     return object_json(context=context, placeholder=placeholder,
                        data=f"[{','.join(body for (body,) in page.items)}]", meta=meta_json(page))
 
 
-def _utc(moment):
+def _utc(festival, moment):
     """``asOf`` as naive UTC: a moment on the festival's clock is placed in its zone."""
-    return utc_moment(moment, festival_zone(current().festival.timezone))
+    return utc_moment(moment, festival_zone(festival.timezone))
 
 
 def _moment_json(value):
@@ -97,8 +96,8 @@ def _with_as_of(context, requested, at):
 @blp.doc(operationId="getTopperRace")
 @blp.arguments(TopperRaceQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, TopperRaceSchema)
-def topper_race(topper_placeholder_id=None, placeholder_label=None, sub_fest_id=None, sub_fest_slug=None, top=10,
-                page=1, limit=20, as_of=None):
+def topper_race(festival, topper_placeholder_id=None, placeholder_label=None, sub_fest_id=None, sub_fest_slug=None,
+                top=10, page=1, limit=20, as_of=None):
     """Show the points race of one published leaderboard
 
     How a leaderboard moved, for a chart: its best `top` entries by the final (current) board,
@@ -107,13 +106,13 @@ def topper_race(topper_placeholder_id=None, placeholder_label=None, sub_fest_id=
     board. With `asOf`, the race up to that moment: the steps published by then. The same
     selectors as `/toppers`.
     """
-    topper_placeholder_id = placeholder_id_or_404(topper_placeholder_id, placeholder_label, sub_fest_id,
+    topper_placeholder_id = placeholder_id_or_404(festival, topper_placeholder_id, placeholder_label, sub_fest_id,
                                                   sub_fest_slug)
-    sub_fest_id, placeholder, steps, entries = get_or_404(race_head(festival_id(), topper_placeholder_id, top),
+    sub_fest_id, placeholder, steps, entries = get_or_404(race_head(festival.id, topper_placeholder_id, top),
                                                           NOT_FOUND)
-    moment = None if as_of is None else _utc(as_of)
-    at, steps = race_steps(festival_id(), topper_placeholder_id, steps, top, page, limit, moment)
-    context = _with_as_of(context_json(festival_at_revision().sub_fests[sub_fest_id]), moment, at)
+    moment = None if as_of is None else _utc(festival, as_of)
+    at, steps = race_steps(festival.id, topper_placeholder_id, steps, top, page, limit, moment)
+    context = _with_as_of(festival.context_json(festival.sub_fests[sub_fest_id]), moment, at)
     return object_json(context=context, placeholder=placeholder, entries=f"[{entries}]",
                        data=f"[{','.join(steps.items)}]", meta=meta_json(steps))
 
@@ -122,7 +121,7 @@ def topper_race(topper_placeholder_id=None, placeholder_label=None, sub_fest_id=
 @blp.doc(operationId="getPageToppers")
 @blp.arguments(PageTopperQueryArgsSchema, location="query", as_kwargs=True)
 @blp.response(200, PageToppersSchema)
-def page_toppers(page_slug=None, page_id=None, placeholder_id=None, placeholder_label=None, sub_fest_id=None,
+def page_toppers(festival, page_slug=None, page_id=None, placeholder_id=None, placeholder_label=None, sub_fest_id=None,
                  sub_fest_slug=None, as_of=None):
     """Show the leaderboards configured for a website page
 
@@ -130,22 +129,23 @@ def page_toppers(page_slug=None, page_id=None, placeholder_id=None, placeholder_
     or one leaderboard (`placeholderId`, or `placeholderLabel` with `subFestSlug`). With `asOf`,
     every board as it stood then.
     """
-    placeholder_id = placeholder_id_or_404(placeholder_id, placeholder_label, sub_fest_id, sub_fest_slug)
+    placeholder_id = placeholder_id_or_404(festival, placeholder_id, placeholder_label, sub_fest_id, sub_fest_slug)
     if page_slug is None and page_id is None:
         page, shown = "null", [str(placeholder_id)]
     else:
-        page, shown = get_or_404(find_page(festival_id(), page_id, page_slug), "Page")
+        page, shown = get_or_404(find_page(festival.id, page_id, page_slug), "Page")
         if placeholder_id is not None:
             shown = [i for i in shown if i == str(placeholder_id)]
     if as_of is None:
-        toppers = placeholders_with_entries(festival_id(), shown)
-        context = _with_as_of(context_json(), None, None)
+        toppers = placeholders_with_entries(festival.id, shown)
+        context = _with_as_of(festival.context_json(), None, None)
     else:
-        moment = _utc(as_of)
-        boards = placeholders_as_of(festival_id(), shown, moment)
+        moment = _utc(festival, as_of)
+        boards = placeholders_as_of(festival.id, shown, moment)
         toppers = [board for board, _ in boards]
         # the latest publication any of the boards counts
-        context = _with_as_of(context_json(), moment, max((at for _, at in boards if at is not None), default=None))
+        latest = max((at for _, at in boards if at is not None), default=None)
+        context = _with_as_of(festival.context_json(), moment, latest)
     if placeholder_id is not None:
         get_or_404(toppers or None, NOT_FOUND)
     return object_json(context=context, page=page, toppers=f"[{','.join(toppers)}]")
