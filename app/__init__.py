@@ -72,7 +72,7 @@ def create_app(config=None):
     from .door.limits import trust_proxies
     from .door.healthz import init_health
     from .views.demo import init_demo
-    from .views.operations import Api, operation
+    from .views.operations import Api, operation_of
 
     # Swagger UI's files (5.x, which reads OpenAPI 3.1), from flask-swagger-ui's copy of its
     # distribution (its dist/ folder, the only part of that package used; setup.cfg bounds it).
@@ -100,7 +100,7 @@ def create_app(config=None):
     door = FrontDoor(app, f"{API_PREFIX}/")
     names = {blp.name for blp in BLUEPRINTS}
     rules = [rule for rule in app.url_map.iter_rules() if rule.rule.startswith(f"{API_PREFIX}/")]
-    door.serve(operations={rule.rule: operation(app.view_functions[rule.endpoint])
+    door.serve(operations={rule.rule: operation_of(app.view_functions[rule.endpoint])
                            for rule in rules if rule.endpoint.split(".")[0] in names},
                open_paths=[rule.rule for rule in rules if not rule.arguments
                            and rule.endpoint.split(".")[0] not in names],

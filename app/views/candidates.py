@@ -4,13 +4,8 @@ from flask_smorest import abort
 
 from db.compiled.templates import render
 from db.read.candidates import DETAIL_COLUMNS, PrivateFilterOff, find_candidates, list_candidates
-from schemas.candidates import (
-    ADM_NO_OFF_MESSAGE,
-    CandidateDetailQueryArgsSchema,
-    CandidateDetailSchema,
-    CandidateListSchema,
-    CandidateQueryArgsSchema,
-)
+from schemas.candidates import (ADM_NO_OFF_MESSAGE, CandidateDetailQueryArgsSchema, CandidateDetailSchema,
+                                CandidateListSchema, CandidateQueryArgsSchema)
 
 from .lookups import narrowing_sub_fest_or_404, sub_fest_ref_or_404, the_one
 from .responses import json_text, list_json
@@ -20,10 +15,7 @@ blp = Blueprint("candidates", __name__, group=FESTIVAL_STRUCTURE,
                 description="Active public candidates of a sub-fest; no private fields.")
 
 
-@blp.get("/candidates")
-@blp.doc(operationId="listCandidates")
-@blp.arguments(CandidateQueryArgsSchema, location="query", as_kwargs=True)
-@blp.response(200, CandidateListSchema)
+@blp.operation("/candidates", "listCandidates", CandidateQueryArgsSchema, CandidateListSchema)
 def candidates(festival, sub_fest_id=None, sub_fest_slug=None, **args):
     """List active public candidates of a sub-fest
 
@@ -40,10 +32,8 @@ def candidates(festival, sub_fest_id=None, sub_fest_slug=None, **args):
     return list_json(page, [body for body, in page.items], festival.context_json(sub_fest))
 
 
-@blp.get("/candidate-detail", tags=[SCHEDULES_AND_RESULTS])  # the contract's group of details
-@blp.doc(operationId="getCandidateDetail")
-@blp.arguments(CandidateDetailQueryArgsSchema, location="query", as_kwargs=True)
-@blp.response(200, CandidateDetailSchema)
+@blp.operation("/candidate-detail", "getCandidateDetail", CandidateDetailQueryArgsSchema, CandidateDetailSchema,
+               tags=[SCHEDULES_AND_RESULTS])  # the contract's group of details
 def candidate_detail(festival, sub_fest_candidate_id=None, chest_no=None, sub_fest_id=None, sub_fest_slug=None):
     """Show one candidate with team, sections and points summary
 

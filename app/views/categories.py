@@ -11,10 +11,7 @@ blp = Blueprint("categories", __name__, group=FESTIVAL_STRUCTURE,
                 description="Active public categories of a sub-fest.")
 
 
-@blp.get("/categories")
-@blp.doc(operationId="listCategories")
-@blp.arguments(CategoryQueryArgsSchema, location="query", as_kwargs=True)
-@blp.response(200, CategoryListSchema)
+@blp.operation("/categories", "listCategories", CategoryQueryArgsSchema, CategoryListSchema)
 def categories(festival, sub_fest_id=None, sub_fest_slug=None, **args):
     """List active public categories of a sub-fest
 

@@ -18,11 +18,7 @@ _change = ChangeSchema()
 NO_KEYS = dict.fromkeys(("sub_fest_slug", "program_code", "placeholder_label", "title", "album_title", "chest_no"))
 
 
-@blp.get("/changes")
-@blp.doc(operationId="listChanges")
-@blp.arguments(ChangeQueryArgsSchema, location="query", as_kwargs=True)
-@blp.response(200, ChangeListSchema)
-@blp.alt_response(409, response="CONFLICT")
+@blp.operation("/changes", "listChanges", ChangeQueryArgsSchema, ChangeListSchema, errors=[409])
 def changes(festival, since_revision, page, limit, kinds=None):
     """List what changed in the public data after a revision, newest first
 

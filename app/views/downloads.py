@@ -10,10 +10,7 @@ blp = Blueprint("downloads", __name__, group=PUBLIC_CONTENT,
                 description="Public downloads of the festival.")
 
 
-@blp.get("/downloads")
-@blp.doc(operationId="listDownloads")
-@blp.arguments(DownloadQueryArgsSchema, location="query", as_kwargs=True)
-@blp.response(200, DownloadListSchema)
+@blp.operation("/downloads", "listDownloads", DownloadQueryArgsSchema, DownloadListSchema)
 def downloads(festival, **args):
     """List public downloads
 

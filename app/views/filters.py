@@ -11,10 +11,7 @@ blp = Blueprint("filters", __name__, group=FESTIVAL_STRUCTURE,
                 description="Public filter options of the festival.")
 
 
-@blp.get("/filters")
-@blp.doc(operationId="getFilterOptions")
-@blp.arguments(FilterQueryArgsSchema, location="query", as_kwargs=True)
-@blp.response(200, FilterOptionsSchema)
+@blp.operation("/filters", "getFilterOptions", FilterQueryArgsSchema, FilterOptionsSchema)
 def filters(festival, sub_fest_id=None, sub_fest_slug=None):
     """List the public filter options of the festival or of one sub-fest
 

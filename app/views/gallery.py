@@ -10,10 +10,7 @@ blp = Blueprint("gallery", __name__, group=PUBLIC_CONTENT,
                 description="Public gallery images and albums.")
 
 
-@blp.get("/gallery")
-@blp.doc(operationId="listGallery")
-@blp.arguments(GalleryQueryArgsSchema, location="query", as_kwargs=True)
-@blp.response(200, GalleryListSchema)
+@blp.operation("/gallery", "listGallery", GalleryQueryArgsSchema, GalleryListSchema)
 def gallery(festival, **args):
     """List public gallery images with the public albums
 

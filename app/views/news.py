@@ -11,10 +11,7 @@ blp = Blueprint("news", __name__, group=PUBLIC_CONTENT,
                 description="Published public news of the festival.")
 
 
-@blp.get("/news")
-@blp.doc(operationId="listNews")
-@blp.arguments(NewsQueryArgsSchema, location="query", as_kwargs=True)
-@blp.response(200, NewsListSchema)
+@blp.operation("/news", "listNews", NewsQueryArgsSchema, NewsListSchema)
 def news(festival, **args):
     """List published public news
 

@@ -16,58 +16,42 @@ from ..door.errors import GENERIC_MESSAGES
 SERVERS = [{"url": "/", "description": "The service serving this document (its paths start with "
                                        "`/public-api/v1`)."}]
 
+
+def _header(description, kind, example):
+    return {"description": description, "schema": {"type": kind}, "example": example}
+
+
 # Response headers, declared once (components.headers) and named on each answer.
 HEADERS = {
-    "ETag": {
-        "description": "The answer's validator (weak). Send it back as `If-None-Match`: while the answer "
-                       "is unchanged the service answers `304 Not Modified` without a body.",
-        "schema": {"type": "string"},
-        "example": 'W/"5f1c2e9a0b7d4c3e8a6f2d1b0c9e8f7a"',
-    },
-    "X-Data-Revision": {
-        "description": "The festival's current data revision (on every answer once the key is known). "
-                       "A body's `context.data.revision` is the revision it was made at, older after a "
-                       "`304` when other data changed since: give this one to `/changes?sinceRevision=`.",
-        "schema": {"type": "integer"},
-        "example": 96,
-    },
-    "Cache-Control": {
-        "description": "How long a cache may reuse the answer without revalidating it "
-                       "(`public, max-age=N`; to a URL that names its festival also `s-maxage`, "
-                       "`stale-while-revalidate` and `stale-if-error` for shared caches; `no-store` on errors).",
-        "schema": {"type": "string"},
-        "example": "public, max-age=10",
-    },
-    "X-RateLimit-Limit": {
-        "description": "Requests the key may make in the current window (sent when rate limits are on).",
-        "schema": {"type": "integer"},
-        "example": 600,
-    },
-    "X-RateLimit-Remaining": {
-        "description": "Requests left in the current window (sent when rate limits are on).",
-        "schema": {"type": "integer"},
-        "example": 599,
-    },
-    "X-RateLimit-Reset": {
-        "description": "When the current window ends, in seconds since the Unix epoch (sent when rate "
-                       "limits are on).",
-        "schema": {"type": "integer"},
-        "example": 1767600060,
-    },
-    "Retry-After": {
-        "description": "Seconds to wait before asking again.",
-        "schema": {"type": "integer"},
-        "example": 42,
-    },
-    "Server-Timing": {
-        "description": "Milliseconds the answer's steps took in the service, as a browser's developer tools "
-                       "show them: `key` (the API key), `limit` (rate limits), `cache` (the response cache), "
-                       "`query` (the database and the view), `render` (validator, compression, headers); a "
-                       "step the request did not take is left out. Sent only when the service's "
-                       "`SERVER_TIMING` setting is on.",
-        "schema": {"type": "string"},
-        "example": "key;dur=0.012, limit;dur=0.004, cache;dur=0.003, query;dur=0.912, render;dur=0.087",
-    },
+    "ETag": _header(
+        "The answer's validator (weak). Send it back as `If-None-Match`: while the answer "
+        "is unchanged the service answers `304 Not Modified` without a body.",
+        "string", 'W/"5f1c2e9a0b7d4c3e8a6f2d1b0c9e8f7a"'),
+    "X-Data-Revision": _header(
+        "The festival's current data revision (on every answer once the key is known). "
+        "A body's `context.data.revision` is the revision it was made at, older after a "
+        "`304` when other data changed since: give this one to `/changes?sinceRevision=`.",
+        "integer", 96),
+    "Cache-Control": _header(
+        "How long a cache may reuse the answer without revalidating it "
+        "(`public, max-age=N`; to a URL that names its festival also `s-maxage`, "
+        "`stale-while-revalidate` and `stale-if-error` for shared caches; `no-store` on errors).",
+        "string", "public, max-age=10"),
+    "X-RateLimit-Limit": _header(
+        "Requests the key may make in the current window (sent when rate limits are on).", "integer", 600),
+    "X-RateLimit-Remaining": _header(
+        "Requests left in the current window (sent when rate limits are on).", "integer", 599),
+    "X-RateLimit-Reset": _header(
+        "When the current window ends, in seconds since the Unix epoch (sent when rate limits are on).",
+        "integer", 1767600060),
+    "Retry-After": _header("Seconds to wait before asking again.", "integer", 42),
+    "Server-Timing": _header(
+        "Milliseconds the answer's steps took in the service, as a browser's developer tools "
+        "show them: `key` (the API key), `limit` (rate limits), `cache` (the response cache), "
+        "`query` (the database and the view), `render` (validator, compression, headers); a "
+        "step the request did not take is left out. Sent only when the service's "
+        "`SERVER_TIMING` setting is on.",
+        "string", "key;dur=0.012, limit;dur=0.004, cache;dur=0.003, query;dur=0.912, render;dur=0.087"),
 }
 RATE_LIMIT_HEADERS = ("X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset")
 # name -> component name, as flask-smorest's ``headers=`` takes them

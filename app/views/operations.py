@@ -6,14 +6,15 @@ nullable fields as ``anyOf`` a schema or null). Written against flask-smorest 0.
 ``Api._register_responses``; setup.cfg bounds the version)
 and apispec 6 (attribute functions of its ``OpenAPIConverter``, a public hook).
 
-An endpoint's ``*QueryArgsSchema`` stays the one description of its parameters: the OpenAPI
-document is made from it, and the front door (``app/door/__init__.py``) loads a request's
-parameters with it. ``@blp.arguments`` documents the schema and gives the view its
-:class:`ArgumentPlan`; the front door calls the view as an :class:`Operation`, without Flask.
+A data endpoint is routed with :meth:`Blueprint.operation`: its path, operation id, argument
+schema and answer schema, then the view, its docstring and its body. An endpoint's
+``*QueryArgsSchema`` stays the one description of its parameters: the OpenAPI document is
+made from it, and the front door (``app/door/__init__.py``) loads a request's parameters with
+it, by the view's :class:`ArgumentPlan`; the front door calls the view as an
+:class:`Operation`, without Flask, giving it the request's festival and its arguments.
 A request's parameters are loaded at the cost of what it sends: one schema instance per set
 of sent parameters, made once, instead of asking every one of the schema's fields for a value.
 """
-import inspect
 import threading
 from http import HTTPStatus
 
@@ -152,13 +153,12 @@ class Operation:
         return self.view(festival, **self.plan.load(pairs))
 
 
-def operation(view_function):
-    """The :class:`Operation` of a view registered with ``@blp.arguments``."""
-    plan = getattr(view_function, "query_plan", None)
+def operation_of(view):
+    """The :class:`Operation` of a view routed with :meth:`Blueprint.operation`."""
+    plan = getattr(view, "query_plan", None)
     if plan is None:
-        raise TypeError(f"{view_function.__name__}: a data endpoint declares its parameters "
-                        f"with @blp.arguments")
-    return Operation(inspect.unwrap(view_function), plan)
+        raise TypeError(f"{view.__name__}: a data endpoint is routed with @blp.operation")
+    return Operation(view, plan)
 
 
 # The contract's endpoint groups: the OpenAPI document's tags, one per operation.
@@ -218,6 +218,29 @@ class Blueprint(flask_smorest.Blueprint):
     def __init__(self, *args, group, **kwargs):
         super().__init__(*args, **kwargs)
         self.group = group
+
+    def operation(self, rule, operation_id, arguments, answer, *, tags=None, errors=()):
+        """Route a data endpoint, ``GET rule``, documented as the operation ``operation_id``
+        with its query parameters (``arguments``, its ``*QueryArgsSchema``), its answer
+        (``answer``, its schema) and ``errors``, the statuses it alone answers besides the ones
+        every operation has (``COMMON_ERRORS``). A view is its docstring (the operation's
+        summary and description) and its body: the front door calls it with the request's
+        festival and its loaded arguments, ``view(festival, **arguments)``.
+
+        Written with flask-smorest's own decorators, applied as a stack of them would be
+        (``get``, ``doc``, ``arguments``, ``response``, ``alt_response``, outermost first), so
+        the document is theirs; the view itself is routed, and carries their ``_apidoc``."""
+
+        def decorator(view):
+            documented = view
+            for code in errors:
+                documented = self.alt_response(code, response=HTTPStatus(code).name)(documented)
+            documented = self.doc(operationId=operation_id)(self.arguments(arguments)(self.response(200, answer)(
+                documented)))
+            view._apidoc, view.query_plan = documented._apidoc, documented.query_plan
+            return self.route(rule, methods=["GET"], tags=tags)(view)
+
+        return decorator
 
     def route(self, rule, *, parameters=None, tags=None, **options):
         """Tag the operation with the blueprint's endpoint group; every path takes

@@ -2,12 +2,8 @@
 
 from db import clock
 from db.read.programmes import DETAIL_COLUMNS, find_programmes, list_programmes, render_detail, render_item
-from schemas.programmes import (
-    ProgrammeDetailQueryArgsSchema,
-    ProgrammeDetailSchema,
-    ProgrammeListSchema,
-    ProgrammeQueryArgsSchema,
-)
+from schemas.programmes import (ProgrammeDetailQueryArgsSchema, ProgrammeDetailSchema, ProgrammeListSchema,
+                                ProgrammeQueryArgsSchema)
 
 from .lookups import narrowing_sub_fest_or_404, sub_fest_ref_or_404, the_one
 from .responses import json_text, list_json
@@ -17,10 +13,7 @@ blp = Blueprint("programmes", __name__, group=FESTIVAL_STRUCTURE,
                 description="Active public programmes of a sub-fest.")
 
 
-@blp.get("/programmes")
-@blp.doc(operationId="listProgrammes")
-@blp.arguments(ProgrammeQueryArgsSchema, location="query", as_kwargs=True)
-@blp.response(200, ProgrammeListSchema)
+@blp.operation("/programmes", "listProgrammes", ProgrammeQueryArgsSchema, ProgrammeListSchema)
 def programmes(festival, sub_fest_id=None, sub_fest_slug=None, **args):
     """List active public programmes of a sub-fest
 
@@ -36,10 +29,8 @@ def programmes(festival, sub_fest_id=None, sub_fest_slug=None, **args):
                      festival.context_json(sub_fest))
 
 
-@blp.get("/programme-detail", tags=[SCHEDULES_AND_RESULTS])  # the contract's group of details
-@blp.doc(operationId="getProgrammeDetail")
-@blp.arguments(ProgrammeDetailQueryArgsSchema, location="query", as_kwargs=True)
-@blp.response(200, ProgrammeDetailSchema)
+@blp.operation("/programme-detail", "getProgrammeDetail", ProgrammeDetailQueryArgsSchema, ProgrammeDetailSchema,
+               tags=[SCHEDULES_AND_RESULTS])  # the contract's group of details
 def programme_detail(festival, sub_fest_program_id=None, program_code=None, sub_fest_id=None, sub_fest_slug=None):
     """Show one programme with its schedules, collections and registration windows
 

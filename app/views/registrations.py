@@ -12,10 +12,8 @@ blp = Blueprint("registrations", __name__, group=SCHEDULES_AND_RESULTS,
                 description="The entries of a public candidate.")
 
 
-@blp.get("/candidate-registrations")
-@blp.doc(operationId="listCandidateRegistrations")
-@blp.arguments(CandidateRegistrationQueryArgsSchema, location="query", as_kwargs=True)
-@blp.response(200, RegistrationListSchema)
+@blp.operation("/candidate-registrations", "listCandidateRegistrations", CandidateRegistrationQueryArgsSchema,
+               RegistrationListSchema)
 def candidate_registrations(festival, sub_fest_candidate_id=None, chest_no=None, sub_fest_id=None, sub_fest_slug=None,
                             **args):
     """List the registrations of a public candidate

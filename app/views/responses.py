@@ -1,9 +1,10 @@
 """Answers stitched from stored public JSON (the compiled read model), sent as they are.
 
 A view returns its answer's JSON as bytes, which the front door sends as they are; the
-view's ``@blp.response`` schema documents the answer.
+answer schema of the view's ``@blp.operation`` documents the answer.
 """
 from db.compiled.templates import dumps
+
 
 def json_text(text):
     """A JSON answer from JSON text (with the trailing newline of the API's other JSON)."""

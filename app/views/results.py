@@ -2,14 +2,9 @@
 from db import clock
 from db.read.candidates import find_candidates
 from db.read.programmes import find_programmes, list_programme_results, render_item
-from schemas.results import (
-    CandidateResultQueryArgsSchema,
-    CandidateResultSchema,
-    ProgrammeResultQueryArgsSchema,
-    ProgrammeResultSchema,
-    ProgrammeResultsListSchema,
-    ProgrammeResultsQueryArgsSchema,
-)
+from schemas.results import (CandidateResultQueryArgsSchema, CandidateResultSchema,
+                             ProgrammeResultQueryArgsSchema, ProgrammeResultSchema,
+                             ProgrammeResultsListSchema, ProgrammeResultsQueryArgsSchema)
 
 from .lookups import narrowing_sub_fest_or_404, sub_fest_ref_or_404, the_one
 from .responses import list_json, object_json
@@ -19,10 +14,8 @@ blp = Blueprint("results", __name__, group=SCHEDULES_AND_RESULTS,
                 description="Published public results of programmes and candidates.")
 
 
-@blp.get("/programme-results")
-@blp.doc(operationId="listProgrammeResults")
-@blp.arguments(ProgrammeResultsQueryArgsSchema, location="query", as_kwargs=True)
-@blp.response(200, ProgrammeResultsListSchema)
+@blp.operation("/programme-results", "listProgrammeResults", ProgrammeResultsQueryArgsSchema,
+               ProgrammeResultsListSchema)
 def programme_results_list(festival, sub_fest_id=None, sub_fest_slug=None, **args):
     """List public programmes of a sub-fest with their published results
 
@@ -39,10 +32,7 @@ def programme_results_list(festival, sub_fest_id=None, sub_fest_slug=None, **arg
     return list_json(page, items, festival.context_json(sub_fest))
 
 
-@blp.get("/programme-result")
-@blp.doc(operationId="getProgrammeResult")
-@blp.arguments(ProgrammeResultQueryArgsSchema, location="query", as_kwargs=True)
-@blp.response(200, ProgrammeResultSchema)
+@blp.operation("/programme-result", "getProgrammeResult", ProgrammeResultQueryArgsSchema, ProgrammeResultSchema)
 def programme_result(festival, sub_fest_program_id=None, program_code=None, sub_fest_id=None, sub_fest_slug=None):
     """Show one public programme with its published results
 
@@ -57,10 +47,7 @@ def programme_result(festival, sub_fest_program_id=None, program_code=None, sub_
                        programme=render_item(body, schedules, clock.utcnow().isoformat()), results=results)
 
 
-@blp.get("/candidate-result")
-@blp.doc(operationId="getCandidateResult")
-@blp.arguments(CandidateResultQueryArgsSchema, location="query", as_kwargs=True)
-@blp.response(200, CandidateResultSchema)
+@blp.operation("/candidate-result", "getCandidateResult", CandidateResultQueryArgsSchema, CandidateResultSchema)
 def candidate_result(festival, sub_fest_candidate_id=None, chest_no=None, sub_fest_id=None, sub_fest_slug=None):
     """Show one public candidate with the published results of their entries
 

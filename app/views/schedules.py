@@ -12,10 +12,7 @@ blp = Blueprint("schedules", __name__, group=SCHEDULES_AND_RESULTS,
                 description="When and where the public programmes run.")
 
 
-@blp.get("/schedules")
-@blp.doc(operationId="listSchedules")
-@blp.arguments(ScheduleQueryArgsSchema, location="query", as_kwargs=True)
-@blp.response(200, ScheduleListSchema)
+@blp.operation("/schedules", "listSchedules", ScheduleQueryArgsSchema, ScheduleListSchema)
 def schedules(festival, sub_fest_id=None, sub_fest_slug=None, **args):
     """List schedules of public programmes
 

@@ -10,10 +10,7 @@ blp = Blueprint("subfests", __name__, group=FESTIVAL_STRUCTURE,
                 description="Active public sub-fests of the festival.")
 
 
-@blp.get("/subfests")
-@blp.doc(operationId="listSubFests")
-@blp.arguments(SubFestQueryArgsSchema, location="query", as_kwargs=True)
-@blp.response(200, SubFestListSchema)
+@blp.operation("/subfests", "listSubFests", SubFestQueryArgsSchema, SubFestListSchema)
 def subfests(festival, **args):
     """List active public sub-fests
 

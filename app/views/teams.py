@@ -11,10 +11,7 @@ blp = Blueprint("teams", __name__, group=FESTIVAL_STRUCTURE,
                 description="Active public teams of a sub-fest.")
 
 
-@blp.get("/teams")
-@blp.doc(operationId="listTeams")
-@blp.arguments(TeamQueryArgsSchema, location="query", as_kwargs=True)
-@blp.response(200, TeamListSchema)
+@blp.operation("/teams", "listTeams", TeamQueryArgsSchema, TeamListSchema)
 def teams(festival, sub_fest_id=None, sub_fest_slug=None, **args):
     """List active public teams of a sub-fest
 

@@ -1,27 +1,11 @@
 """GET /topper-placeholders, /toppers, /page-toppers and /topper-race."""
 from db.clock import festival_zone
 from db.read.schedules import utc_moment
-from db.read.toppers import (
-    find_page,
-    get_placeholder,
-    list_entries,
-    list_entries_as_of,
-    list_placeholders,
-    placeholders_as_of,
-    placeholders_with_entries,
-    race_head,
-    race_steps,
-)
-from schemas.toppers import (
-    PageTopperQueryArgsSchema,
-    PageToppersSchema,
-    TopperPlaceholderListSchema,
-    TopperPlaceholderQueryArgsSchema,
-    TopperQueryArgsSchema,
-    TopperRaceQueryArgsSchema,
-    TopperRaceSchema,
-    ToppersSchema,
-)
+from db.read.toppers import (find_page, get_placeholder, list_entries, list_entries_as_of, list_placeholders,
+                             placeholders_as_of, placeholders_with_entries, race_head, race_steps)
+from schemas.toppers import (PageTopperQueryArgsSchema, PageToppersSchema, TopperPlaceholderListSchema,
+                             TopperPlaceholderQueryArgsSchema, TopperQueryArgsSchema,
+                             TopperRaceQueryArgsSchema, TopperRaceSchema, ToppersSchema)
 
 from .lookups import get_or_404, placeholder_id_or_404, sub_fest_ref_or_404
 from .responses import list_json, meta_json, object_json
@@ -33,10 +17,8 @@ blp = Blueprint("toppers", __name__, group=SCHEDULES_AND_RESULTS,
 NOT_FOUND = "Topper placeholder"
 
 
-@blp.get("/topper-placeholders")
-@blp.doc(operationId="listTopperPlaceholders")
-@blp.arguments(TopperPlaceholderQueryArgsSchema, location="query", as_kwargs=True)
-@blp.response(200, TopperPlaceholderListSchema)
+@blp.operation("/topper-placeholders", "listTopperPlaceholders", TopperPlaceholderQueryArgsSchema,
+               TopperPlaceholderListSchema)
 def topper_placeholders(festival, sub_fest_id=None, sub_fest_slug=None, **args):
     """List the published topper placeholders of a sub-fest
 
@@ -48,10 +30,7 @@ def topper_placeholders(festival, sub_fest_id=None, sub_fest_slug=None, **args):
     return list_json(page, [body for (body,) in page.items], festival.context_json(sub_fest))
 
 
-@blp.get("/toppers")
-@blp.doc(operationId="listToppers")
-@blp.arguments(TopperQueryArgsSchema, location="query", as_kwargs=True)
-@blp.response(200, ToppersSchema)
+@blp.operation("/toppers", "listToppers", TopperQueryArgsSchema, ToppersSchema)
 def toppers(festival, topper_placeholder_id=None, placeholder_label=None, sub_fest_id=None, sub_fest_slug=None,
             as_of=None, **args):
     """List the ranked entries of one published topper placeholder
@@ -92,10 +71,7 @@ def _with_as_of(context, requested, at):
     return f'{context[:-1]},"asOf":{as_of}}}'
 
 
-@blp.get("/topper-race")
-@blp.doc(operationId="getTopperRace")
-@blp.arguments(TopperRaceQueryArgsSchema, location="query", as_kwargs=True)
-@blp.response(200, TopperRaceSchema)
+@blp.operation("/topper-race", "getTopperRace", TopperRaceQueryArgsSchema, TopperRaceSchema)
 def topper_race(festival, topper_placeholder_id=None, placeholder_label=None, sub_fest_id=None, sub_fest_slug=None,
                 top=10, page=1, limit=20, as_of=None):
     """Show the points race of one published leaderboard
@@ -117,10 +93,7 @@ def topper_race(festival, topper_placeholder_id=None, placeholder_label=None, su
                        data=f"[{','.join(steps.items)}]", meta=meta_json(steps))
 
 
-@blp.get("/page-toppers")
-@blp.doc(operationId="getPageToppers")
-@blp.arguments(PageTopperQueryArgsSchema, location="query", as_kwargs=True)
-@blp.response(200, PageToppersSchema)
+@blp.operation("/page-toppers", "getPageToppers", PageTopperQueryArgsSchema, PageToppersSchema)
 def page_toppers(festival, page_slug=None, page_id=None, placeholder_id=None, placeholder_label=None, sub_fest_id=None,
                  sub_fest_slug=None, as_of=None):
     """Show the leaderboards configured for a website page
