@@ -1,7 +1,7 @@
 """Filter options: query arguments and output."""
 from marshmallow import fields
 
-from .common import ContextSchema, OutSchema, QueryArgs, UtcDateTime, Uuid
+from .common import ContextSchema, OutSchema, QueryArgs, Uuid
 from .enums import RANKING_BASES, TOPPER_ENTITY_TYPES, TOPPER_SCOPE_TYPES
 from .selectors import AT_MOST_ONE_SUB_FEST, optional_sub_fest_fields
 from .nested import (
@@ -46,14 +46,13 @@ class TopperPlaceholderOptionSchema(ScopeKeysSchema):
     ranking_basis = fields.String(metadata={"enum": list(RANKING_BASES)})
     display_top_n = fields.Integer()
     display_order = fields.Integer()
-    last_computed_at = UtcDateTime(allow_none=True, metadata={
-        "description": "When the board's entries last changed: an import that moves none of its points "
-                       "keeps it (and the answer's ETag)."})
 
 
 class TopperOptionsSchema(OutSchema):
     placeholders = fields.List(fields.Nested(TopperPlaceholderOptionSchema), metadata={
-        "description": "Published leaderboards."})
+        "description": "Published leaderboards, as a menu names them: their entries' time (`lastComputedAt`) "
+                       "and completeness are in /topper-placeholders and /toppers, so an import that moves "
+                       "points but no option leaves this answer (and its ETag) as it was."})
     entity_types = fields.List(fields.String(metadata={"enum": list(TOPPER_ENTITY_TYPES)}),
                                metadata={"description": "Entity types they rank."})
     scope_types = fields.List(fields.String(metadata={"enum": list(TOPPER_SCOPE_TYPES)}),

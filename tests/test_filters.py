@@ -1,8 +1,12 @@
 """GET /filters: the public filter options, of the festival or of one sub-fest."""
+import datetime
+
 import pytest
 
-from conftest import BIG, SMALL
-from fixture_rules import PRIVATE_FIELD_NAMES, flag, private_values
+from conftest import API, BIG, SMALL, writable
+from db import clock
+from fixture_rules import PRIVATE_FIELD_NAMES, flag, private_values, visible_programme_ids, visible_sub_fests
+from seed.pipeline.write.update import update_fixture
 from structure_rules import fests  # noqa: F401 (fixtures)
 from structure_tiny import shape  # noqa: F401 (fixture)
 
@@ -87,8 +91,7 @@ def test_shape_options_leave_hidden_records_out(shape):
         "placeholders": [{
             "id": names["Published"], "subFestId": names["main"], "label": "Toppers", "scopeType": "category",
             "entityType": "team", "sectionKey": None, "collectionKey": None, "rankingBasis": "points",
-            "displayTopN": 10, "displayOrder": 0, "lastComputedAt": body["topperOptions"]["placeholders"][0][
-                "lastComputedAt"]}],
+            "displayTopN": 10, "displayOrder": 0}],
         "entityTypes": ["team"], "scopeTypes": ["category"]}
     assert "HIDDEN" not in str(body)
     assert client.get("/filters", subFestSlug="hidden-sub").status_code == 404
@@ -129,3 +132,115 @@ def test_query_count_is_fixed(api, query_count, params):
         api.ok("/filters", **params)
     # key, then the compiled document of the festival or of the sub-fest
     assert counter.count == 2
+
+
+# --- The answer moves only when an option does --------------------------------------------------
+
+PUBLISHED_AT = "2026-01-18T16:00:00Z"
+
+
+def unpublished_results(data, zero_points):
+    """``(programme, [result])`` of a visible completed programme whose results are not yet
+    published: its results of no points (``zero_points``), or all of them."""
+    visible = visible_programme_ids(data)
+    for programme in data["subFestProgrammes"]:
+        if programme["id"] not in visible or programme["status"] != "completed":
+            continue
+        results = [r for r in data["results"] if r["sub_fest_programme"] == programme["id"]]
+        if not results or any(flag(r, "is_published") for r in results):
+            continue
+        chosen = [r for r in results if not r.get("points")] if zero_points else results
+        if chosen and (zero_points or sum(r.get("points") or 0 for r in chosen)):
+            return programme, chosen
+    raise AssertionError("no such programme in the fixture")
+
+
+def publication(programme, results):
+    return {"formatVersion": 1, "festival": {"slug": BIG},
+            "subFestProgrammes": [{"id": programme["id"], "status": "result_published", "published_at": PUBLISHED_AT}],
+            "results": [{"id": r["id"], "is_published": True, "published_at": PUBLISHED_AT} for r in results]}
+
+
+def test_filters_etag_moves_only_when_an_option_does(fresh_app, keys, fixture_data, monkeypatch):
+    """Publishing a result of no points, then a programme's results that move boards' points,
+    leaves /filters (whole and of each sub-fest) with its ETag, a 304 to the one held, while
+    the boards' times in /topper-placeholders move; renaming a category moves /filters and
+    /filters of its sub-fest, and leaves the other sub-fests' as they were."""
+    app, url = fresh_app
+    client = app.test_client()
+    data = fixture_data[BIG]
+    sub_fests = {s["id"]: s["slug"] for s in visible_sub_fests(data)}
+    key = {"X-API-Key": keys[BIG]}
+
+    def get(path, params=(), etag=None):
+        headers = {**key, "If-None-Match": etag} if etag else key
+        response = client.get(f"{API}{path}", query_string=dict(params), headers=headers)
+        assert response.status_code in (200, 304), (path, params, response.get_data(as_text=True)[:300])
+        return response
+
+    menus = [(), *((("subFestSlug", slug),) for slug in sub_fests.values())]
+    assert len(menus) >= 3
+
+    def held():
+        return {m: get("/filters", m) for m in menus}
+
+    def board_times():
+        times = {}
+        for slug in sub_fests.values():
+            answer = get("/topper-placeholders", {"subFestSlug": slug, "limit": 500}).get_json()
+            times.update({p["id"]: p["lastComputedAt"] for p in answer["data"]})
+        return times
+
+    def points():
+        return {(board, entry["entityId"], entry["points"]) for board in board_times()
+                for entry in get("/toppers", {"topperPlaceholderId": board, "limit": 500}).get_json()["data"]
+                if entry["points"]}
+
+    def unchanged_since(before, revision):
+        for menu, answer in before.items():
+            again = get("/filters", menu, etag=answer.headers["ETag"])
+            assert again.status_code == 304, menu
+            assert again.headers["X-Data-Revision"] == str(revision), menu
+            assert get("/filters", menu).headers["ETag"] == answer.headers["ETag"], menu
+
+    def revision():
+        return int(get("/subfests").headers["X-Data-Revision"])
+
+    # A result of no points published: the revision moves, no board's points do.
+    programme, results = unpublished_results(data, zero_points=True)
+    before, points_before, start = held(), points(), revision()
+    with writable(url):
+        update_fixture(publication(programme, results))
+    assert revision() == start + 1
+    assert points() == points_before
+    shown = get("/programme-result", {"subFestProgramId": programme["id"]}).get_json()["results"]
+    assert {r["id"] for r in shown} == {r["id"] for r in results}
+    unchanged_since(before, start + 1)
+
+    # A programme's results that move points, an hour on: boards' times move, the menus do not.
+    programme, results = unpublished_results(data, zero_points=False)
+    times_before, points_before = board_times(), points()
+    later = clock.utcnow() + datetime.timedelta(hours=1)
+    with writable(url), monkeypatch.context() as patched:
+        patched.setattr(clock, "utcnow", lambda: later)
+        update_fixture(publication(programme, results))
+    assert points() != points_before
+    assert [b for b, at in board_times().items() if at != times_before[b]]
+    unchanged_since(before, start + 2)
+
+    # An option renamed: the menus that show it move, the others keep their ETag.
+    category = next(c for c in data["categories"] if c["sub_fest"] in sub_fests
+                    and any(c["id"] == o["id"] for o in get("/filters").get_json()["categories"]))
+    with writable(url):
+        update_fixture({"formatVersion": 1, "festival": {"slug": BIG},
+                        "categories": [{"id": category["id"], "name": category["name"] + " (renamed)"}]})
+    own = ("subFestSlug", sub_fests[category["sub_fest"]])
+    for menu, answer in before.items():
+        again = get("/filters", menu, etag=answer.headers["ETag"])
+        if menu in ((), (own,)):
+            assert again.status_code == 200, menu
+            assert again.headers["ETag"] != answer.headers["ETag"]
+            names = {c["id"]: c["name"] for c in again.get_json()["categories"]}
+            assert names[category["id"]] == category["name"] + " (renamed)"
+        else:
+            assert again.status_code == 304, menu

@@ -47,7 +47,7 @@ def urls(to_publish, published, revision):
         ("/programme-result", {"subFestProgramId": to_publish["id"]}, True),
         ("/programme-results", {"subFestSlug": "general", "hasResults": "true", "limit": 100}, True),
         ("/programmes", {"subFestSlug": "general", "limit": 100}, True),
-        ("/filters", {}, True),
+        ("/filters", {}, False),  # the menus: no option moved
         ("/changes", {"sinceRevision": revision}, True),
     ]
 
@@ -233,14 +233,60 @@ def test_a_score_that_moves_no_points_keeps_every_board_and_filters_etag(
     done = CliRunner().invoke(cli, ["import", "--update", str(update)])
     assert done.exit_code == 0, done.output
 
+    assert moved_since(get, table, held, revision + 1) == {
+        "/programme-result", "/programme-results", "/candidate-result", "/candidate-registrations", "/changes"}
+
+
+def moved_since(get, table, held, revision):
+    """The paths of ``table`` whose answer is no longer the one ``held``: each asked again
+    with the ETag held, a ``304`` exactly when its data (all but the revision) is the same."""
     moved = set()
     for path, params in table.items():
         again = get(path, params, **{"If-None-Match": held[path].headers["ETag"]})
-        assert again.headers["X-Data-Revision"] == str(revision + 1)
+        assert again.headers["X-Data-Revision"] == str(revision)
         assert again.status_code in (200, 304), (path, again.status_code)
         if again.status_code == 200:
             moved.add(path)
             assert again.headers["ETag"] != held[path].headers["ETag"]
             assert without_revision(again.data) != without_revision(held[path].data), path
-    assert moved == {"/programme-result", "/programme-results", "/candidate-result", "/candidate-registrations",
-                     "/changes"}
+        else:
+            assert without_revision(get(path, params).data) == without_revision(held[path].data), path
+    return moved
+
+
+def test_a_publication_that_moves_points_moves_only_the_answers_that_show_them(
+        fresh_app, app_with, keys, fixture_data, tmp_path, monkeypatch):
+    """One programme's results published, moving points: of the 21 operations those that show
+    the programme, its results, its candidate, the boards it moves (their times and
+    completeness in /topper-placeholders) and /changes get a new ETag; /filters (no option
+    moved), the content, the teams, categories and schedules answer 304."""
+    _, url = fresh_app
+    client = app_with(database_url=url).test_client()
+    headers = {"X-API-Key": keys[BIG]}
+
+    def get(path, params, **extra):
+        return client.get(f"{API}{path}", query_string=params, headers={**headers, **extra})
+
+    data = fixture_data[BIG]
+    to_publish, _, results = programmes_of_general(data)
+    entries = {r["id"]: r for r in data["registrations"]}
+    people = {c["id"]: c for c in data["subFestCandidates"]}
+    scored = next(r for r in results if r.get("points") and entries[r["registration"]]["type"] == "individual")
+    candidate = people[entries[scored["registration"]]["sub_fest_candidate"]]
+    revision = int(get("/subfests", {}).headers["X-Data-Revision"])
+    table = every_operation(get, to_publish["id"], candidate["chest_no"], revision)
+    held = {path: get(path, params) for path, params in table.items()}
+    assert all(response.status_code == 200 for response in held.values())
+
+    publish(tmp_path, monkeypatch, url, to_publish, results)
+
+    detail = get("/candidate-detail", table["/candidate-detail"]).get_json()
+    assert detail["pointsSummary"] != held["/candidate-detail"].get_json()["pointsSummary"]  # points moved
+    # The list of candidates moves when one of the programme's is on its page.
+    in_programme = {entries[r["registration"]].get("sub_fest_candidate") for r in results}
+    listed = {item["id"] for item in held["/candidates"].get_json()["data"]}
+    assert moved_since(get, table, held, revision + 1) == {
+        "/programmes", "/programme-detail", "/programme-results", "/programme-result",
+        "/candidate-detail", "/candidate-result", "/candidate-registrations",
+        "/topper-placeholders", "/toppers", "/page-toppers", "/topper-race", "/changes",
+        *(["/candidates"] if listed & in_programme else [])}
