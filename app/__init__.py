@@ -30,6 +30,13 @@ and `results`, ...) with the same `context`. Times are UTC (`Z`), ids are UUIDs.
 or missing parameter, `401` key, `403` the URL names another festival than the key's, `404` unknown id or a record that is not public (the same
 answer for both), `429` too many requests (see `Retry-After`), `503` try again shortly.
 
+**Parameters together.** Different parameters combine with AND. Where an operation needs one
+of several parameters (`subFestId` or `subFestSlug`, an id or a code), their descriptions say so
+and the operation's `x-dependencies` states it (`Or(a, b);`): sending none is a `400`. Every
+other combination is taken: selectors sent together must name the same record, else nothing is
+named, the `404` of an unknown one (`subFestId` with another sub-fest's `subFestSlug`), and a
+`/schedules` window whose start is after its end is an empty page.
+
 **Result day.** Answers carry an `ETag`; send it back as `If-None-Match` for a `304`. Poll
 `/changes?sinceRevision=N` and fetch again only what it names (see `docs/clients.md`).
 """

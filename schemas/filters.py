@@ -3,7 +3,7 @@ from marshmallow import fields
 
 from .common import ContextSchema, OutSchema, QueryArgs, Uuid
 from .enums import RANKING_BASES, TOPPER_ENTITY_TYPES, TOPPER_SCOPE_TYPES
-from .selectors import AT_MOST_ONE_SUB_FEST, optional_sub_fest_fields
+from .selectors import optional_sub_fest_fields
 from .nested import (
     CategoryRefSchema,
     CollectionRefSchema,
@@ -16,7 +16,6 @@ from .toppers import ScopeKeysSchema
 
 
 class FilterQueryArgsSchema(QueryArgs):
-    DEPENDENCIES = (AT_MOST_ONE_SUB_FEST,)
     sub_fest_id, sub_fest_slug = optional_sub_fest_fields("the options")
 
 

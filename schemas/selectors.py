@@ -1,15 +1,16 @@
 """Alternative selectors: endpoints that accept one record by any of several parameters.
 
-OpenAPI cannot relate one query parameter to another, so each schema states its rules in the
-Inter-parameter Dependency Language (IDL) of IDL4OAS, its classes' ``DEPENDENCIES``, which the
-document carries as the operation's ``x-dependencies`` (``app/views/operations.py``):
-``Or(a, b);`` (send at least one), ``OnlyOne(a, b);`` (send exactly one), ``ZeroOrOne(a, b);``
-(send at most one), ``a <= b;``. The groups that need a parameter are checked from the same
-statement (:class:`StatedRules`), a 400 naming the group. A request that keeps the rules is
-never a 400 for the combination; the service takes a little more (both of ``subFestId`` and
-``subFestSlug`` when they name the same sub-fest: ``app.views.lookups``; ``a <= b`` is the
-view's own check). Ids and keys that name no visible record are still the one 404: that
-depends on the data, not on the parameters.
+OpenAPI cannot relate one query parameter to another, so each schema states the one rule of
+that kind the service has, "send at least one of these", in the Inter-parameter Dependency
+Language (IDL) of IDL4OAS, its classes' ``DEPENDENCIES``, which the document carries as the
+operation's ``x-dependencies`` (``app/views/operations.py``): ``Or(a, b);``. The groups are
+checked from the same statement (:class:`StatedRules`), none of a group sent being a 400
+naming the group. Every other combination of the parameters the document lists is taken, each
+with a meaning: parameters combine with AND, so selectors sent together name the one record
+they all name (``subFestId`` with ``subFestSlug``: the sub-fest with that id and that slug,
+``app.views.lookups``), and naming different records they name none, the one 404 of an
+unknown record. Ids and keys that name no visible record are that 404 too: that depends on
+the data, not on the parameters.
 """
 import re
 
@@ -19,18 +20,14 @@ from . import examples
 from .common import QueryArgs, camelcase
 from .fields import CanonicalUUID, Text
 
-# The sub-fest's rule where one is required, and where it is optional.
-ONE_SUB_FEST = "OnlyOne(subFestId, subFestSlug);"
-AT_MOST_ONE_SUB_FEST = "ZeroOrOne(subFestId, subFestSlug);"
-
 
 def one_of(*names):
     """The IDL rule of :func:`require_one_of`: at least one of ``names``."""
     return f"Or({', '.join(names)});"
 
 
-# An IDL group needing one of its parameters (``Or``, ``OnlyOne``): its names.
-REQUIRED_GROUP = re.compile(r"^(?:Or|OnlyOne)\((.+)\);$")
+# An IDL group needing one of its parameters: its names.
+REQUIRED_GROUP = re.compile(r"^Or\((.+)\);$")
 
 
 def dependencies(schema):
@@ -77,22 +74,26 @@ class StatedRules(QueryArgs):
             raise ValidationError(errors)
 
 
+# Both sub-fest selectors sent: the sub-fest with that id and that slug (``app.views.lookups``).
+BOTH_SUB_FEST_RULE = ("When both `subFestId` and `subFestSlug` are sent they must name the same sub-fest, "
+                      "else the answer is the 404 of an unknown sub-fest.")
+
+
 class SubFestSelectorArgs(StatedRules):
     """The sub-fest a list comes from, by id or by slug (``app.views.lookups.sub_fest_ref_or_404``)."""
 
-    DEPENDENCIES = (ONE_SUB_FEST,)
+    DEPENDENCIES = (one_of("subFestId", "subFestSlug"),)
 
     sub_fest_id = CanonicalUUID(metadata={"example": examples.SUB_FEST_ID,
-        "description": "Sub-fest to list from; required unless `subFestSlug` is sent. "
-                       "When both are sent they must name the same sub-fest."})
+        "description": f"Sub-fest to list from; required unless `subFestSlug` is sent. {BOTH_SUB_FEST_RULE}"})
     sub_fest_slug = Text(max_length=80, metadata={"example": examples.SUB_FEST_SLUG,
-        "description": "Slug of the sub-fest to list from; required unless `subFestId` is sent."})
+        "description": f"Slug of the sub-fest to list from; required unless `subFestId` is sent. "
+                       f"{BOTH_SUB_FEST_RULE}"})
 
 
 
 SELECTOR_RULE = ("When both are sent they must name the same record (else 404); "
                  "`subFestSlug` or `subFestId` narrows the lookup to one sub-fest.")
-NARROWING_RULE = "When both `subFestId` and `subFestSlug` are sent they must name the same sub-fest (else 400)."
 
 
 def optional_sub_fest_fields(what):
@@ -100,22 +101,20 @@ def optional_sub_fest_fields(what):
     may be of the whole festival (``/schedules``, ``/filters``), by id or by slug
     (``app.views.lookups.narrowing_sub_fest_or_404``)."""
     return (CanonicalUUID(metadata={"example": examples.SUB_FEST_ID,
-                                    "description": f"Only {what} of this public sub-fest. {NARROWING_RULE}"}),
+                                    "description": f"Only {what} of this public sub-fest. {BOTH_SUB_FEST_RULE}"}),
             Text(max_length=80, metadata={"example": examples.SUB_FEST_SLUG,
                                           "description": f"Only {what} of this public sub-fest, by its slug. "
-                                                         f"{NARROWING_RULE}"}))
+                                                         f"{BOTH_SUB_FEST_RULE}"}))
 
 
 class NarrowingSubFestArgs(StatedRules):
     """The optional sub-fest a lookup by code, chest number or label is narrowed to."""
 
-    DEPENDENCIES = (AT_MOST_ONE_SUB_FEST,)
-
     sub_fest_id = CanonicalUUID(metadata={"example": examples.SUB_FEST_ID,
-        "description": f"Look the code, chest number or label up in this sub-fest only. {NARROWING_RULE}"})
+        "description": f"Look the code, chest number or label up in this sub-fest only. {BOTH_SUB_FEST_RULE}"})
     sub_fest_slug = Text(max_length=80, metadata={"example": examples.SUB_FEST_SLUG,
         "description": f"Look the code, chest number or label up in this sub-fest only, by its slug. "
-                       f"{NARROWING_RULE}"})
+                       f"{BOTH_SUB_FEST_RULE}"})
 
 
 class ProgrammeSelectorArgs(NarrowingSubFestArgs):

@@ -50,12 +50,19 @@ def test_no_selector_is_400_naming_both(api, path, by_id, by_key, params):
 
 
 @pytest.mark.parametrize("path, by_id, by_key", DETAILS)
-def test_sub_fest_id_and_slug_naming_different_sub_fests_are_a_400_naming_both(api, records, path, by_id, by_key):
-    _, key, sub_fest = records[path][0]
+def test_sub_fest_id_and_slug_naming_different_sub_fests_are_the_404_of_an_unknown_one(api, records, path, by_id,
+                                                                                        by_key):
+    record_id, key, sub_fest = records[path][0]
     other = next(s for _, _, s in records[path] if s["id"] != sub_fest["id"])
-    response = api.get(path, **{by_key: key, "subFestId": sub_fest["id"], "subFestSlug": other["slug"]})
-    assert response.status_code == 400
-    assert set(response.get_json()["errors"]["query"]) == {"subFestId", "subFestSlug"}
+    unknown = api.get(path, **{by_key: key, "subFestSlug": "no-such-sub-fest"})
+    assert unknown.status_code == 404
+    for selector in ({by_key: key}, {by_id: record_id}):
+        # either order: the record's own sub-fest by id or by slug, the other by the other
+        for pair in ({"subFestId": sub_fest["id"], "subFestSlug": other["slug"]},
+                     {"subFestId": other["id"], "subFestSlug": sub_fest["slug"]}):
+            response = api.get(path, **selector, **pair)
+            assert response.status_code == 404
+            assert response.get_json() == unknown.get_json()
 
 
 @pytest.mark.parametrize("path, by_id, by_key", DETAILS)

@@ -106,6 +106,9 @@ def test_unknown_or_hidden_sub_fest_slug_is_404(api, fixture_data, slug_of):
     # an offset is honoured: 14:30 in India is 09:00 UTC
     ({"scheduledAtFrom": "2026-01-13T14:30:00+05:30", "scheduledAtTo": "2026-01-13T14:30:00+05:30"}, ["P4"]),
     ({"scheduledAtTo": "2026-01-10T08:59:59Z"}, []),
+    # a window whose start is after its end holds no schedule
+    ({"scheduledAtFrom": "2026-01-12", "scheduledAtTo": "2026-01-11"}, []),
+    ({"scheduledAtFrom": "2026-01-11T09:00:01Z", "scheduledAtTo": "2026-01-11T09:00:00Z"}, []),
 ])
 def test_time_window(tiny, params, expected):
     client, names = tiny
@@ -130,7 +133,6 @@ def test_a_bare_date_is_a_day_in_the_festivals_time_zone(seeded, tmp_path, param
 
 
 @pytest.mark.parametrize("params, field", [
-    ({"scheduledAtFrom": "2026-01-12", "scheduledAtTo": "2026-01-11"}, "scheduledAtFrom"),
     ({"scheduledAtFrom": "tomorrow"}, "scheduledAtFrom"),
     ({"scheduledAtTo": "2026-01-12T09:00:00"}, "scheduledAtTo"),  # a date-time needs an offset
     ({"scheduledAtTo": "2026-13-01"}, "scheduledAtTo"),

@@ -41,13 +41,17 @@ def test_neither_selector_is_a_400_naming_both(api, endpoint):
 
 
 @pytest.mark.parametrize("endpoint", SUB_FEST_LISTS)
-def test_selectors_naming_different_sub_fests_are_a_400_naming_both(api, sub_fests, endpoint):
+def test_selectors_naming_different_sub_fests_are_the_404_of_an_unknown_one(api, fixture_data, sub_fests, endpoint):
+    """No sub-fest has that id and that slug; a hidden sub-fest named by both of its own is
+    not there either."""
     first, second = sub_fests
-    response = api.get(endpoint, subFestId=first["id"], subFestSlug=second["slug"])
-    assert response.status_code == 400, response.get_data(as_text=True)
-    body = response.get_json()
-    assert set(body["errors"]["query"]) == {"subFestId", "subFestSlug"}
-    assert "subFestId" in body["message"] and "subFestSlug" in body["message"]
+    hidden = hidden_sub_fest(fixture_data[BIG])
+    unknown = api.get(endpoint, subFestSlug="no-such-sub-fest").get_json()
+    for pair in ((first["id"], second["slug"]), (second["id"], first["slug"]), (hidden["id"], hidden["slug"]),
+                 (first["id"], hidden["slug"]), (hidden["id"], first["slug"])):
+        response = api.get(endpoint, subFestId=pair[0], subFestSlug=pair[1])
+        assert response.status_code == 404, response.get_data(as_text=True)
+        assert response.get_json() == unknown
 
 
 @pytest.mark.parametrize("endpoint", SUB_FEST_LISTS)

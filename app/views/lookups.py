@@ -17,15 +17,15 @@ def get_or_404(record, what):
 
 def sub_fest_ref_or_404(festival, sub_fest_id=None, sub_fest_slug=None):
     """The public sub-fest named by id or slug (``schemas.selectors.SubFestSelectorArgs``),
-    from the festival's compiled sub-fests held in memory (no query); both sent and naming
-    different sub-fests is a 400 naming both."""
+    from the festival's compiled sub-fests held in memory (no query). Both sent name the
+    sub-fest with that id and that slug: naming different sub-fests, they name none, the one
+    404 of an unknown sub-fest."""
     if sub_fest_id is None:
         return sub_fest_ref_by_slug_or_404(festival, sub_fest_slug)
-    sub_fest = get_or_404(festival.sub_fests.get(sub_fest_id), "Sub-fest")
-    if sub_fest_slug and sub_fest.slug != sub_fest_slug:
-        message = "subFestId and subFestSlug name different sub-fests; send one of them."
-        abort(400, message=message, errors={"query": {"subFestId": [message], "subFestSlug": [message]}})
-    return sub_fest
+    sub_fest = festival.sub_fests.get(sub_fest_id)
+    if sub_fest is not None and sub_fest_slug and sub_fest.slug != sub_fest_slug:
+        sub_fest = None
+    return get_or_404(sub_fest, "Sub-fest")
 
 
 def sub_fest_ref_by_slug_or_404(festival, slug):
@@ -34,7 +34,7 @@ def sub_fest_ref_by_slug_or_404(festival, slug):
 
 def narrowing_sub_fest_or_404(festival, sub_fest_id=None, sub_fest_slug=None):
     """The sub-fest a lookup by code or chest number is narrowed to, or None when neither is
-    sent; the same 404 and 400 as :func:`sub_fest_ref_or_404`."""
+    sent; the same 404 as :func:`sub_fest_ref_or_404`."""
     if sub_fest_id is None and not sub_fest_slug:
         return None
     return sub_fest_ref_or_404(festival, sub_fest_id, sub_fest_slug)
