@@ -174,12 +174,16 @@ def _seeded_postgres_copy(url, tmp_path_factory):
         yield url, json.loads((folder / "keys.json").read_text(encoding="utf-8"))
     finally:
         _close_bound_database()
-        pg_scratch.drop_database(url)
+        pg_scratch.drop_later(url)
 
 
 def pytest_sessionfinish(session):
-    """The run's shared PostgreSQL databases go with the run (its workers have finished)."""
-    if ON_POSTGRES and not XDIST_WORKER:
+    """The databases this process copied go with it (dropped in the background meanwhile);
+    the run's shared PostgreSQL databases go with the run (its workers have finished)."""
+    if not ON_POSTGRES:
+        return
+    pg_scratch.finish_drops()
+    if not XDIST_WORKER:
         pg_scratch.drop_database(SEEDED_TEMPLATE_URL)
         pg_scratch.drop_database(ADM_FILTER_TEMPLATE_URL)
 
