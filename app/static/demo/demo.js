@@ -313,10 +313,14 @@
 
   // The points race of the sub-fest's main team board (its first team leaderboard): one line
   // per team, cumulative points after each publication, drawn as a small inline SVG.
+  function raceBoard() {
+    return state.placeholders.find((p) => p.entityType === "team" && p.scopeType === "subfest")
+      || state.placeholders.find((p) => p.entityType === "team");
+  }
+
   async function loadRace() {
     const section = document.getElementById("race");
-    const board = state.placeholders.find((p) => p.entityType === "team" && p.scopeType === "subfest")
-      || state.placeholders.find((p) => p.entityType === "team");
+    const board = raceBoard();
     section.hidden = !board;
     if (!board) return;
     document.getElementById("race-title").textContent = "Points race: " + board.label;
@@ -416,8 +420,10 @@
         const boards = mine.filter((c) => c.kind === "leaderboard");
         if (boards.some((c) => c.action !== "changed")) work.push(loadLeaderboard(subFest));
         else {
+          // only the boards the page shows: /changes names every board that moved
           if (boards.some((c) => c.id === state.placeholderId)) work.push(loadToppers());
-          if (boards.length) work.push(loadRace());
+          const race = raceBoard();
+          if (race && boards.some((c) => c.id === race.id)) work.push(loadRace());
         }
       }
       await Promise.all(work);
