@@ -269,3 +269,18 @@ def test_an_import_between_the_revision_and_the_snapshot_is_never_answered_or_ke
     again = client.get(f"{API}/news?limit=50", headers=headers).get_json()
     assert again["context"]["data"]["revision"] == before + 1
     assert title in {item["title"] for item in again["data"]}
+
+
+def test_the_steps_of_a_data_request_are_the_ones_the_door_documents_in_its_order():
+    """The module's doc lists the steps of a data request, numbered, as ``STEPS`` holds them,
+    and each is a method of the door, written in the same order."""
+    import inspect
+    import re
+
+    import app.door as door
+
+    listed = re.findall(r"^(\d+)\. ``(\w+)``", door.__doc__, flags=re.M)
+    assert [name for _, name in listed] == list(door.STEPS)
+    assert [int(number) for number, _ in listed] == list(range(1, len(door.STEPS) + 1))
+    lines = [inspect.getsourcelines(getattr(door.FrontDoor, f"_{step}"))[1] for step in door.STEPS]
+    assert lines == sorted(lines)

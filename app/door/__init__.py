@@ -1,48 +1,55 @@
 """The front door: one WSGI layer that every request passes, in front of Flask.
 
-It owns everything requests share, each step written once, in this order:
+A ``GET`` (or ``HEAD``) of a data endpoint passes these steps, in this order (``STEPS``:
+each a method of :class:`FrontDoor` that answers, and the request goes no further, or lets it
+go on; the last one always answers):
 
-1. the festival's data revision (``db/serving/__init__.py``; on SQLite it is read again only
-   after a commit; on PostgreSQL with the local copy it is known from the server's
-   notifications); the request's read snapshot begins only on a miss (5.), on the copy
-   when it holds that revision;
-2. the API key (``app/door/auth.py``): hashed once, looked up in the key cache or the database,
-   401 when missing, unknown or revoked; a wrong key counts against its address's budget
-   for wrong keys (``app/door/limits.py``), and past it that address's wrong keys are
-   answered 429; a right key is answered whatever its address's wrong keys;
-3. the rate limit (``app/door/limits.py``), counted once per request that is not answered
+1. ``reads``: the request's reads begun (``db/serving/__init__.py``), without a read
+   snapshot: an answer from the response cache needs none;
+2. ``key``: the API key (``app/door/auth.py``): hashed once, looked up in the key cache or
+   the database, 401 when missing, unknown or revoked; a wrong key counts against its
+   address's budget for wrong keys (``app/door/limits.py``), and past it that address's
+   wrong keys are answered 429; a right key is answered whatever its address's wrong keys;
+3. ``revision``: the key's festival's data revision (on SQLite it is read again only after
+   a commit; on PostgreSQL with the local copy it is known from the server's notifications);
+4. ``festival_url``: a URL that names its festival (``app/door/festival_url.py``) names the
+   key's, else 403 (400 when named twice);
+5. ``rate_limits`` (``app/door/limits.py``), counted once per request that is not answered
    ``304``: 429 when over budget. A conditional request (``If-None-Match``) is only looked
-   at here, and counted once its answer is known to be something else. A request with a
+   at here, and counted once its answer is known to be something else (8.). A request with a
    filter on a private value (``schemas.candidates.PRIVATE_PARAMETERS``) is counted against
-   a small budget of its own as well, is never answered from or kept in the response
+   a small budget of its own as well; it is never answered from or kept in the response
    cache, gets no ETag and is marked ``Cache-Control: private, no-store``;
-4. the response cache (``app/door/response_cache.py``): an identical request at the same revision is
-   answered from memory;
-5. on a miss, the endpoint's :class:`~app.views.operations.Operation`: its parameters loaded by the
-   plan made from its flask-smorest argument schema, then its view, which stitches the
-   answer; a ``200`` is given its weak ETag (its data without the revision: ``app/door/headers.py``)
-   and kept in the cache. Flask is not entered: its routes are the API's description (the
-   OpenAPI document) and serve everything else; then ``304`` for a matching ``If-None-Match``,
-   from the cache or not;
-6. every answer under the API prefix, whoever made it: compression, CORS, ``Vary`` and
-   ``Cache-Control`` (``app/door/headers.py``), the festival's current revision
-   (``X-Data-Revision``), the rate-limit headers; and one access-log line for every request
-   (``app/door/access_log.py``; under ``festival-api serve`` written after the answer, and held
-   while requests wait).
+6. ``response_cache`` (``app/door/response_cache.py``): an identical request at the same
+   revision is answered from memory; on a miss, identical requests wait for the one making it;
+7. ``view``, on a miss: the request's read snapshot begins (on the local copy when it holds
+   that revision), and the endpoint's :class:`~app.views.operations.Operation` loads its
+   parameters by the plan made from its flask-smorest argument schema and calls its view
+   with the festival at that revision (``FestivalAtRevision``, ``app/door/request.py``),
+   which stitches the answer and calls nothing back; a ``200`` is given its weak ETag (its
+   data without the revision: ``app/door/headers.py``) and kept in the cache. Flask is not
+   entered: its routes are the API's description (the OpenAPI document) and serve
+   everything else;
+8. ``not_modified``: ``304`` for a matching ``If-None-Match``, from the cache or not;
+   any other answer to a conditional request is counted against the rate limits now.
+
+Then every answer under the API prefix, whoever made it, gets compression, CORS, ``Vary``
+and ``Cache-Control`` (``app/door/headers.py``), the festival's current revision
+(``X-Data-Revision``) and the rate-limit headers; and every request one access-log line
+(``app/door/access_log.py``; under ``festival-api serve`` written after the answer, and
+held while requests wait).
 
 What the door sees of a request as it passes these steps is one record, its
 :class:`~app.door.observation.Observation`: the access line is written from it and, with
 ``SERVER_TIMING`` on, the ``Server-Timing`` header of an API answer (the time of each step:
 ``key``, ``limit``, ``cache``, ``query``, ``render``) is made from it.
 
-A view is given what the front door resolved, the request's festival at its revision
-(``FestivalAtRevision``, ``app/door/request.py``), and calls nothing back.
 Requests outside the API's data endpoints (``/healthz``, the documentation, the demo page,
 unknown paths, other methods) go to Flask with no key and no snapshot; the front door
 still finishes and logs them. Errors have one shape whoever finds them: the door renders a
 view's ``abort`` and bad parameters with the same handler Flask uses for its own. A request
 that met a connection the database server had closed (a restart, a failover) is answered
-once more on new connections: it has changed nothing.
+once more on new connections (its steps again, none counted twice): it has changed nothing.
 """
 
 import time
@@ -67,6 +74,10 @@ from .observation import CACHE, KEY, LIMIT, QUERY, RENDER, SERVER_TIMING, Observ
 from .quiet_log import QuietLog
 from .request import AFTER_ANSWER, MAX_PARSED_LENGTH, FestivalAtRevision, RequestState
 from .response_cache import CachedResponse, ResponseCache
+
+# The steps of a data request, in order (the module's doc): each is the door's method
+# ``_<step>(environ, state)``, which returns an Answer to stop there or None to go on.
+STEPS = ("reads", "key", "revision", "festival_url", "rate_limits", "response_cache", "view", "not_modified")
 
 # Headers of a view's answer that the front door makes again for every answer it sends.
 _MADE_AGAIN = {"content-length", "content-encoding", "etag", "date"}
@@ -115,6 +126,7 @@ class FrontDoor:
                                    max_bytes=config["RESPONSE_CACHE_MB"] * 2**20)
         self.headers = ApiHeaders(config)
         self.festivals = {}  # festival id -> its FestivalAtRevision, at the latest revision asked for
+        self.steps = tuple(getattr(self, f"_{step}") for step in STEPS)
         self.timed = config["SERVER_TIMING"]
         # Worked out once: every request asks.
         self._bars_wrong_keys = self.limits is not None and bool(self.limits.wrong_keys)
@@ -190,23 +202,37 @@ class FrontDoor:
                 self.database.end()
 
     def _answer(self, environ, state):
+        """The answer of the first step that answers (``STEPS``)."""
+        try:
+            for step in self.steps:
+                answer = step(environ, state)
+                if answer is not None:
+                    return answer
+        finally:
+            if state.maker is not None:  # the answer this request was making failed: the
+                self.cache.made(state.cache_key, state.maker)  # requests waiting for it make it
+                state.maker = None
+
+    # -- the steps (STEPS, in order) ---------------------------------------------------
+
+    def _reads(self, environ, state):
+        state.revision_of = self.database.begin()
+        if state.seen.steps is not None:
+            state.seen.lap(QUERY)
+
+    def _key(self, environ, state):
         seen = state.seen
-        timed = seen.steps is not None  # SERVER_TIMING: each step's time is counted
-        revision_of = self.database.begin()
-        if timed:
-            seen.lap(QUERY)
         plain = environ.get(ENVIRON_HEADER, "").strip()
-        limits = self.limits
         barred = None
         if plain and self._bars_wrong_keys:
-            barred = limits.barred(environ.get("REMOTE_ADDR"))
-            if timed:
+            barred = self.limits.barred(environ.get("REMOTE_ADDR"))
+            if seen.steps is not None:
                 seen.lap(LIMIT)
         # Every key is looked up, whatever its address's wrong keys: a right one is answered
         # (a school's valid key beside a stale tab at the same address); a barred address's
         # unknown keys are not kept in the key cache, so guesses cannot crowd it out.
-        digest, found = self.keys.lookup(plain, keep_unknown=barred is None) if plain else (None, None)
-        if timed:
+        state.digest, found = self.keys.lookup(plain, keep_unknown=barred is None) if plain else (None, None)
+        if seen.steps is not None:
             seen.lap(KEY)
         if found is None:
             if barred is not None:  # over its wrong-key budget: wrong keys wait, uncounted
@@ -214,42 +240,86 @@ class FrontDoor:
                 return self._error(429, WRONG_KEYS_MESSAGE, [])
             return self._unauthorized(environ, state, plain)
         state.key_id, state.festival = found
-        state.revision, state.changed_at = revision_of(state.festival.id)
-        if state.named is not None:  # the URL names the festival: it must be the key's
+
+    def _revision(self, environ, state):
+        state.revision, state.changed_at = state.revision_of(state.festival.id)
+        if state.seen.steps is not None:
+            state.seen.lap(QUERY)
+
+    def _festival_url(self, environ, state):
+        if state.named is not None:
             if len(state.named) > 1:
                 return self._http_failure(BadRequest(), messages={"query": {FESTIVAL_PARAMETER: [REPEATED_MESSAGE]}})
             refused = refusal_message(state.named[0], state.festival)
             if refused is not None:
                 return self._error(403, refused)
-        if timed:
-            seen.lap(QUERY)
-        if_none_match = environ.get("HTTP_IF_NONE_MATCH")
-        counts = self._counts_requests
-        first_look = state.limit_headers is None
-        if counts and first_look:
+
+    def _rate_limits(self, environ, state):
+        if state.limit_headers is not None:  # counted by an attempt before this one
+            return None
+        seen = state.seen
+        if self._counts_requests:
             # A conditional request may be answered 304, which spends nothing: it is counted
-            # once its answer is known (below), and here only looked at. A private one is
-            # never a 304 (it has no ETag).
-            state.limit_spent = not if_none_match or state.private
-            allowed, state.limit_headers = limits.count(state.key_id, environ.get("REMOTE_ADDR"),
-                                                        spend=state.limit_spent)
-            if timed:
+            # once its answer is known (_not_modified), and here only looked at. A private one
+            # is never a 304 (it has no ETag).
+            state.limit_spent = not environ.get("HTTP_IF_NONE_MATCH") or state.private
+            allowed, state.limit_headers = self.limits.count(state.key_id, environ.get("REMOTE_ADDR"),
+                                                             spend=state.limit_spent)
+            if seen.steps is not None:
                 seen.lap(LIMIT)
             if not allowed:
                 return self._error(429, None, [])
         if state.private:
-            if first_look:
-                allowed, state.limit_headers = self.private_limits.count(state.key_id, environ.get("REMOTE_ADDR"))
-                if timed:
-                    seen.lap(LIMIT)
-                if not allowed:
-                    return self._error(429, None, [])
-            # What a private value confirms is for this visitor alone: nothing keeps it, and
-            # no validator lets a shared cache key a copy on it.
-            answer = self._made(environ, state)
+            allowed, state.limit_headers = self.private_limits.count(state.key_id, environ.get("REMOTE_ADDR"))
+            if seen.steps is not None:
+                seen.lap(LIMIT)
+            if not allowed:
+                return self._error(429, None, [])
+
+    def _response_cache(self, environ, state):
+        state.answer = state.cache_key = None
+        # What a private value confirms is for this visitor alone: nothing keeps it.
+        if state.private or not self.cache.enabled:
+            return None
+        # The key's digest names the key, and so its festival: two keys never share answers.
+        cache_key = (state.digest, state.revision, environ["PATH_INFO"], _query_key(state.query))
+        entry = self.cache.get(cache_key)
+        if entry is None:
+            maker = self.cache.make_or_wait(cache_key)
+            entry = self.cache.get(cache_key)  # made while this request waited?
+            if entry is None:
+                state.cache_key, state.maker = cache_key, maker
+            elif maker is not None:
+                self.cache.made(cache_key, maker)
+        if entry is not None:
+            state.seen.cache = "hit"
+            state.answer = Answer(200, list(entry.headers), entry.body, entry.etag, entry)
+        else:
+            state.seen.cache = "miss"
+        if state.seen.steps is not None:
+            state.seen.lap(CACHE)
+
+    def _view(self, environ, state):
+        if state.answer is not None:  # from the response cache
+            return None
+        state.answer = answer = self._made(environ, state)
+        if state.private:  # no validator lets a shared cache key a copy on a private value
             answer.etag = None
-            return answer
-        answer = self._cached_or_made(environ, state, digest)
+        elif state.cache_key is not None:
+            # Kept unless an import moved the revision between the key and the snapshot.
+            if answer.status == 200 and answer.etag is not None and state.revision == state.cache_key[1]:
+                answer.entry = CachedResponse(answer.body, list(answer.headers), answer.etag)
+                self.cache.put(state.cache_key, answer.entry)
+            if state.maker is not None:
+                # The same request gets the same error: the next ones need not wait for it.
+                self.cache.made(state.cache_key, state.maker, kept=not 400 <= answer.status < 500)
+                state.maker = None
+            if state.seen.steps is not None:
+                state.seen.lap(CACHE)
+
+    def _not_modified(self, environ, state):
+        answer = state.answer
+        if_none_match = environ.get("HTTP_IF_NONE_MATCH")
         if if_none_match and answer.etag is not None and not_modified(if_none_match, answer.etag):
             answer.status, answer.body = 304, b""
             # A 304 sends none of the body's headers (RFC 9110 15.4.5; Werkzeug's
@@ -260,14 +330,17 @@ class FrontDoor:
                 answer.headers = list(entry.bodiless_headers(BODY_HEADERS))
             else:
                 answer.headers = [header for header in answer.headers if header[0].lower() not in BODY_HEADERS]
-        elif counts and not state.limit_spent:
+        elif self._counts_requests and not state.limit_spent:
             state.limit_spent = True
-            if timed:
+            seen = state.seen
+            if seen.steps is not None:
                 seen.lap(RENDER)
-            _, state.limit_headers = limits.count(state.key_id, environ.get("REMOTE_ADDR"))
-            if timed:
+            _, state.limit_headers = self.limits.count(state.key_id, environ.get("REMOTE_ADDR"))
+            if seen.steps is not None:
                 seen.lap(LIMIT)
         return answer
+
+    # -- what the steps share ----------------------------------------------------------
 
     def _unauthorized(self, environ, state, plain):
         """A 401 for a missing or wrong key; a ``429`` once the client's address has sent more
@@ -280,44 +353,6 @@ class FrontDoor:
                 state.limit_headers = headers
                 return self._error(429, WRONG_KEYS_MESSAGE, [])
         return self._error(401, MISSING_MESSAGE if not plain else UNKNOWN_MESSAGE, [("WWW-Authenticate", CHALLENGE)])
-
-    def _cached_or_made(self, environ, state, digest):
-        """The answer from the response cache, or made (and kept when it is a ``200``)."""
-        if not self.cache.enabled:
-            return self._made(environ, state)
-        # The key's digest names the key, and so its festival: two keys never share answers.
-        seen = state.seen
-        timed = seen.steps is not None
-        cache_key = (digest, state.revision, environ["PATH_INFO"], _query_key(state.query))
-        entry = self.cache.get(cache_key)
-        maker = None
-        try:
-            if entry is None:
-                maker = self.cache.make_or_wait(cache_key)
-                entry = self.cache.get(cache_key)  # made while this request waited?
-            if entry is not None:
-                seen.cache = "hit"
-                if timed:
-                    seen.lap(CACHE)
-                return Answer(200, list(entry.headers), entry.body, entry.etag, entry)
-            seen.cache = "miss"
-            if timed:
-                seen.lap(CACHE)
-            answer = self._made(environ, state)
-            # Kept unless an import moved the revision between the key and the snapshot.
-            if answer.status == 200 and answer.etag is not None and state.revision == cache_key[1]:
-                answer.entry = CachedResponse(answer.body, list(answer.headers), answer.etag)
-                self.cache.put(cache_key, answer.entry)
-            elif 400 <= answer.status < 500 and maker is not None:
-                # The same request gets the same error: the next ones need not wait for it.
-                self.cache.made(cache_key, maker, kept=False)
-                maker = None
-            if timed:
-                seen.lap(CACHE)
-            return answer
-        finally:
-            if maker is not None:
-                self.cache.made(cache_key, maker)
 
     def _made(self, environ, state):
         """The endpoint's answer, by its operation, in the request's read snapshot; a ``200``

@@ -39,11 +39,13 @@ def parse_query(query_string):
 
 
 class RequestState:
-    """One API request as the front door resolved it (key, festival, revision); ``seen`` is
-    what the door saw of it (app/door/observation.py), for the access log and ``Server-Timing``."""
+    """One API request as the front door's steps resolve it (key, festival, revision, its
+    answer); ``seen`` is what the door saw of it (app/door/observation.py), for the access log
+    and ``Server-Timing``."""
 
     __slots__ = ("seen", "query", "key_id", "festival", "revision", "changed_at",
-                 "limit_headers", "limit_spent", "at_revision", "private", "named")
+                 "limit_headers", "limit_spent", "at_revision", "private", "named",
+                 "revision_of", "digest", "cache_key", "maker", "answer")
 
     def __init__(self, query_string, seen):
         self.seen = seen
@@ -56,6 +58,11 @@ class RequestState:
         self.at_revision = None  # the FestivalAtRevision the view was given
         self.private = False  # the query tests a private value (app/door/__init__.py)
         self.named = None  # the festival the URL names (festival=), or None (app/door/festival_url.py)
+        self.revision_of = None  # festival id -> (revision, changed_at), once the reads began
+        self.digest = None  # the key's SHA-256, which the response cache knows it by
+        self.cache_key = self.maker = None  # on a miss: its key in the response cache, and the
+        # lock held while making it (identical requests wait for it)
+        self.answer = None  # the answer, once the response cache or the view gave it
 
 
 class SubFestRef:

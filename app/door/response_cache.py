@@ -92,8 +92,12 @@ class ResponseCache:
         return self._entries is not None
 
     def get(self, key):
+        """The answer kept for ``key``, or None (absent or expired)."""
         with self._lock:
-            return self._entries.get(key)
+            try:  # one lookup, where TTLCache.get asks twice (``in``, then ``[]``)
+                return self._entries[key]
+            except KeyError:
+                return None
 
     def put(self, key, entry):
         """Keep ``entry`` (unless it alone is larger than the byte budget)."""
