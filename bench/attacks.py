@@ -14,16 +14,23 @@ connection every 0.2 s, for a small page (``/subfests``) and for the data port's
 - ``wrong keys``: a client at 127.0.0.60 sending random keys as fast as it can and, at the
   same address, a right key five times a second (its answers are printed too).
 
-    .venv/bin/python bench/attacks.py [--seconds 20] [--only slow,silent] [--code DIR]
+    .venv/bin/python bench/attacks.py [--seconds 20] [--only slow,silent] [--code DIR] [--before DIR]
+                                      [--shared /work/shared/attacks]
 
 Prints one line per attack: the visitor's answers (200s of all), p50, p99 and slowest, for
 the page and for ``/healthz``, and the load average before and after. ``--code DIR`` serves
-another checkout's code (``git worktree add DIR COMMIT``), to compare before and after on the
-same machine. The attackers run in this process: on a small machine they take CPU from the
-server too, so the figures are an upper bound of what the attack costs.
+another checkout's code (``git worktree add DIR COMMIT``); ``--before DIR`` serves a second
+checkout's code beside it, on the same database, and runs each attack on it just before
+this code's, so that both meet the same load. The attackers run in a process of their own
+(the visitor's timings are not held by their Python), on the same CPUs as the server, so
+the figures are an upper bound of what the attack costs. ``--shared DIR`` runs the hostile
+clients of ``DIR`` instead of this module's (``slow_readers.py`` with one address,
+``lockout.py``, ``wrong_keys.py``, the shared attack scripts: their own probes' JSON line is
+printed too).
 """
 import argparse
 import collections
+import multiprocessing
 import os
 import secrets
 import selectors
@@ -200,63 +207,111 @@ def main():
     parser.add_argument("--only", help="comma-separated attacks to run (default all): " + ", ".join(ATTACKS))
     parser.add_argument("--code", default=ROOT, help="the checkout whose code serves (default this one)")
     parser.add_argument("--threads", type=int, default=8, help="waitress worker threads (default 8)")
+    parser.add_argument("--before", help="a checkout of earlier code, served beside it and attacked just before it")
+    parser.add_argument("--shared", help="a folder of the shared attack scripts, run as the attackers")
     args = parser.parse_args()
     chosen = [name.strip() for name in args.only.split(",")] if args.only else list(ATTACKS)
     unknown = [name for name in chosen if name not in ATTACKS]
     if unknown:
         parser.error(f"unknown attack(s): {', '.join(unknown)}")
+    codes = ([("before", args.before)] if args.before else []) + [("now" if args.before else "", args.code)]
     with tempfile.TemporaryDirectory(prefix="attacks-") as workdir:
         env = {**os.environ, "DATABASE_URL": f"sqlite:///{workdir}/festival.db", "LOG_LEVEL": "WARNING"}
         cli("seed", env=env)
         key = cli("keys", "create", FESTIVAL, "--label", "bench", env=env).strip().splitlines()[-1]
-        port = free_port()
-        log = open(f"{workdir}/server.log", "wb")
-        server = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port),
-                                   "--threads", str(args.threads)], env=env, stdout=subprocess.DEVNULL, stderr=log,
-                                  cwd=args.code)
+        with open(f"{workdir}/key.txt", "w") as keyfile:
+            keyfile.write(key)
+        servers = []
         try:
-            deadline = time.monotonic() + 30
-            while get(port, "/healthz", timeout=2)[0] != 200:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    with open(f"{workdir}/server.log") as written:
-                        sys.exit(f"the server did not start: {written.read()[-2000:]}")
-                time.sleep(0.2)
-            commit = subprocess.run(["git", "-C", args.code, "rev-parse", "--short", "HEAD"],
-                                    capture_output=True, text=True, check=False).stdout.strip()
-            print(f"code {commit or args.code}, {args.threads} threads, {args.seconds:g} s each, "
+            for label, folder in codes:
+                servers.append((label, folder, *serve(folder, env, args.threads, f"{workdir}/server-{label}.log")))
+            described = []
+            for label, folder, _, _ in servers:
+                commit = subprocess.run(["git", "-C", folder, "rev-parse", "--short", "HEAD"],
+                                        capture_output=True, text=True, check=False).stdout.strip()
+                described.append(f"{label + ' ' if label else ''}code {commit or folder}")
+            print(f"{', '.join(described)}, {args.threads} threads, {args.seconds:g} s each, "
                   f"{os.cpu_count()} CPUs shared with the attackers; load {' '.join(load())}")
             for name in chosen:
-                stop, results = threading.Event(), collections.defaultdict(list)
-                attack = ATTACKS[name]
-                if attack == "wrong keys":
-                    attacker = threading.Thread(target=wrong_keys, args=(port, key, stop, results), daemon=True)
-                elif attack is not None:
-                    attacker = threading.Thread(target=attack, args=(port, key, stop), daemon=True)
-                else:
-                    attacker = None
-                if attacker is not None:
-                    attacker.start()
-                    time.sleep(2)  # the attack in place
-                watcher = threading.Thread(target=visitor, args=(port, key, stop, results), daemon=True)
-                watcher.start()
-                time.sleep(args.seconds)
-                stop.set()
-                watcher.join(timeout=30)
-                if attacker is not None:
-                    attacker.join(timeout=30)
-                print(f"{name:<13} page    {summary(results['page'])}")
-                print(f"{'':<13} healthz {summary(results['healthz'])}")
-                if name == "wrong keys":
-                    print(f"{'':<13} right key at the guesser's address {summary(results['right key, same address'])}")
-                    print(f"{'':<13} guesser {dict(collections.Counter(str(s) for s, _ in results['guesser']))}")
-                if name in ("silent", "drip", "partial"):
-                    time.sleep(6)  # what the crowd left is closed (HEADER_TIMEOUT 5 s) before the next
+                for label, _, port, _ in servers:
+                    run_attack(name, label, port, key, f"{workdir}/key.txt", args)
             print(f"load {' '.join(load())}")
         finally:
-            server.terminate()
-            server.wait(timeout=10)
-            log.close()
+            for _, _, _, server in servers:
+                server.terminate()
+                server.wait(timeout=10)
 
+
+def serve(folder, env, threads, log_path):
+    """``(port, process)``: ``festival-api serve`` of ``folder``'s code, answering."""
+    port = free_port()
+    with open(log_path, "wb") as log:
+        server = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port),
+                                   "--threads", str(threads)], env={**env, "PYTHONPATH": folder},
+                                  stdout=subprocess.DEVNULL, stderr=log, cwd=folder)
+    deadline = time.monotonic() + 30
+    while get(port, "/healthz", timeout=2)[0] != 200:
+        if time.monotonic() > deadline or server.poll() is not None:
+            server.kill()
+            with open(log_path) as written:
+                sys.exit(f"the server did not start: {written.read()[-2000:]}")
+        time.sleep(0.2)
+    return port, server
+
+
+# The shared attack scripts' command for each attack (after the script: PORT KEYFILE ...).
+SHARED = {
+    "slow readers": ("slow_readers.py", "{port} {keyfile} 8 100 {seconds}", {"SR_ADDRS": "1"}),
+    "silent": ("lockout.py", "{port} {keyfile} silent --addrs 25 --per-addr 100 --duration {seconds}", {}),
+    "drip": ("lockout.py", "{port} {keyfile} drip --addrs 25 --per-addr 100 --duration {seconds}", {}),
+    "partial": ("lockout.py", "{port} {keyfile} partial --addrs 25 --per-addr 100 --duration {seconds}", {}),
+    "wrong keys": ("wrong_keys.py", "{port} {keyfile} --rate 0 --duration {seconds}", {}),
+}
+
+
+def run_attack(name, label, port, key, keyfile, args):
+    """Run attack ``name`` on the server at ``port`` for ``args.seconds`` (after 2 s to set
+    it up) while the visitor asks; print the visitor's figures."""
+    stop, results = threading.Event(), collections.defaultdict(list)
+    attack = ATTACKS[name]
+    attacker = shared = None
+    if attack is not None and args.shared:
+        script, words, extra = SHARED[name]
+        command = [sys.executable, os.path.join(args.shared, script),
+                   *words.format(port=port, keyfile=keyfile, seconds=args.seconds + 3).split()]
+        shared = subprocess.Popen(command, env={**os.environ, **extra}, stdout=subprocess.PIPE, text=True)
+    elif attack == "wrong keys":
+        attacker = threading.Thread(target=wrong_keys, args=(port, key, stop, results), daemon=True)
+    elif attack is not None:
+        stop = multiprocessing.get_context("fork").Event()
+        attacker = multiprocessing.get_context("fork").Process(target=attack, args=(port, key, stop), daemon=True)
+    if attacker is not None or shared is not None:
+        if attacker is not None:
+            attacker.start()
+        time.sleep(2)  # the attack in place
+    watcher = threading.Thread(target=visitor, args=(port, key, stop, results), daemon=True)
+    watcher.start()
+    time.sleep(args.seconds)
+    stop.set()
+    watcher.join(timeout=30)
+    if attacker is not None:
+        attacker.join(timeout=30)
+    title = f"{name}{' (' + label + ')' if label else ''}"
+    print(f"{title:<13} page    {summary(results['page'])}")
+    print(f"{'':<13} healthz {summary(results['healthz'])}")
+    if name == "wrong keys" and shared is None:
+        print(f"{'':<13} right key at the guesser's address {summary(results['right key, same address'])}")
+        print(f"{'':<13} guesser {dict(collections.Counter(str(s) for s, _ in results['guesser']))}")
+    if shared is not None:
+        try:
+            told = shared.communicate(timeout=60)[0].strip().splitlines()
+        except subprocess.TimeoutExpired:
+            shared.kill()
+            told = ["(the script did not end)"]
+        print(f"{'':<13} {os.path.basename(SHARED[name][0])}: {told[-1] if told else '(nothing printed)'}")
+    sys.stdout.flush()
+    if name in ("silent", "drip", "partial"):
+        time.sleep(6)  # what the crowd left is closed (HEADER_TIMEOUT 5 s) before the next
 
 if __name__ == "__main__":
     main()

@@ -15,7 +15,10 @@ to take requests in a fair order, ``queue``, ``queue_cv``, ``lock``, ``threads``
 ``stop_count``, ``active_count``, ``thread_exit_cv``, ``add_task``); it replaces three
 methods of each listener (``handle_accept``, ``readable``, ``maintenance``) and uses its
 ``accept``, ``set_socket_options``, ``fix_addr``, ``_map``, ``adj``, ``accepting``,
-``next_channel_cleanup`` and ``active_channels``. The server and fault tests (tests/test_server.py,
+``next_channel_cleanup``, ``active_channels``, ``trigger`` (its ``_physical_pull``) and
+``pull_trigger``; its loop replaces ``wasyncore.loop`` through the servers' ``asyncore``
+attribute (``run`` calls ``asyncore.loop``), and drives each dispatcher as ``wasyncore.poll2``
+does (``readable``, ``writable``, ``accepting``, ``_fileno``, ``add_channel``, ``wasyncore.readwrite``). The server and fault tests (tests/test_server.py,
 tests/faults/) hold each of these; CI runs them against the newest waitress the bound
 allows (``.ci/run``).
 
@@ -52,19 +55,26 @@ What it changes:
 - a ``304`` keeps its keep-alive connection; a whole answer goes out with its head in one
   system call; the app's ``AFTER_ANSWER`` work runs after the answer is sent; idle workers
   are woken last-in first-out and ``/healthz`` has a worker thread of its own;
-- the connections waiting are accepted in one turn of the loop, not one per turn.
+- the connections waiting are accepted in one turn of the loop, not one per turn;
+- the loop waits on epoll and a turn costs what the connections that did something cost,
+  not what all that are open cost: idle or dripping crowds of thousands of connections do
+  not slow everyone else's requests (:class:`ChannelLoop`).
 """
 import contextlib
 import functools
+import heapq
+import itertools
 import json
 import logging
 import math
+import select
 import socket
 import struct
 import threading
 import time
 from collections import OrderedDict, deque
 
+from waitress import wasyncore
 from waitress.channel import HTTPChannel
 from waitress.parser import HTTPRequestParser
 from waitress.server import BaseWSGIServer
@@ -423,6 +433,7 @@ class JsonErrorChannel(HTTPChannel):
     owed_since = None  # monotonic time since when a finished answer waits for its reader
     held = b""  # what the client sent past its pipeline depth, read once requests are answered
     pipeline_depth = DEFAULT_PIPELINE_DEPTH
+    check_at = math.inf  # when its loop looks at its timeouts next (ChannelLoop)
 
     def __init__(self, server, sock, addr, adj, map=None):
         super().__init__(server, sock, addr, adj, map)
@@ -539,6 +550,7 @@ class JsonErrorChannel(HTTPChannel):
 
     def service(self):
         self.owed_since = None  # an answer is being made: its worker writes it
+        _serving.channel = self  # what the loop is woken for (ChannelLoop.wake)
         try:
             super().service()
         finally:
@@ -548,8 +560,16 @@ class JsonErrorChannel(HTTPChannel):
                         self.owed_since = time.monotonic()
             if self.held and not self.requests and self.connected:
                 self.received(b"")  # what waited past the pipeline depth, now that the rest is served
+                self.server.pull_trigger()  # the loop reads the socket again
+            _serving.channel = None
             if not self.server.task_dispatcher.queue:
                 write_held()
+
+    def add_channel(self, map=None):
+        super().add_channel(map)
+        loop = getattr(self.server, "event_loop", None)
+        if loop is not None:
+            loop.added(self)
 
     def share_address(self):
         """The address whose share of worker threads this connection's request counts
@@ -566,6 +586,9 @@ class JsonErrorChannel(HTTPChannel):
         return self.addr[0] if isinstance(self.addr, tuple) and self.addr else self.addr
 
     def del_channel(self, map=None):
+        loop = getattr(self.server, "event_loop", None)
+        if loop is not None and self._fileno is not None:
+            loop.removed(self._fileno)  # before its descriptor is closed, and maybe reused
         counted, self.counted = self.counted, None
         if counted is not None:
             self.server.gate.give_back(counted)
@@ -724,8 +747,8 @@ class HealthFirstDispatcher(ThreadedTaskDispatcher):
 # refusal costs far less: the waiting connections are all reached in a turn or two, so a
 # newcomer does not wait behind hundreds that keep coming back to be refused); connections
 # past the limit at once while the ones closed to make room for them wait for the next turn.
-ACCEPT_AT_ONCE = 256
-REFUSE_AT_ONCE = 1024
+ACCEPT_AT_ONCE = 64
+REFUSE_AT_ONCE = 256
 ROOM_AT_ONCE = ACCEPT_AT_ONCE
 
 _REFUSAL_BODY = json.dumps({"code": 429, "status": "Too Many Requests",
@@ -779,6 +802,8 @@ def _refuse(conn, listener):
 # wait so at once (past that they are answered at once).
 HOLD_SECONDS = 1
 HOLD_AT_ONCE = 512
+# Those refused at most in one turn of the loop once their time has come (the rest in the next).
+HELD_BACK_AT_ONCE = 64
 
 
 def _hold_back(conn, listener):
@@ -815,7 +840,9 @@ def _linger(listener):
     held_back = listener.held_back
     if held_back:
         now = time.monotonic()
-        while held_back and held_back[0][0] <= now:
+        for _ in range(HELD_BACK_AT_ONCE):
+            if not held_back or held_back[0][0] > now:
+                break
             _refuse(held_back.popleft()[1], listener)
     if listener.lingering:
         now = time.monotonic()
@@ -859,6 +886,8 @@ def _make_room(listener, peer, biggest):
         if request is not None and request.headers_finished:
             continue
         channel.will_close = True  # closed by the loop's next turn
+        if listener.event_loop is not None:
+            listener.event_loop.touch(channel)
         held.pop(channel, None)
         if channel.peer is not None and not held:
             channels_of.pop(channel.peer, None)
@@ -962,31 +991,23 @@ def _accept_waiting(listener):
 
 
 def _maintenance(listener, idle_maintenance, header_timeout, send_timeout, now):
-    """waitress's sweep of idle connections (``CHANNEL_TIMEOUT``), the close of every
-    connection that has not sent a request's whole headers within ``header_timeout`` (0:
-    none) or whose finished answer has waited more than ``send_timeout`` seconds for its
-    reader, and of the refused connections whose time is over (:func:`_linger`)."""
-    idle_maintenance(now)
+    """The listener's sweep, every ``SWEEP_SECONDS``: the refused connections whose time is
+    over (:func:`_linger`) and the warnings of what was refused or closed. Under
+    :class:`ChannelLoop` each connection's timeouts are its own deadlines; on a platform
+    without epoll (waitress's own loop) this walks every connection: waitress's close of idle
+    ones (``CHANNEL_TIMEOUT``), and :func:`_overdue`'s."""
     _linger(listener)
-    cutoff = now - header_timeout
-    monotonic = time.monotonic()
-    for channel in listener.active_channels.values():
-        if not isinstance(channel, JsonErrorChannel):
-            continue
-        if header_timeout:
-            started = channel.header_started()
-            if started is not None and started < cutoff:
-                channel.will_close = True  # closed by the loop's next turn
-                continue
-        if channel.owed_for(monotonic) > send_timeout:
-            # Its socket takes nothing, so the loop would never get to close it for will_close
-            # (waitress closes in handle_write): shut both ways, the next poll says it hung up
-            # and the loop closes it, reset, dropping what the kernel still holds for it.
-            with contextlib.suppress(OSError):
-                channel.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _RESET)
-                channel.socket.shutdown(socket.SHUT_RDWR)
-            channel.will_close = True
-            listener.slow_readers.add()
+    if getattr(listener, "event_loop", None) is None:
+        idle_maintenance(now)
+        monotonic = time.monotonic()
+        for channel in listener.active_channels.values():
+            if isinstance(channel, JsonErrorChannel) and not channel.will_close:
+                _overdue(channel, now, monotonic, header_timeout, send_timeout)
+    _warn(listener, send_timeout, now)
+
+
+def _warn(listener, send_timeout, now):
+    """Log what ``listener`` refused or closed since its last warnings (:class:`Tally`)."""
     slow = listener.slow_readers.due(now)
     if slow:
         _log.warning("%d connection(s) closed in the last seconds: a finished answer waited more than "
@@ -1001,6 +1022,41 @@ def _maintenance(listener, idle_maintenance, header_timeout, send_timeout, now):
                      "held CONNECTIONS_PER_ADDRESS=%d", refused, listener.gate.cap)
 
 
+def _overdue(channel, now, monotonic, header_timeout, send_timeout, channel_timeout=None):
+    """Close ``channel`` (``will_close``: the loop's next turn closes it) when it is past a
+    deadline: idle between requests for ``channel_timeout`` seconds (None: waitress's own
+    sweep sees to that), owing a request's whole headers for ``header_timeout`` (0: never),
+    or holding a finished answer its reader has not taken for ``send_timeout``. Return
+    whether it was closed, or else the wall-clock time of its next deadline (``math.inf``
+    when it has none now: it is being served, or its answer is being sent)."""
+    requests = channel.requests
+    following = math.inf
+    if channel_timeout is not None and not requests:
+        idle_until = channel.last_activity + channel_timeout
+        if idle_until < now:
+            channel.will_close = True
+            return True
+        following = idle_until
+    if header_timeout:
+        started = channel.header_started()
+        if started is not None:
+            if started < now - header_timeout:
+                channel.will_close = True
+                return True
+            following = min(following, started + header_timeout)
+    if channel.owed_for(monotonic) > send_timeout:
+        # Its socket takes nothing, so the loop would never get to close it for will_close
+        # (waitress closes in handle_write): shut both ways, the next poll says it hung up
+        # and the loop closes it, reset, dropping what the kernel still holds for it.
+        with contextlib.suppress(OSError):
+            channel.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _RESET)
+            channel.socket.shutdown(socket.SHUT_RDWR)
+        channel.will_close = True
+        channel.server.slow_readers.add()
+        return True
+    return following
+
+
 # SO_LINGER on, 0 seconds: close() resets the connection and drops what its send buffer holds
 # (a slow reader's answer would otherwise stay in the kernel, sent at its pace).
 _RESET = struct.pack("ii", 1, 0)
@@ -1008,6 +1064,224 @@ _RESET = struct.pack("ii", 1, 0)
 # How often (seconds) the loop looks for connections past their header deadline or their
 # LINGER_SECONDS.
 SWEEP_SECONDS = 1
+
+
+# A connection's wish to read and to write, in epoll's bits (poll's, which wasyncore reads).
+_READ = select.POLLIN | select.POLLPRI
+_WRITE = select.POLLOUT
+# Connections past a deadline closed at most in one turn of the loop: a crowd opened at
+# once is due at once, and is closed over a few turns, others served in between.
+CLOSE_AT_ONCE = 32
+
+# The connection a worker thread is serving (:meth:`JsonErrorChannel.service`): what a
+# worker wakes the loop for.
+_serving = threading.local()
+
+
+def _wants(channel):
+    """What ``channel`` asks of its socket now, as wasyncore's ``poll2`` asks it."""
+    return (_READ if channel.readable() else 0) | (_WRITE if channel.writable() else 0)
+
+
+class ChannelLoop:
+    """waitress's loop (``wasyncore.loop``) on epoll, whose turn costs the connections that
+    did something, not all that are open.
+
+    waitress's loop asks every connection, on every turn, whether it wants to read or write,
+    and hands them all to ``poll()``: with 2,500 connections held open by a crowd, a turn
+    took milliseconds in Python and in the kernel, and a crowd dripping a byte a second
+    turns it all the time; others waited hundreds of milliseconds (docs/performance.md).
+    Here each connection stays registered with epoll, and what it asks is asked again only
+    of those that had an event, were created, or were handed back by a worker (which wakes
+    the loop only when the loop has something to do for it: :meth:`wake`); the listeners and
+    the trigger are asked every turn, as before. A connection asks for reads until a read
+    finds it not reading (its requests are being served): the common request costs no
+    epoll call. Each connection's timeouts (``CHANNEL_TIMEOUT``, ``HEADER_TIMEOUT``,
+    ``SEND_TIMEOUT``) are a deadline in a heap, looked at when due, and at most
+    ``CLOSE_AT_ONCE`` close in a turn: no sweep walks all connections, and a crowd opened at
+    once is not closed in one long turn.
+    """
+
+    def __init__(self, socket_map, header_timeout, send_timeout, channel_timeout):
+        self.map = socket_map
+        self.header_timeout, self.send_timeout, self.channel_timeout = header_timeout, send_timeout, channel_timeout
+        self.poller = select.epoll()
+        self.registered = {}  # descriptor -> the events asked of epoll
+        self.others = {}  # descriptor -> a listener or trigger, asked every turn
+        self.touched = deque()  # connections whose wishes may have changed since the last turn
+        self.deadlines = []  # heap of (when, order, connection): when to look at its timeouts
+        self.order = itertools.count()
+        self.woken = False  # the trigger is pulled and the loop has not turned since
+        self.trigger = None
+
+    # What the connections and their workers tell the loop.
+
+    def added(self, channel):
+        self.touched.append(channel)
+        self.schedule(channel, channel.creation_time + min(self.header_timeout or math.inf, self.channel_timeout))
+
+    def removed(self, fd):
+        if self.registered.pop(fd, None) is not None:
+            with contextlib.suppress(OSError, ValueError):
+                self.poller.unregister(fd)
+
+    def touch(self, channel):
+        """From the loop's thread: ``channel``'s wishes changed (it was told to close, say)."""
+        self.touched.append(channel)
+
+    def wake(self):
+        """The listeners' ``pull_trigger``: a worker wakes the loop, for the connection it is
+        serving, only when the loop has to do something for it: send what the socket did not
+        take, close it, or ask epoll to read it again. An answer sent whole, on a connection
+        epoll still reads, needs no turn of the loop."""
+        channel = getattr(_serving, "channel", None)
+        if channel is not None:
+            fd = channel._fileno
+            if fd is not None and not channel.writable() and (
+                    not channel.readable() or self.registered.get(fd, 0) & select.POLLIN):
+                return  # nothing for the loop (a read it stops asking for meanwhile: see refresh)
+            self.touched.append(channel)
+        if not self.woken:
+            self.woken = True
+            self.trigger._physical_pull()
+
+    def schedule(self, channel, when):
+        if when < channel.check_at:
+            channel.check_at = when
+            heapq.heappush(self.deadlines, (when, next(self.order), channel))
+
+    # The loop.
+
+    def run(self, timeout=30.0, use_poll=False, map=None, count=None):
+        """waitress's ``wasyncore.loop``, as its servers call it."""
+        for fd, obj in list(self.map.items()):
+            if isinstance(obj, JsonErrorChannel):
+                self.added(obj)
+            else:
+                self.others[fd] = obj
+        while self.map and (count is None or count > 0):
+            self.turn(timeout)
+            if count is not None:
+                count -= 1
+
+    def turn(self, timeout):
+        self.woken = False  # before the connections woken for are read: a later wake pulls again
+        socket_map, registered = self.map, self.registered
+        for fd, obj in list(self.others.items()):
+            if socket_map.get(fd) is not obj:  # closed
+                del self.others[fd]
+                self.removed(fd)
+                continue
+            wants = (_READ if obj.readable() else 0) | (_WRITE if obj.writable() and not obj.accepting else 0)
+            if wants != registered.get(fd, 0):
+                self._ask(fd, wants)
+        self._refresh_touched()
+        now = time.time()
+        self._sweep(now)
+        self._refresh_touched()
+        wait = timeout
+        if self.deadlines:
+            wait = max(0.0, min(wait, self.deadlines[0][0] - now))
+        try:
+            events = self.poller.poll(wait)
+        except InterruptedError:
+            return
+        others = self.others
+        for fd, flags in events:
+            obj = socket_map.get(fd)
+            if obj is None:
+                self.removed(fd)
+                continue
+            if fd in others:
+                wasyncore.readwrite(obj, flags)
+                continue
+            wants = _wants(obj)
+            if not wants or flags & ~(wants | select.POLLERR | select.POLLHUP | select.POLLNVAL):
+                self.refresh(obj, exact=True)  # asked for more than it wants now (see refresh)
+            flags &= wants | select.POLLERR | select.POLLHUP | select.POLLNVAL
+            if not wants or not flags:
+                continue  # poll2 would not have asked: nothing for it
+            wasyncore.readwrite(obj, flags)
+            if obj._fileno is not None:
+                self.refresh(obj)
+                request = obj.request
+                if request is not None and self.header_timeout and not request.headers_finished:
+                    self.schedule(obj, request.started + self.header_timeout)
+
+    def _refresh_touched(self):
+        touched = self.touched
+        while touched:
+            self.refresh(touched.popleft())
+
+    def refresh(self, channel, exact=False):
+        """Ask epoll for what ``channel`` wants now. A read asked for and no longer wanted is
+        kept (unless ``exact``) until an event finds the channel not reading: a connection
+        whose request is being served costs no epoll call, and its next request, read after
+        its answer, none either."""
+        fd = channel._fileno
+        if fd is None or self.map.get(fd) is not channel:
+            return
+        wants = _wants(channel)
+        had = self.registered.get(fd, 0)
+        asked = wants if exact else wants | (had & _READ)
+        if asked == had:
+            return
+        self._ask(fd, asked)
+        if had & _READ and not asked & _READ and channel.readable():
+            # A worker made it readable after it was asked above, and may have read
+            # self.registered before it was changed (and so not woken the loop): asked again.
+            self._ask(fd, asked | _READ)
+
+    def _ask(self, fd, events):
+        had = self.registered.get(fd, 0)
+        if not events:
+            self.removed(fd)
+            return
+        self.registered[fd] = events
+        try:
+            if had:
+                self.poller.modify(fd, events)
+            else:
+                self.poller.register(fd, events)
+        except FileExistsError:
+            self.poller.modify(fd, events)
+        except FileNotFoundError:
+            self.poller.register(fd, events)
+
+    def _sweep(self, now):
+        """Look at the connections whose deadline has come; close those past one, at most
+        ``CLOSE_AT_ONCE``, and put the others' next deadline in the heap."""
+        deadlines = self.deadlines
+        monotonic = time.monotonic()
+        closed = 0
+        while deadlines and deadlines[0][0] <= now and closed < CLOSE_AT_ONCE:
+            when, _, channel = heapq.heappop(deadlines)
+            if when != channel.check_at or channel._fileno is None:
+                continue  # an earlier deadline took its place, or it is closed
+            channel.check_at = math.inf
+            if channel.will_close:
+                continue
+            following = _overdue(channel, now, monotonic, self.header_timeout, self.send_timeout,
+                                 self.channel_timeout)
+            if following is True:
+                closed += 1
+                self.touched.append(channel)
+                if channel.server.slow_readers.count:  # a slow reader's: said at once
+                    _warn(channel.server, self.send_timeout, now)
+                continue
+            if channel.requests or channel.total_outbufs_len:  # being served, or its answer sent
+                following = min(following, now + SWEEP_SECONDS)
+            self.schedule(channel, following)
+
+
+class LoopModule:
+    """What waitress's servers call as their ``asyncore`` module (``run`` calls its
+    ``loop``): :class:`ChannelLoop`'s."""
+
+    dispatcher = wasyncore.dispatcher
+
+    def __init__(self, loop):
+        self.loop = loop.run
 
 
 def create_server(app, connections_per_address=0, trusted_proxies=0, header_timeout=0, cors=None,
@@ -1029,8 +1303,16 @@ def create_server(app, connections_per_address=0, trusted_proxies=0, header_time
     settings.setdefault("cleanup_interval", SWEEP_SECONDS)
     server = waitress_create_server(app, _dispatcher=dispatcher, **settings)
     sockets = getattr(server, "map", None) or server._map
+    loop = None
+    if hasattr(select, "epoll"):  # Linux; elsewhere waitress's own loop
+        loop = ChannelLoop(sockets, header_timeout, send_timeout, server.adj.channel_timeout)
+        server.asyncore = LoopModule(loop)
     for listener in list(sockets.values()):
         if isinstance(listener, BaseWSGIServer):
+            listener.event_loop = loop
+            if loop is not None:
+                loop.trigger = listener.trigger
+                listener.pull_trigger = loop.wake
             listener.gate = AddressGate(connections_per_address, trusted_proxies)
             listener.cors = cors
             listener.refusal = refusal(cors(None)) if cors is not None else REFUSAL

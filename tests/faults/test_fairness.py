@@ -9,6 +9,8 @@ request must be answered within a bound far above its usual few milliseconds (th
 may be loaded) and far below what the attack cost before: 0 of 14 answered in 75 s (slow
 readers), about ``HEADER_TIMEOUT`` each (full server), a third 429 (wrong keys).
 """
+import multiprocessing
+import os
 import selectors
 import socket
 import threading
@@ -205,6 +207,77 @@ def test_many_addresses_keeping_the_server_full_never_keep_out_another(database,
         assert_prompt(visit(server, keys[BIG], times=6))
     finally:
         crowd.close()
+
+
+def crowd_until(port, key, mode, addresses, each, stop):
+    """A :class:`Crowd` until ``stop`` is set (in a process of its own: its Python does not
+    hold the visitor's)."""
+    crowd = Crowd(port, key, mode, addresses=addresses, each=each)
+    stop.wait()
+    crowd.close()
+
+
+def loop_cpu_seconds(pid):
+    """CPU seconds the server's loop, its process's first thread, has used (Linux's /proc)."""
+    with open(f"/proc/{pid}/task/{pid}/stat") as stat:
+        fields = stat.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+# The visitor's 90th percentile under the crowds below, seconds: a few milliseconds on a quiet
+# machine, up to 0.03 s at load 40.
+CROWD_P90 = 0.25
+# CPU the server's loop may spend on each of a visitor's requests beside 2,000 idle
+# connections, seconds: about 0.1 ms asking only the connections that did something;
+# waitress's own loop, asking all 2,000 on every turn, spent several milliseconds.
+IDLE_CROWD_CPU_PER_REQUEST = 0.0015
+
+
+def crowd_beside_visitor(server, key, mode, addresses, each, times, every):
+    """The visitor's answers' seconds, sorted, and the CPU seconds the server's loop used
+    meanwhile, while ``addresses`` × ``each`` connections of a :class:`Crowd` are held."""
+    context = multiprocessing.get_context("fork")
+    stop = context.Event()
+    crowd = context.Process(target=crowd_until, args=(server.port, key, mode, addresses, each, stop), daemon=True)
+    crowd.start()
+    try:
+        time.sleep(3)  # the crowd in place
+        used = loop_cpu_seconds(server.process.pid)
+        answers = visit(server, key, times=times, every=every)
+        used = loop_cpu_seconds(server.process.pid) - used
+    finally:
+        stop.set()
+        crowd.join(timeout=15)
+    assert {answer.status for answer in answers} == {200}, [answer.status for answer in answers]
+    seconds = sorted(answer.seconds for answer in answers)
+    print(f"visitor: {len(answers)} answers, p50 {seconds[len(seconds) // 2] * 1000:.0f} ms, "
+          f"p90 {seconds[int(0.9 * len(seconds))] * 1000:.0f} ms, slowest {seconds[-1] * 1000:.0f} ms; "
+          f"the loop used {used:.2f} s of CPU")
+    return seconds, used
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="reads the loop's CPU time in Linux's /proc")
+@pytest.mark.parametrize("mode", ["silent", "drip"])
+def test_a_crowd_of_2500_connections_at_the_default_limits_never_delays_another(database, serve, keys, mode):
+    """At the service's default limits (CONNECTION_LIMIT 2000, CONNECTIONS_PER_ADDRESS 100,
+    HEADER_TIMEOUT 5 s), 25 addresses keep 100 connections each, silent or dripping a header
+    byte a second, reopened as the server closes them (bench/attacks.py's crowds; the server
+    closes about 2,000 every 5 s): a visitor's requests are answered within milliseconds,
+    the slowest well under a second on a quiet machine."""
+    server = serve(database, threads=8)
+    seconds, _ = crowd_beside_visitor(server, keys[BIG], mode, addresses=25, each=100, times=25, every=0.2)
+    assert seconds[int(0.9 * len(seconds))] < CROWD_P90 and seconds[-1] < BOUND, seconds
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="reads the loop's CPU time in Linux's /proc")
+def test_idle_connections_cost_the_loop_nothing_on_another_clients_requests(database, serve, keys):
+    """2,000 connections from 25 addresses held open and silent (HEADER_TIMEOUT 300 s): the
+    loop's CPU for each of a visitor's requests is what one connection costs, not what 2,000
+    do (the CPU time of the loop's thread, which a loaded machine does not stretch as it
+    stretches the wall clock)."""
+    server = serve(database, threads=8, HEADER_TIMEOUT=300)
+    _, used = crowd_beside_visitor(server, keys[BIG], "silent", addresses=25, each=80, times=50, every=0)
+    assert used / 100 < IDLE_CROWD_CPU_PER_REQUEST, used
 
 
 def test_a_guesser_never_costs_a_right_key_at_the_same_address(database, serve, keys):
