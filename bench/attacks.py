@@ -33,7 +33,6 @@ import collections
 import multiprocessing
 import os
 import secrets
-import selectors
 import socket
 import subprocess
 import sys
@@ -44,7 +43,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
-from result_day import FESTIVAL, cli, free_port
+from attackers import Crowd, SlowReaders
+from harness import FESTIVAL, cli, free_port
 
 API = "/public-api/v1"
 BIG_PAGE = f"{API}/candidates?subFestSlug=general&limit=500"
@@ -78,88 +78,18 @@ def visitor(port, key, stop, results):
         stop.wait(0.2)
 
 
-def slow_readers(port, key, stop, count=8, depth=100, source="127.0.0.50"):
-    sockets = []
-    for i in range(count):
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        sock.bind((source, 0))
-        sock.connect(("127.0.0.1", port))
-        sock.setblocking(False)
-        sockets.append([sock, b"".join(f"GET {BIG_PAGE}&n={i}_{j} HTTP/1.1\r\nHost: x\r\nX-API-Key: {key}\r\n\r\n"
-                                       .encode() for j in range(depth))])
-    while not stop.is_set():
-        for pair in sockets:
-            sock, unsent = pair
-            try:
-                if unsent:
-                    pair[1] = unsent[sock.send(unsent):]
-                sock.recv(1)
-            except (BlockingIOError, InterruptedError):
-                pass
-            except OSError:
-                pass
-        stop.wait(1)
-    for sock, _ in sockets:
-        sock.close()
+def run_until(stop, attacker):
+    """Keep ``attacker`` (bench/attackers.py) at work until ``stop`` is set."""
+    stop.wait()
+    attacker.close()
 
 
-def crowd(port, key, stop, mode, addresses=25, each=100):
-    payload = (f"GET {API}/subfests HTTP/1.1\r\nHost: x\r\nX-API-Key: {key}\r\nX-Pad: {'a' * 200}\r\n\r\n").encode()
+def slow_readers(port, key, stop):
+    run_until(stop, SlowReaders(port, key, "127.0.0.50", count=8, depth=100, path=BIG_PAGE))
 
-    def hold(source):
-        selector, sent = selectors.DefaultSelector(), {}
 
-        def open_one():
-            sock = socket.socket()
-            sock.setblocking(False)
-            sock.bind((source, 0))
-            try:
-                sock.connect(("127.0.0.1", port))
-            except BlockingIOError:
-                pass
-            except OSError:
-                sock.close()
-                return
-            selector.register(sock, selectors.EVENT_READ)
-            sent[sock] = 0
-            if mode == "partial":
-                try:
-                    sock.send(f"GET {API}/subfests HTTP/1.1\r\nHost: x\r\n".encode())
-                except OSError:
-                    pass
-
-        for _ in range(each):
-            open_one()
-        dripped = time.monotonic()
-        while not stop.is_set():
-            for ready, _ in selector.select(timeout=0.2):
-                sock = ready.fileobj
-                try:
-                    sock.recv(65536)
-                except OSError:
-                    pass
-                selector.unregister(sock)
-                sock.close()
-                del sent[sock]
-                open_one()
-            if mode == "drip" and time.monotonic() - dripped >= 1:
-                dripped = time.monotonic()
-                for sock, count in list(sent.items()):
-                    if count < len(payload):
-                        try:
-                            sock.send(payload[count:count + 1])
-                            sent[sock] = count + 1
-                        except OSError:
-                            pass
-        for sock in sent:
-            sock.close()
-
-    threads = [threading.Thread(target=hold, args=(f"127.0.0.{10 + i}",), daemon=True) for i in range(addresses)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+def crowd(port, key, stop, mode):
+    run_until(stop, Crowd(port, key, mode, addresses=25, each=100, path=f"{API}/subfests"))
 
 
 def wrong_keys(port, key, stop, results, source="127.0.0.60"):

@@ -51,7 +51,8 @@ import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from read_model import API, BUNDLED, collect_all, service_env, wrk  # noqa: E402
-from result_day import free_port, request  # noqa: E402
+from harness import free_port  # noqa: E402
+from result_day import request  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

@@ -27,7 +27,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from read_model import cases, load_festival, service_env, wrk  # noqa: E402
-from result_day import cli, free_port, request  # noqa: E402
+from harness import cli, free_port  # noqa: E402
+from result_day import request  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

@@ -37,7 +37,8 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from read_model import ROOT, cli, collect_all, load_festival, service_env  # noqa: E402
+from harness import ROOT, cli, scratch_postgres  # noqa: E402
+from read_model import collect_all, load_festival, service_env  # noqa: E402
 from result_day import Server  # noqa: E402
 
 API = "/public-api/v1"
@@ -325,23 +326,11 @@ def with_database(args, workdir):
         if args.scale > 1:
             cli("import", path, env=service_env(url, 0, None))
         return soak(args, url, path, workdir)
-    import psycopg2
-    from psycopg2 import sql
-
     name = f"fds_soak_{os.getpid()}"
-    admin = psycopg2.connect(args.postgres)
-    admin.autocommit = True
-    with admin.cursor() as cur:
-        cur.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    url = f"{args.postgres.rsplit('/', 1)[0]}/{name}"
-    try:
+    with scratch_postgres(args.postgres, name) as url:
         cli("init", env=service_env(url, 0, None))
         cli("import", path, env=service_env(url, 0, None))
         return soak(args, url, path, workdir)
-    finally:
-        with admin.cursor() as cur:
-            cur.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-        admin.close()
 
 
 if __name__ == "__main__":

@@ -41,7 +41,8 @@ import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from result_day import Server, cli, free_port  # noqa: E402
+from harness import cli, free_port, scratch_postgres  # noqa: E402
+from result_day import Server  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -443,18 +444,10 @@ def postgres_rows(args, record, workdir):
     PostgreSQL database and in a SQLite file, three servers up at once (SQLite, PostgreSQL
     with the local copy, without it), and every row run on each in turn, ``--repeat`` times
     over. Interleaved, a passing load falls on all three; the ratios use the medians."""
-    import psycopg2
-    from psycopg2 import sql
-
     name = f"fds_bench_{os.getpid()}"
-    admin = psycopg2.connect(args.postgres)
-    admin.autocommit = True
-    with admin.cursor() as cur:
-        cur.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    url = f"{args.postgres.rsplit('/', 1)[0]}/{name}"
-    pg_url = url.replace("postgresql", "postgresql+pool", 1)
-    sqlite_url = f"sqlite:///{os.path.join(workdir, 'side-by-side.db')}"
-    try:
+    with scratch_postgres(args.postgres, name) as url:
+        pg_url = url.replace("postgresql", "postgresql+pool", 1)
+        sqlite_url = f"sqlite:///{os.path.join(workdir, 'side-by-side.db')}"
         keys = {}
         for engine_url in (url, sqlite_url):
             slug, _ = load_festival(engine_url, 1, workdir)
@@ -472,10 +465,6 @@ def postgres_rows(args, record, workdir):
         if args.workers > 1 and not args.quick:
             found = next(found for _, _, found, _, engine in servers if engine == "postgresql")
             processes(args, record, pg_url, keys[url], found, 1, log, workdir, engine="postgresql")
-    finally:
-        with admin.cursor() as cur:
-            cur.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-        admin.close()
 
 
 def print_ratios(results, out):

@@ -26,31 +26,15 @@ import argparse
 import http.client
 import json
 import os
-import shutil
-import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.parse
 
-FESTIVAL = "kalolsavam-2026"
-API = "/public-api/v1"
-
-
-def cli(*args, env):
-    """Run ``festival-api ARGS`` and return its stdout."""
-    done = subprocess.run([sys.executable, "-m", "app.cli", *args], env=env, check=True,
-                          capture_output=True, text=True)
-    return done.stdout
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import API, FESTIVAL, cli, free_port, scratch_postgres, work_folder  # noqa: E402
 
 
 class Server:
@@ -192,14 +176,8 @@ def main():
     parser.add_argument("--json", help="with --postgres: also write the figures to this file")
     args = parser.parse_args()
 
-    workdir = tempfile.mkdtemp(prefix="festival-bench-")
-    try:
+    with work_folder("festival-bench-", args.keep, " (festival.db, server.log)") as workdir:
         (run_postgres if args.postgres else run)(args, workdir)
-    finally:
-        if args.keep:
-            print(f"Kept {workdir} (festival.db, server.log)")
-        else:
-            shutil.rmtree(workdir, ignore_errors=True)
 
 
 def run(args, workdir):
@@ -270,18 +248,10 @@ def run_postgres(args, workdir):
     """The local copy on and off, each with the response cache off and on (module doc)."""
     import contextlib
 
-    import psycopg2
-    from psycopg2 import sql
-
     name = f"fds_bench_result_day_{os.getpid()}"
-    admin = psycopg2.connect(args.postgres)
-    admin.autocommit = True
-    with admin.cursor() as cur:
-        cur.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    url = f"{args.postgres.rsplit('/', 1)[0]}/{name}"
-    env = {**os.environ, "DATABASE_URL": url, "RATELIMIT_DEFAULT": "", "LOG_LEVEL": "INFO",
-           "CONNECTIONS_PER_ADDRESS": "0", "THREADS_PER_ADDRESS": "256"}
-    try:
+    with scratch_postgres(args.postgres, name) as url:
+        env = {**os.environ, "DATABASE_URL": url, "RATELIMIT_DEFAULT": "", "LOG_LEVEL": "INFO",
+               "CONNECTIONS_PER_ADDRESS": "0", "THREADS_PER_ADDRESS": "256"}
         print(f"Seeding PostgreSQL database {name} ...", flush=True)
         cli("seed", env=env)
         key = cli("keys", "create", FESTIVAL, "--label", "bench", env=env).strip().splitlines()[-1]
@@ -307,10 +277,6 @@ def run_postgres(args, workdir):
                           flush=True)
                     runs[label].append(measured(args, server, key, urls, url, env, workdir))
         report_postgres(args, runs, load, os.getloadavg())
-    finally:
-        with admin.cursor() as cur:
-            cur.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-        admin.close()
 
 
 def _cpu_seconds(pids):

@@ -34,13 +34,13 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from result_day import API, FESTIVAL, Server, cli  # noqa: E402
+from harness import API, FESTIVAL, cli, fetch_changed, get_json, work_folder  # noqa: E402
+from result_day import Server  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SUB_FEST = "general"
@@ -51,16 +51,11 @@ def programmes_to_publish(festival):
     """Visible programmes of the sub-fest whose results are all there but not yet published, in
     the bundled file's order: one is published per interval."""
     sys.path.insert(0, os.path.join(ROOT, "tests"))
-    from fixture_rules import flag, visible_programme_ids
+    from fixture_rules import flag, visible_programmes_with_results
 
-    visible = visible_programme_ids(festival)
-    sub_fest = next(s["id"] for s in festival["subFests"] if s["slug"] == SUB_FEST)
-    results = {}
-    for result in festival["results"]:
-        results.setdefault(result["sub_fest_programme"], []).append(result)
-    return [(programme, results[programme["id"]]) for programme in festival["subFestProgrammes"]
-            if programme["sub_fest"] == sub_fest and programme["id"] in visible
-            and programme["status"] == "completed" and results.get(programme["id"])
+    programmes, results = visible_programmes_with_results(festival, SUB_FEST)
+    return [(programme, results[programme["id"]]) for programme in programmes
+            if programme["status"] == "completed"
             and not any(flag(r, "is_published") for r in results[programme["id"]])]
 
 
@@ -148,26 +143,15 @@ class Visitor:
             return
         changes = self.get("/changes", sinceRevision=self.revision, limit=100)
         revision = self.revision
-        if any(change["kind"] == "programme" for change in changes["data"]):
-            path, params = self.pages[0]  # the latest results
-            self.get(path, **params)
-        for change in changes["data"]:
-            if change["kind"] == "leaderboard":
-                self.get("/toppers", topperPlaceholderId=change["id"], limit=10)
+        fetch_changed(self.get, changes, self.pages[0], limit=10)
         self.revision = revision
 
 
 def visitor_pages(port, key, index):
     """What a visitor's page shows: the latest results first, then the rest of the page."""
-    def get_json(path, **params):
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        connection.request("GET", f"{API}{path}?{urllib.parse.urlencode(params)}", headers={"X-API-Key": key})
-        body = json.loads(connection.getresponse().read())
-        connection.close()
-        return body
-
-    published = get_json("/programme-results", subFestSlug=SUB_FEST, hasResults="true", limit=100)["data"]
-    placeholders = get_json("/topper-placeholders", subFestSlug=SUB_FEST, limit=5)["data"]
+    published = get_json(port, key, "/programme-results", subFestSlug=SUB_FEST, hasResults="true",
+                         limit=100)["data"]
+    placeholders = get_json(port, key, "/topper-placeholders", subFestSlug=SUB_FEST, limit=5)["data"]
     shown = [published[(index + turn) % len(published)]["programme"]["id"] for turn in (0, 7)]
     return [
         ("/programme-results", {"subFestSlug": SUB_FEST, "hasResults": "true", "sortBy": "publishedAt",
@@ -295,14 +279,8 @@ def main():
     parser.add_argument("--json", help="write the figures to this file")
     parser.add_argument("--keep", action="store_true", help="keep the databases and the server logs")
     args = parser.parse_args()
-    workdir = tempfile.mkdtemp(prefix="festival-revalidation-")
-    try:
+    with work_folder("festival-revalidation-", args.keep) as workdir:
         figures = run(args, workdir)
-    finally:
-        if args.keep:
-            print(f"Kept {workdir}")
-        else:
-            shutil.rmtree(workdir, ignore_errors=True)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as out:
             json.dump(figures, out, indent=1)

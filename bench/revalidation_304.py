@@ -24,7 +24,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from read_model import API, Baseline, wrk  # noqa: E402
-from result_day import FESTIVAL, free_port  # noqa: E402
+from harness import FESTIVAL, free_port  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

@@ -22,34 +22,20 @@ import http.client
 import json
 import os
 import re
-import shutil
-import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.parse
 from pathlib import Path
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import API, FESTIVAL, cli, free_port, work_folder  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
-API = "/public-api/v1"
-FESTIVAL = "kalolsavam-2026"
 # The longest a save may take to be served before the run gives up on it.
 GIVE_UP_SECONDS = 300
-
-
-def cli(env, *args):
-    done = subprocess.run([sys.executable, "-m", "app.cli", *args], env=env, cwd=ROOT, check=True,
-                          capture_output=True, text=True)
-    return done.stdout
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def get(port, path, key):
@@ -172,14 +158,8 @@ def main():
                         help="the Kalolsavam N times its size (default: the bundled one)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder and print it")
     args = parser.parse_args()
-    workdir = Path(tempfile.mkdtemp(prefix="save-to-served-"))
-    try:
-        run(args, workdir)
-    finally:
-        if args.keep:
-            print(f"Kept {workdir}")
-        else:
-            shutil.rmtree(workdir, ignore_errors=True)
+    with work_folder("save-to-served-", args.keep) as workdir:
+        run(args, Path(workdir))
 
 
 def run(args, workdir):
@@ -188,19 +168,19 @@ def run(args, workdir):
     slug = FESTIVAL
     print(f"Before: {load()}", flush=True)
     if args.scale > 1:
-        cli(env, "init")
+        cli("init", env=env, cwd=ROOT)
         out = subprocess.run(
             [sys.executable, "-m", "seed.generate", "--scale", str(args.scale), "--out", str(workdir)],
             cwd=ROOT, check=True, capture_output=True, text=True).stdout
         fixture = re.search(r"wrote (\S+)", out)[1]
-        cli(env, "import", fixture)
+        cli("import", fixture, env=env, cwd=ROOT)
         slug = f"{FESTIVAL}-x{args.scale}"
     else:
-        cli(env, "seed")
-    key = cli(env, "keys", "create", slug, "--label", "bench").strip().splitlines()[-1]
+        cli("seed", env=env, cwd=ROOT)
+    key = cli("keys", "create", slug, "--label", "bench", env=env, cwd=ROOT).strip().splitlines()[-1]
     (workdir / "office").mkdir()
     workbook = workdir / "office" / f"{slug}.xlsx"
-    cli(env, "export", slug, str(workbook))
+    cli("export", slug, str(workbook), env=env, cwd=ROOT)
     row, column, sub_fest, code, chest, score = published_result(workbook)
     print(f"{slug}: {workbook.stat().st_size:,} bytes of workbook; the score of chest {chest} in "
           f"{sub_fest} {code} (sheet results row {row}) is changed each save", flush=True)

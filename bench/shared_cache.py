@@ -31,7 +31,6 @@ import ssl
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.parse
@@ -39,7 +38,8 @@ import urllib.parse
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from result_day import API, FESTIVAL, Server, cli, free_port  # noqa: E402
+from harness import API, FESTIVAL, cli, free_port, get_json, work_folder  # noqa: E402
+from result_day import Server  # noqa: E402
 from revalidation import SUB_FEST, programmes_to_publish, update_file  # noqa: E402
 
 EXAMPLE = os.path.join(ROOT, "docs", "nginx.conf.example")
@@ -120,15 +120,8 @@ def get(port, path, key):
 
 def page_urls(server_port, key):
     """The URLs of a result-day page (docs/clients.md), each naming the festival."""
-    def direct(path, **params):
-        connection = http.client.HTTPConnection("127.0.0.1", server_port, timeout=30)
-        connection.request("GET", f"{API}{path}?{urllib.parse.urlencode(params)}", headers={"X-API-Key": key})
-        body = json.loads(connection.getresponse().read())
-        connection.close()
-        return body
-
-    placeholders = direct("/topper-placeholders", subFestSlug=SUB_FEST, limit=5)["data"]
-    programmes = direct("/programmes", subFestSlug=SUB_FEST, limit=40)["data"]
+    placeholders = get_json(server_port, key, "/topper-placeholders", subFestSlug=SUB_FEST, limit=5)["data"]
+    programmes = get_json(server_port, key, "/programmes", subFestSlug=SUB_FEST, limit=40)["data"]
     pages = [
         ("/programme-results", {"subFestSlug": SUB_FEST, "hasResults": "true", "sortBy": "publishedAt",
                                 "sortOrder": "desc", "limit": 6}),
@@ -266,17 +259,11 @@ def main():
             sys.exit(f"{tool} is needed")
     if not os.path.exists(NGINX):
         sys.exit("nginx is needed")
-    workdir = tempfile.mkdtemp(prefix="festival-shared-cache-")
-    try:
+    with work_folder("festival-shared-cache-", args.keep) as workdir:
         figures = run(args, workdir)
         if args.json:
             with open(args.json, "w") as fh:
                 json.dump(figures, fh, indent=1)
-    finally:
-        if args.keep:
-            print(f"Kept {workdir}")
-        else:
-            shutil.rmtree(workdir, ignore_errors=True)
 
 
 def run(args, workdir):

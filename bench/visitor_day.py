@@ -29,16 +29,15 @@ rate limiting is off.
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-FESTIVAL = "kalolsavam-2026"
+sys.path.insert(0, HERE)
+from harness import API, FESTIVAL, fetch_changed, work_folder  # noqa: E402
+
 SUB_FEST = "general"
-API = "/public-api/v1"
 WITHDRAWN = 23  # published programmes withdrawn before the day, published again during it
 PUBLICATIONS = 30  # a day's (``--publications``: fewer for a smoke run)
 
@@ -48,15 +47,9 @@ def day_plan(festival, publications=PUBLICATIONS):
     programmes whose results are all there (the completed ones, then those withdrawn before
     the day); every fifth publication corrects a published result's score (no points move)."""
     sys.path.insert(0, os.path.join(ROOT, "tests"))
-    from fixture_rules import flag, visible_programme_ids
+    from fixture_rules import flag, visible_programmes_with_results
 
-    visible = visible_programme_ids(festival)
-    sub_fest = next(s["id"] for s in festival["subFests"] if s["slug"] == SUB_FEST)
-    results = {}
-    for result in festival["results"]:
-        results.setdefault(result["sub_fest_programme"], []).append(result)
-    mine = [p for p in festival["subFestProgrammes"] if p["sub_fest"] == sub_fest and p["id"] in visible
-            and results.get(p["id"])]
+    mine, results = visible_programmes_with_results(festival, SUB_FEST)
     completed = [p for p in mine if p["status"] == "completed"
                  and not any(flag(r, "is_published") for r in results[p["id"]])]
     published = [p for p in mine if p["status"] == "result_published"
@@ -150,12 +143,7 @@ def replay(args, workdir):
                 return
             changes = self.get("/changes", sinceRevision=self.shown, limit=100, kinds=["programme", "leaderboard"])
             revision = self.revision
-            if any(change["kind"] == "programme" for change in changes["data"]):
-                path, params = self.pages[0]
-                self.get(path, **params)
-            for change in changes["data"]:
-                if change["kind"] == "leaderboard":
-                    self.get("/toppers", topperPlaceholderId=change["id"])
+            fetch_changed(self.get, changes, self.pages[0])
             self.shown = revision
 
     boards = client.get(f"{API}/topper-placeholders", query_string={"subFestSlug": SUB_FEST},
@@ -224,11 +212,8 @@ def main():
     parser.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.inner:
-        workdir = tempfile.mkdtemp(prefix="festival-visitor-day-")
-        try:
+        with work_folder("festival-visitor-day-") as workdir:
             print(json.dumps(replay(args, workdir)))
-        finally:
-            shutil.rmtree(workdir, ignore_errors=True)
         return
     codes = {"before": os.path.abspath(args.before)} if args.before else {}
     if not args.before_only:

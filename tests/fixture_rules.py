@@ -66,6 +66,19 @@ def visible_programme_ids(data):
     }
 
 
+def visible_programmes_with_results(data, sub_fest_slug):
+    """The visible programmes of the sub-fest ``sub_fest_slug`` that have results, in the
+    file's order, and every programme's results: ``([programme], {programme id: [result]})``."""
+    visible = visible_programme_ids(data)
+    sub_fest = next(s["id"] for s in data["subFests"] if s["slug"] == sub_fest_slug)
+    results = {}
+    for result in data["results"]:
+        results.setdefault(result["sub_fest_programme"], []).append(result)
+    programmes = [p for p in data["subFestProgrammes"]
+                  if p["sub_fest"] == sub_fest and p["id"] in visible and results.get(p["id"])]
+    return programmes, results
+
+
 def visible_category_ids(data):
     sub_fests = {s["id"] for s in visible_sub_fests(data)}
     return {

@@ -11,8 +11,7 @@ readers), about ``HEADER_TIMEOUT`` each (full server), a third 429 (wrong keys).
 """
 import multiprocessing
 import os
-import selectors
-import socket
+import sys
 import threading
 import time
 
@@ -20,6 +19,9 @@ import pytest
 from conftest import API, BIG
 
 from .conftest import request
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "bench"))
+from attackers import Crowd, SlowReaders  # noqa: E402
 
 VISITOR = "127.0.0.2"
 BIG_PAGE = f"{API}/candidates?subFestSlug=general&limit=500"
@@ -43,115 +45,6 @@ def assert_prompt(answers):
     assert {answer.status for answer in answers} == {200}, [answer.status for answer in answers]
     assert slowest < BOUND, slowest
     print(f"visitor: {len(answers)} answers, slowest {slowest * 1000:.0f} ms")
-
-
-class SlowReaders:
-    """``count`` connections from ``source``, each pipelining ``depth`` requests for ``path``
-    and then reading one byte a second (bench/attacks.py's first attack)."""
-
-    def __init__(self, port, key, source, count, depth, path=BIG_PAGE):
-        self.sockets, self.closed = [], set()
-        for i in range(count):
-            sock = socket.socket()
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            sock.bind((source, 0))
-            sock.connect(("127.0.0.1", port))
-            sock.setblocking(False)
-            requests = b"".join(f"GET {path}&n={i}_{j} HTTP/1.1\r\nHost: x\r\nX-API-Key: {key}\r\n\r\n".encode()
-                                for j in range(depth))
-            try:
-                sock.send(requests)  # as much as the socket takes
-            except BlockingIOError:
-                pass
-            self.sockets.append(sock)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._read, daemon=True)
-        self._thread.start()
-
-    def _read(self):
-        while not self._stop.wait(1):
-            for sock in self.sockets:
-                if sock in self.closed:
-                    continue
-                try:
-                    # A reset is seen at once (what is buffered would be read first).
-                    if sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) or sock.recv(1) == b"":
-                        self.closed.add(sock)
-                except BlockingIOError:
-                    pass
-                except OSError:
-                    self.closed.add(sock)
-
-    def close(self):
-        self._stop.set()
-        self._thread.join(timeout=5)
-        for sock in self.sockets:
-            sock.close()
-
-
-class Crowd:
-    """``addresses`` loopback addresses (127.0.0.10 on) keeping ``each`` connections open,
-    reopened as the server closes them, that stay silent, drip one header byte a second or
-    send half a request (bench/attacks.py's second attack)."""
-
-    def __init__(self, port, key, mode, addresses, each):
-        self.port, self.mode, self.each = port, mode, each
-        self.payload = f"GET {API}/news HTTP/1.1\r\nHost: x\r\nX-API-Key: {key}\r\n\r\n".encode()
-        self.opened = 0
-        self._stop = threading.Event()
-        self._threads = [threading.Thread(target=self._hold, args=(f"127.0.0.{10 + i}",), daemon=True)
-                         for i in range(addresses)]
-        for thread in self._threads:
-            thread.start()
-
-    def _open(self, source, selector, sent):
-        sock = socket.socket()
-        sock.setblocking(False)
-        sock.bind((source, 0))
-        try:
-            sock.connect(("127.0.0.1", self.port))
-        except BlockingIOError:
-            pass
-        except OSError:
-            sock.close()
-            return
-        selector.register(sock, selectors.EVENT_READ)
-        sent[sock] = 0
-        self.opened += 1
-        if self.mode == "partial":
-            try:
-                sock.send(self.payload[:self.payload.index(b"\r\n") + 2] + b"Host: x\r\n")
-            except OSError:
-                pass
-
-    def _hold(self, source):
-        selector, sent = selectors.DefaultSelector(), {}
-        for _ in range(self.each):
-            self._open(source, selector, sent)
-        dripped = time.monotonic()
-        while not self._stop.is_set():
-            for ready, _ in selector.select(timeout=0.2):
-                sock = ready.fileobj
-                selector.unregister(sock)
-                sock.close()
-                del sent[sock]
-                self._open(source, selector, sent)
-            if self.mode == "drip" and time.monotonic() - dripped >= 1:
-                dripped = time.monotonic()
-                for sock, count in list(sent.items()):
-                    if count < len(self.payload) - 4:
-                        try:
-                            sock.send(self.payload[count:count + 1])
-                            sent[sock] = count + 1
-                        except OSError:
-                            pass
-        for sock in sent:
-            sock.close()
-
-    def close(self):
-        self._stop.set()
-        for thread in self._threads:
-            thread.join(timeout=5)
 
 
 def served_lines(server, text):
@@ -178,7 +71,7 @@ def test_slow_readers_pipelining_from_one_address_hold_buffers_not_workers(datab
     key = keys[BIG]
     page = request(server.port, BIG_PAGE, key)
     assert page.status == 200 and len(page.body) > 200_000
-    readers = SlowReaders(server.port, key, "127.0.0.50", count=2, depth=60)
+    readers = SlowReaders(server.port, key, "127.0.0.50", count=2, depth=60, path=BIG_PAGE)
     try:
         time.sleep(1.5)
         assert_prompt(visit(server, key))
@@ -200,7 +93,7 @@ def test_many_addresses_keeping_the_server_full_never_keep_out_another(database,
     biggest holder's is closed for it) and is answered; the old server left it in the
     kernel's queue until a header deadline freed a slot (HEADER_TIMEOUT=10 here)."""
     server = serve(database, CONNECTION_LIMIT=200, HEADER_TIMEOUT=10)
-    crowd = Crowd(server.port, keys[BIG], mode, addresses=25, each=12)
+    crowd = Crowd(server.port, keys[BIG], mode, addresses=25, each=12, path=f"{API}/news")
     try:
         time.sleep(1.5)
         assert crowd.opened > 200
@@ -212,7 +105,7 @@ def test_many_addresses_keeping_the_server_full_never_keep_out_another(database,
 def crowd_until(port, key, mode, addresses, each, stop):
     """A :class:`Crowd` until ``stop`` is set (in a process of its own: its Python does not
     hold the visitor's)."""
-    crowd = Crowd(port, key, mode, addresses=addresses, each=each)
+    crowd = Crowd(port, key, mode, addresses=addresses, each=each, path=f"{API}/news")
     stop.wait()
     crowd.close()
 
