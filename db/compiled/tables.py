@@ -320,15 +320,22 @@ class PublicPlaceholder(Compiled):
     with_entries = TextField()  # the placeholder with its displayed entries (/page-toppers)
 
 
-class PublicTopperEntry(Compiled):
-    placeholder = UUIDField()
-    entity_id = UUIDField()
+class BoardEntry(Compiled):
+    """What an entry of a displayed leaderboard holds, the current board's
+    (:class:`PublicTopperEntry`) or a past one's (:class:`PublicTopperPastEntry`): the
+    sort columns and ``body``, the entry's JSON. Not a table of its own."""
+
     rank = IntegerField()
     points = FloatField()
     programme_count = IntegerField()
     last_result_at = DateTimeField(null=True)
     name_key = BlobField()
     body = TextField()
+
+
+class PublicTopperEntry(BoardEntry):
+    placeholder = UUIDField()
+    entity_id = UUIDField()
 
     class Meta:
         primary_key = CompositeKey("placeholder", "entity_id")
@@ -392,7 +399,7 @@ class PublicTopperStep(Compiled):
         indexes = ((("festival", "placeholder", "at"), False), (("festival", "placeholder", "step"), True))
 
 
-class PublicTopperPastEntry(Compiled):
+class PublicTopperPastEntry(BoardEntry):
     """One entry of a leaderboard's displayed board after one step (``PublicTopperStep``),
     as :class:`PublicTopperEntry` is one of the current board: the sort columns, ``body``
     the entry's JSON with the numbers of that moment, and the step's ``at`` and ``total``
@@ -404,12 +411,6 @@ class PublicTopperPastEntry(Compiled):
     entity_id = UUIDField()
     at = DateTimeField()
     total = IntegerField()
-    rank = IntegerField()
-    points = FloatField()
-    programme_count = IntegerField()
-    last_result_at = DateTimeField(null=True)
-    name_key = BlobField()
-    body = TextField()
 
     class Meta:
         primary_key = CompositeKey("placeholder", "step", "entity_id")

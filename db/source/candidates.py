@@ -16,6 +16,7 @@ from collections import Counter
 
 from . import models as m
 from . import visibility
+from .related import attach_linked
 
 # The only columns of a person any query reads: never a private one.
 PUBLIC_PERSON_COLUMNS = (m.Candidate.name, m.Candidate.name_local, m.Candidate.gender)
@@ -119,21 +120,8 @@ def attach_categories(items):
 
 def attach_sections(items):
     """``item.section_list``: the candidate's public sections, in display order."""
-    by_id = {item.id: item for item in items}
-    for item in items:
-        item.section_list = []
-    if not by_id:
-        return
-    rows = (m.SubFestCandidateSection
-            .select(m.SubFestCandidateSection.sub_fest_candidate, m.Section.id, m.Section.key,
-                    m.Section.name, m.Section.name_local)
-            .join(m.Section)
-            .where(m.SubFestCandidateSection.sub_fest_candidate.in_(list(by_id)) & visibility.visible_section())
-            .order_by(m.Section.display_order, m.Section.key, m.Section.id)
-            .dicts())
-    for row in rows:
-        by_id[row["sub_fest_candidate"]].section_list.append(
-            {"id": row["id"], "key": row["key"], "name": row["name"], "name_local": row["name_local"]})
+    attach_linked(items, "section_list", m.SubFestCandidateSection.sub_fest_candidate, m.Section,
+                  ("id", "key", "name", "name_local"), visibility.visible_section())
 
 
 def empty_points_summary():

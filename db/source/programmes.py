@@ -9,6 +9,7 @@ from peewee import JOIN, fn
 
 from . import models as m
 from . import visibility
+from .related import attach_linked, attach_lists
 
 
 def public_programme_list(festival_id, sub_fest_id):
@@ -68,32 +69,13 @@ def _schedules(condition):
 
 def attach_schedules(items):
     """``item.schedule_list``: every schedule of the programme, earliest first."""
-    by_id = {item.id: item for item in items}
-    for item in items:
-        item.schedule_list = []
-    if by_id:
-        for programme_id, schedule in _schedules(m.Schedule.sub_fest_programme.in_(list(by_id))):
-            by_id[programme_id].schedule_list.append(schedule)
+    attach_lists(items, "schedule_list", lambda ids: _schedules(m.Schedule.sub_fest_programme.in_(ids)))
 
 
 def attach_collections(items):
     """``item.collection_list``: the public collections the programme belongs to."""
-    by_id = {item.id: item for item in items}
-    for item in items:
-        item.collection_list = []
-    if not by_id:
-        return
-    rows = (m.SubFestProgrammeCollection
-            .select(m.SubFestProgrammeCollection.sub_fest_programme, m.ProgrammeCollection.id,
-                    m.ProgrammeCollection.key, m.ProgrammeCollection.name)
-            .join(m.ProgrammeCollection)
-            .where(m.SubFestProgrammeCollection.sub_fest_programme.in_(list(by_id))
-                   & visibility.visible_collection())
-            .order_by(m.ProgrammeCollection.display_order, m.ProgrammeCollection.key, m.ProgrammeCollection.id)
-            .dicts())
-    for row in rows:
-        by_id[row["sub_fest_programme"]].collection_list.append(
-            {"id": row["id"], "key": row["key"], "name": row["name"]})
+    attach_linked(items, "collection_list", m.SubFestProgrammeCollection.sub_fest_programme, m.ProgrammeCollection,
+                  ("id", "key", "name"), visibility.visible_collection())
 
 
 def _counts(query):

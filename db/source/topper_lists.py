@@ -8,6 +8,7 @@ from peewee import fn
 from ..query import sort_keys
 from . import models as m
 from . import visibility
+from .related import attach_lists
 
 TP = m.TopperPlaceholder
 
@@ -68,15 +69,12 @@ def mask_hidden_keys(placeholders):
 
 def attach_entry_lists(placeholders):
     """``placeholder.entry_list``: every stored entry, in rank order, with one query."""
-    by_id = {p.id: p for p in placeholders}
-    for placeholder in placeholders:
-        placeholder.entry_list = []
-    if not by_id:
-        return
-    # the stored order: rank, then name (ties are listed by name)
-    query = (m.TopperEntry
-             .select()
-             .where(m.TopperEntry.placeholder.in_(list(by_id)))
-             .order_by(m.TopperEntry.rank, *sort_keys(m.TopperEntry.name), m.TopperEntry.entity_id))
-    for entry in query:
-        by_id[entry.placeholder_id].entry_list.append(entry)
+    def entries(ids):
+        # the stored order: rank, then name (ties are listed by name)
+        query = (m.TopperEntry
+                 .select()
+                 .where(m.TopperEntry.placeholder.in_(ids))
+                 .order_by(m.TopperEntry.rank, *sort_keys(m.TopperEntry.name), m.TopperEntry.entity_id))
+        return ((entry.placeholder_id, entry) for entry in query)
+
+    attach_lists(placeholders, "entry_list", entries)

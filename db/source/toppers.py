@@ -15,7 +15,8 @@ from peewee import ForeignKeyField, UUIDField
 
 from ..peewee_compat import selected_columns
 from . import models as m
-from .visibility import public_candidates, public_entry_results, public_programmes, visible_category, visible_team
+from .visibility import (public_candidates, public_entry_results, public_programmes, visible_category, visible_section,
+                         visible_team)
 
 
 # --- loading: one query per kind of row, whatever the number of placeholders -------------------
@@ -127,29 +128,13 @@ class FestivalData:
             .dicts())}
         self.sections = {}  # section id -> row
         self.sections_of = defaultdict(set)  # sub-fest candidate id -> visible section ids
-        links = _dicts(m.SubFestCandidateSection
-                       .select(m.SubFestCandidateSection.sub_fest_candidate, m.Section.id, m.Section.sub_fest,
-                               m.Section.key, m.Section.name, m.Section.name_local)
-                       .join(m.Section)
-                       .join(m.SubFest)
-                       .where((m.SubFest.festival == festival_id)
-                              & (m.Section.is_active == True) & (m.Section.is_public == True)),  # noqa: E712
-                       self.ids)
-        for row in links:
+        for row in self._sections_linked(festival_id, m.SubFestCandidateSection.sub_fest_candidate):
             candidate_id = row.pop("sub_fest_candidate")
             self.sections[row["id"]] = row
             if candidate_id in self.candidates:
                 self.sections_of[candidate_id].add(row["id"])
         self.section_teams = defaultdict(set)  # section id -> ids of the visible teams it lists
-        team_links = _dicts(m.SectionTeam
-                            .select(m.SectionTeam.team, m.Section.id, m.Section.sub_fest, m.Section.key,
-                                    m.Section.name, m.Section.name_local)
-                            .join(m.Section)
-                            .join(m.SubFest)
-                            .where((m.SubFest.festival == festival_id)
-                                   & (m.Section.is_active == True) & (m.Section.is_public == True)),  # noqa: E712
-                            self.ids)
-        for row in team_links:
+        for row in self._sections_linked(festival_id, m.SectionTeam.team):
             team_id = row.pop("team")
             self.sections.setdefault(row["id"], row)
             if team_id in self.teams:
@@ -179,6 +164,17 @@ class FestivalData:
         if self.sub_fest_ids is None:
             return query
         return query.where(model.sub_fest.in_(self.sub_fest_ids))
+
+    def _sections_linked(self, festival_id, link):
+        """The festival's visible sections that ``link`` (a link table's column) ties to its
+        rows: one dict a link, the section's columns and the link's."""
+        return _dicts(link.model
+                      .select(link, m.Section.id, m.Section.sub_fest, m.Section.key, m.Section.name,
+                              m.Section.name_local)
+                      .join(m.Section)
+                      .join(m.SubFest)
+                      .where((m.SubFest.festival == festival_id) & visible_section()),
+                      self.ids)
 
     def _load_results(self, festival_id):
         rows = _dicts(self._of_sub_fests(public_entry_results(

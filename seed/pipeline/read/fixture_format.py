@@ -10,18 +10,8 @@ The JSON Schema is derived from the models, so the two cannot drift apart.
 """
 from dataclasses import dataclass, field
 
-from peewee import (
-    BooleanField,
-    CharField,
-    DateField,
-    DateTimeField,
-    FloatField,
-    ForeignKeyField,
-    IntegerField,
-    JSONField,
-    TextField,
-    UUIDField,
-)
+from peewee import (BooleanField, CharField, DateField, DateTimeField, FloatField, ForeignKeyField, IntegerField,
+                    JSONField, TextField, UUIDField)
 
 from db.source import models as m
 from schemas.enums import COLUMN_ENUMS, TOPPER_COUNTS, TOPPER_POINTS_FROM, TOPPER_RANK_STYLES
