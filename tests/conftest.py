@@ -14,6 +14,7 @@ import json
 import os
 import re
 import sqlite3
+import subprocess
 import sys
 import weakref
 
@@ -35,9 +36,10 @@ from db.source import models as m
 from db.source.keys import create_key, revoke_key
 from db.source.revisions import REVISION_TRIGGER
 from seed import bundled_fixtures
-from seed.pipeline.write.importer import import_file
+from seed.pipeline.write.importer import import_file, import_fixture
 
 import pg_scratch
+from natural_festival import natural_festival
 
 TEST_DATABASE_URL = os.environ.get("TEST_DATABASE_URL", "").strip() or None
 ON_POSTGRES = pg_scratch.is_postgres_url(TEST_DATABASE_URL)
@@ -236,6 +238,12 @@ class ApiClient:
         assert response.status_code == 200, response.get_data(as_text=True)
         return response.get_json()
 
+    def ok_but_revision(self, path, key=BIG, **params):
+        """``ok`` without the revision of the answer's context (an upgrade or import makes one)."""
+        body = self.ok(path, key=key, **params)
+        body["context"].pop("data")
+        return body
+
     def all(self, path, key=BIG, **params):
         """Every item of a list endpoint, following pages of 500."""
         items, page = [], 1
@@ -297,6 +305,18 @@ def fresh_app(seeded, tmp_path):
         yield made
 
 
+@contextlib.contextmanager
+def changed_copy(url, folder, change):
+    """A copy of the database at ``url`` (in ``folder`` for SQLite) after ``change(its URL)``,
+    for a fixture that tests then copy; the shared proxy bound as it was for the block."""
+    previous = database.obj
+    with database_copy(url, folder) as copy_url:
+        change(copy_url)
+        database.initialize(previous)
+        yield copy_url
+        _close_bound_database()
+
+
 @pytest.fixture(scope="session")
 def adm_filter_template(seeded, tmp_path_factory):
     """The URL of a copy of the seeded database where the large festival has turned
@@ -324,12 +344,8 @@ def adm_filter_template(seeded, tmp_path_factory):
         _built_once_a_run(tmp_path_factory, "adm_filter_postgres", build_on_postgres)
         yield ADM_FILTER_TEMPLATE_URL
         return
-    previous = database.obj
-    with database_copy(seeded[0], tmp_path_factory.mktemp("adm_filter")) as url:
-        turn_on(url)
-        database.initialize(previous)
+    with changed_copy(seeded[0], tmp_path_factory.mktemp("adm_filter"), turn_on) as url:
         yield url
-        _close_bound_database()
 
 
 @pytest.fixture
@@ -388,6 +404,63 @@ def writable(url):
     finally:
         db.close()
         database.initialize(previous)
+
+
+# The three ways a query string may carry an array parameter (docs/api-conventions.md).
+ENCODINGS = ("repeated", "bracket", "comma")
+
+
+def array_query(name, values, encoding):
+    """``values`` of the array parameter ``name`` as a query string, in one of ``ENCODINGS``:
+    ``name=a&name=b``, ``name[]=a&name[]=b`` or ``name=a,b``."""
+    if encoding == "comma":
+        return f"{name}=" + ",".join(values)
+    key = f"{name}[]" if encoding == "bracket" else name
+    return "&".join(f"{key}={value}" for value in values)
+
+
+def stop_processes(*processes, timeout=10):
+    """End child processes: SIGTERM to those still running, then SIGKILL to any not ended
+    within ``timeout`` seconds."""
+    running = [process for process in processes if process.poll() is None]
+    for process in running:
+        process.terminate()
+    for process in running:
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=timeout)
+
+
+def run_init(url, monkeypatch):
+    """``festival-api init`` in this process on the database at ``url``; the click result. The
+    command's own connection is closed after, and the shared proxy bound as it was."""
+    from click.testing import CliRunner
+
+    from app import cli
+
+    monkeypatch.setenv("DATABASE_URL", url)
+    previous = database.obj
+    result = CliRunner().invoke(cli.main, ["init"])
+    if database.obj is not previous:
+        database.obj.close()
+        database.initialize(previous)
+    return result
+
+
+def after_writing(made, write, document):
+    """``made`` (``(app, url)``) once ``write(document)`` (an import or an update) has run on its database."""
+    _, url = made
+    with writable(url):
+        write(document)
+    return made
+
+
+@pytest.fixture
+def natural(fresh_app):
+    """``(app, url)`` of :func:`fresh_app` with the natural festival (tests/natural_festival.py) imported."""
+    return after_writing(fresh_app, import_fixture, natural_festival())
 
 
 class count_statements(count_queries):

@@ -8,7 +8,7 @@ from functools import cached_property
 
 import pytest
 
-from conftest import BIG
+from conftest import BIG, SMALL
 from fixture_rules import flag, parse_time, visible_programme_ids, visible_sub_fests
 
 
@@ -227,6 +227,29 @@ def expected_order(rows, value_of, desc=False):
     ordered = sorted(present, key=lambda r: (key(r), r["id"].replace("-", "")), reverse=desc)
     return [r["id"] for r in ordered] + [r["id"] for r in sorted(
         missing, key=lambda r: r["id"].replace("-", ""), reverse=desc)]
+
+
+UNKNOWN_ID = "5f0c6d1e-0000-4000-8000-000000000000"
+
+
+def unseen_sub_fests(fests):
+    """Ids of sub-fests the large festival's key does not see: an unknown one, another
+    festival's, and the large festival's hidden ones."""
+    big, small = fests[BIG], fests[SMALL]
+    hidden = [s["id"] for s in big.rows("subFests") if s["id"] not in big.sub_fest_ids]
+    return [UNKNOWN_ID, small.sub_fests[0]["id"], *hidden]
+
+
+def one_404(api, path, parameter, values):
+    """The body of the 404 that ``path`` answers for each of ``values`` of ``parameter``: one
+    body, the same to the byte whatever the case."""
+    bodies = set()
+    for value in values:
+        response = api.get(path, **{parameter: value})
+        assert response.status_code == 404, value
+        bodies.add(response.get_data(as_text=True))
+    assert len(bodies) == 1
+    return bodies.pop()
 
 
 # Fixtures shared by the structure endpoints' tests (imported by them).

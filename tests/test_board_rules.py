@@ -7,7 +7,7 @@ import uuid
 import pytest
 
 from board_rules_festival import BOARDS, SLUG, rules_festival
-from conftest import writable
+from conftest import run_init, writable
 from db.source.board_rule import rule_of
 from db.source import models as m
 from seed.pipeline.read.csv_folder import read_files
@@ -349,11 +349,7 @@ def test_init_adds_the_rules_columns_and_compiles_every_answer_again(fresh_app, 
     """A database made before boards had rules lacks their columns, and its compiled answers
     lack `rule`, `metrics` and `person`: ``init`` adds the columns and compiles the
     placeholders, their entries and their histories again."""
-    from click.testing import CliRunner
-
-    from app import cli
     from conftest import ApiClient
-    from db.database import database
 
     app, url = fresh_app
     api = ApiClient(app.test_client(), keys)
@@ -364,12 +360,7 @@ def test_init_adds_the_rules_columns_and_compiles_every_answer_again(fresh_app, 
              ("/page-toppers", dict(pageSlug="results", asOf="2026-01-15"))]
 
     def answers():
-        found = []
-        for path, params in asked:
-            body = api.ok(path, **params)
-            body["context"].pop("data")  # the revision: the upgrade makes one
-            found.append(body)
-        return found
+        return [api.ok_but_revision(path, **params) for path, params in asked]
 
     before = answers()
     assert before[1]["data"][0]["metrics"] == {} and before[1]["data"][0]["person"] is None
@@ -382,12 +373,7 @@ def test_init_adds_the_rules_columns_and_compiles_every_answer_again(fresh_app, 
                                ("public_topper_entry", ("body",)), ("public_topper_past_entry", ("body",))):
             for column in columns:
                 db.execute_sql(f'UPDATE "{table}" SET "{column}" = \'{{}}\'')
-    monkeypatch.setenv("DATABASE_URL", url)
-    previous = database.obj
-    result = CliRunner().invoke(cli.main, ["init"])
-    if database.obj is not previous:
-        database.obj.close()  # the command's own connection
-        database.initialize(previous)
+    result = run_init(url, monkeypatch)
     assert result.exit_code == 0, result.output
     assert "Upgraded public_topper_history, public_topper_step, public_topper_past_entry" in result.stderr
     with writable(url) as db:

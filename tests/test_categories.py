@@ -1,9 +1,10 @@
 """GET /categories: visibility, public counts, search, sorting."""
 import pytest
 
-from conftest import API, BIG, SMALL
+from conftest import API, BIG, SMALL, array_query
 from fixture_rules import flag
-from structure_rules import big, expected_order, fests, ids, sub_fest  # noqa: F401 (fixtures)
+from structure_rules import expected_order, ids, one_404, unseen_sub_fests
+from structure_rules import big, fests, sub_fest  # noqa: F401 (fixtures)
 from structure_tiny import shape  # noqa: F401 (fixture)
 
 
@@ -65,11 +66,7 @@ def test_search_terms_in_three_encodings(app, keys, big, sub_fest, encoding, exp
     category = big.categories(sub_fest)[0]
     words = category["name"].split()[:2]
     assert len(words) == 2
-    query = {
-        "repeated": "&".join(f"search={w}" for w in words),
-        "bracket": "&".join(f"search[]={w}" for w in words),
-        "comma": "search=" + ",".join(words),
-    }[encoding]
+    query = array_query("search", words, encoding)
     response = app.test_client().get(f"{API}/categories?subFestId={sub_fest}&{query}",
                                       headers={"X-API-Key": keys[BIG]})
     assert response.status_code == 200
@@ -92,15 +89,7 @@ def test_sorting(api, fests, slug, sort_by, column, order):
 
 
 def test_not_found_and_bad_parameters(api, fests, sub_fest):
-    big, small = fests[BIG], fests[SMALL]
-    cases = ["5f0c6d1e-0000-4000-8000-000000000000", small.sub_fests[0]["id"],
-             *(s["id"] for s in big.rows("subFests") if s["id"] not in big.sub_fest_ids)]
-    bodies = set()
-    for case in cases:
-        response = api.get("/categories", subFestId=case)
-        assert response.status_code == 404
-        bodies.add(response.get_data(as_text=True))
-    assert len(bodies) == 1
+    one_404(api, "/categories", "subFestId", unseen_sub_fests(fests))
     for params, field in (({}, "subFestId"), ({"subFestId": "x"}, "subFestId"),
                           ({"subFestId": sub_fest, "sortBy": "candidateCount"}, "sortBy"),
                           ({"subFestId": sub_fest, "limit": 0}, "limit")):

@@ -75,8 +75,16 @@ def served(fresh_app):
         server.server_close()
 
 
-def test_the_python_recipe_fetches_only_what_was_published(served, keys, fixture_data, monkeypatch):
-    base, url = served
+def python_recipe(base, key):
+    """The documented Python recipe, run as printed: its ``FestivalCopy`` of the sub-fest "general"."""
+    code = next(block for block in re.findall(r"```python\n(.*?)```", DOC, re.S) if "class FestivalCopy" in block)
+    namespace = {}
+    exec(compile(code, "docs/clients.md", "exec"), namespace)  # noqa: S102 (the documented recipe, as printed)
+    return namespace["FestivalCopy"](base=base, key=key, sub_fest="general")
+
+
+def counted_statuses(monkeypatch):
+    """The list every ``urllib.request.urlopen`` answer's status is appended to, from now on."""
     statuses = []
     urlopen = urllib.request.urlopen
 
@@ -90,10 +98,13 @@ def test_the_python_recipe_fetches_only_what_was_published(served, keys, fixture
         return response
 
     monkeypatch.setattr(urllib.request, "urlopen", counted)
-    code = next(block for block in re.findall(r"```python\n(.*?)```", DOC, re.S) if "class FestivalCopy" in block)
-    namespace = {}
-    exec(compile(code, "docs/clients.md", "exec"), namespace)  # noqa: S102 (the documented recipe, as printed)
-    festival = namespace["FestivalCopy"](base=base, key=keys[BIG], sub_fest="general")
+    return statuses
+
+
+def test_the_python_recipe_fetches_only_what_was_published(served, keys, fixture_data, monkeypatch):
+    base, url = served
+    statuses = counted_statuses(monkeypatch)
+    festival = python_recipe(base, keys[BIG])
     asked = []
     get = festival.get
     festival.get = lambda path, **params: asked.append(path) or get(path, **params)
@@ -130,10 +141,7 @@ def test_the_python_recipe_recovers_from_a_revision_ahead_of_the_festival(served
     """A revision ahead of the festival's (its data was loaded anew): the recipe ends up at the
     festival's revision, whether /changes answers 409 (start over from 0) or an empty list."""
     base, _ = served
-    code = next(block for block in re.findall(r"```python\n(.*?)```", DOC, re.S) if "class FestivalCopy" in block)
-    namespace = {}
-    exec(compile(code, "docs/clients.md", "exec"), namespace)  # noqa: S102 (the documented recipe, as printed)
-    festival = namespace["FestivalCopy"](base=base, key=keys[BIG], sub_fest="general")
+    festival = python_recipe(base, keys[BIG])
     festival.load()
     current = festival.revision
     festival.revision = current + 1000
@@ -145,26 +153,11 @@ def test_the_python_recipe_follows_the_revision_through_a_304(served, keys, fixt
     """An import that changes no programme leaves the /changes poll a 304, whose body shows the
     revision it was made at; the recipe still moves on to the festival's current revision."""
     base, url = served
-    code = next(block for block in re.findall(r"```python\n(.*?)```", DOC, re.S) if "class FestivalCopy" in block)
-    namespace = {}
-    exec(compile(code, "docs/clients.md", "exec"), namespace)  # noqa: S102 (the documented recipe, as printed)
-    festival = namespace["FestivalCopy"](base=base, key=keys[BIG], sub_fest="general")
+    festival = python_recipe(base, keys[BIG])
     festival.load()
     assert festival.poll() == []
     before = festival.revision
-    statuses = []
-    urlopen = urllib.request.urlopen
-
-    def counted(request, **kwargs):
-        try:
-            response = urlopen(request, **kwargs)
-        except urllib.error.HTTPError as error:
-            statuses.append(error.code)
-            raise
-        statuses.append(response.status)
-        return response
-
-    monkeypatch.setattr(urllib.request, "urlopen", counted)
+    statuses = counted_statuses(monkeypatch)
     news = fixture_data[BIG]["news"][0]
     with writable(url):
         update_fixture({"formatVersion": 1, "festival": {"slug": BIG},

@@ -6,10 +6,9 @@ import hmac
 
 import pytest
 
-from conftest import API, BIG, SMALL, _close_bound_database, database_copy, writable, writable_app_on_copy
+from conftest import API, BIG, SMALL, changed_copy, writable, writable_app_on_copy
 from db.compiled.tables import PublicCandidate, PublicSecret
 from db.compiler import compile_festival
-from db.database import database
 from db.source import models as m
 from seed.pipeline.write.update import update_fixture
 
@@ -22,14 +21,13 @@ def turn_on(slug):
 def filter_on_template(seeded, tmp_path_factory):
     """The URL of a copy of the seeded database where both bundled festivals have turned
     ``admNoPattern`` on, made once a module (each update compiles its festival again)."""
-    previous = database.obj
-    with database_copy(seeded[0], tmp_path_factory.mktemp("filter_on")) as url:
+    def turn_both_on(url):
         with writable(url):
             turn_on(BIG)
             turn_on(SMALL)
-        database.initialize(previous)
+
+    with changed_copy(seeded[0], tmp_path_factory.mktemp("filter_on"), turn_both_on) as url:
         yield url
-        _close_bound_database()
 
 
 @pytest.fixture

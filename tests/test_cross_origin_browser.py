@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import API, BIG, SMALL
+from conftest import API, BIG, SMALL, stop_processes
 from test_demo_page import CHROMIUM, CHROMIUM_ARGS
 from test_multiprocess import festival_api, fetch, free_port, wait_until_serving
 
@@ -100,12 +100,7 @@ class Service:
             time.sleep(0.05)
 
     def stop(self):
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
+        stop_processes(self.process)
 
 
 def get_json(base, path, key, **params):

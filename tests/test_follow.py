@@ -288,9 +288,7 @@ def test_an_address_that_does_not_answer_is_said_once_and_its_return_too(festiva
 
 def test_a_folder_of_csv_files_is_followed_too(festival, tmp_path):
     database_url, results = festival
-    folder = tmp_path / "office"
-    folder.mkdir()
-    shutil.copy(EXAMPLE / "festival.csv", folder)
+    folder = office_folder(tmp_path)
     with following(str(folder), database_url) as follow:
         follow.wait_for("no changes")
         (folder / "~results.csv").write_text("half a file", encoding="utf-8")  # left out: a temporary file
@@ -327,17 +325,20 @@ def test_a_web_page_instead_of_the_file_is_said_plainly():
                                     "sheet (a sign-in page? the link must download the file itself)"]
 
 
-def test_each_wait_is_said_once_again_when_it_changes_and_its_end_too():
-    """The Follower alone, turn by turn, with a source and an apply that do as told."""
-    from types import SimpleNamespace
+def office_folder(tmp_path):
+    """A folder holding the example's festival.csv alone, as an office starts one."""
+    folder = tmp_path / "office"
+    folder.mkdir()
+    shutil.copy(EXAMPLE / "festival.csv", folder)
+    return folder
 
-    from seed.pipeline.diff.row_diff import RowDiff
-    from seed.pipeline.follow import Follower, UrlSource, Waiting
 
-    looks = iter([Waiting("x does not answer (refused)"), Waiting("x does not answer (refused)"),
-                  Waiting("x answers 503 Service Unavailable"), "v1", "v1", RuntimeError("a bug"), "v1"])
+def scripted_source(looks):
+    """An address (read once a turn) whose turns read the items of ``looks`` in order: the
+    content, or the Waiting or error raised."""
+    from seed.pipeline.follow import UrlSource
 
-    class Source(UrlSource):  # an address: read once a turn
+    class Source(UrlSource):
         def __init__(self):
             self.name = "x"
 
@@ -347,6 +348,19 @@ def test_each_wait_is_said_once_again_when_it_changes_and_its_end_too():
                 raise look
             return look, lambda: look
 
+    return Source()
+
+
+def test_each_wait_is_said_once_again_when_it_changes_and_its_end_too():
+    """The Follower alone, turn by turn, with a source and an apply that do as told."""
+    from types import SimpleNamespace
+
+    from seed.pipeline.diff.row_diff import RowDiff
+    from seed.pipeline.follow import Follower, Waiting
+
+    looks = iter([Waiting("x does not answer (refused)"), Waiting("x does not answer (refused)"),
+                  Waiting("x answers 503 Service Unavailable"), "v1", "v1", RuntimeError("a bug"), "v1"])
+
     said = []
     applied = []
 
@@ -354,7 +368,7 @@ def test_each_wait_is_said_once_again_when_it_changes_and_its_end_too():
         applied.append(content)
         return SimpleNamespace(festival=SimpleNamespace(slug="f"), revision=7, row_diff=RowDiff())
 
-    follower = Follower(Source(), said.append, apply)
+    follower = Follower(scripted_source(looks), said.append, apply)
     stop = SimpleNamespace(is_set=lambda: not remaining(), wait=lambda seconds: None)
     remaining = lambda: looks.__length_hint__()  # noqa: E731
     follower.run(0, stop)
@@ -370,26 +384,16 @@ def test_each_wait_is_said_once_again_when_it_changes_and_its_end_too():
 def test_a_refusal_is_said_again_after_another_wait_if_the_same_content_comes_back():
     from types import SimpleNamespace
 
-    from seed.pipeline.follow import Follower, UrlSource, Waiting
+    from seed.pipeline.follow import Follower, Waiting
     from seed.pipeline.read.problems import FixtureError
 
     looks = iter(["bad", "bad", Waiting("x does not answer (refused)"), "bad"])
-
-    class Source(UrlSource):
-        def __init__(self):
-            self.name = "x"
-
-        def read(self):
-            look = next(looks)
-            if isinstance(look, Exception):
-                raise look
-            return look, lambda: look
 
     def apply(content):
         raise FixtureError([("$", "broken")])
 
     said = []
-    follower = Follower(Source(), said.append, apply)
+    follower = Follower(scripted_source(looks), said.append, apply)
     follower.run(0, SimpleNamespace(is_set=lambda: looks.__length_hint__() == 0, wait=lambda seconds: None))
     refusal = "waiting: x has 1 problem(s); nothing was applied, the festival stays as it was:\n  $: broken"
     assert said == [refusal, "waiting: x does not answer (refused); nothing was applied", refusal]
@@ -470,9 +474,7 @@ def test_a_workbook_written_in_place_in_a_burst_or_half_then_whole_is_one_import
 
 def test_a_csv_folder_changed_file_by_file_is_one_import(festival, tmp_path):
     database_url, results = festival
-    folder = tmp_path / "office"
-    folder.mkdir()
-    shutil.copy(EXAMPLE / "festival.csv", folder)
+    folder = office_folder(tmp_path)
     staged = tmp_path / "staged"
     staged.mkdir()
     (staged / "subFestProgrammes.csv").write_text("sub_fest_slug,code,status\ngeneral,HS-LM,result_published\n",

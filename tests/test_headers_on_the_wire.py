@@ -6,17 +6,16 @@ here is read off a socket from waitress on a port, for every kind of answer (pre
 200, HEAD, 304, compressed or not, every error, waitress's own errors), with any origin
 allowed and with an allow-list (an origin on it and one not on it).
 """
-import contextlib
 import re
 import socket
 import threading
 import time
 
+import on_the_wire
 import pytest
-
-from app.server import create_server
 from conftest import API, BIG
 from custom_apps import app_with  # noqa: F401  (fixture)
+from on_the_wire import exchange
 
 ORIGIN = "https://festival-site.example"
 STRANGER = "https://elsewhere.example"
@@ -72,29 +71,8 @@ WAITRESS = {
 }
 
 
-@contextlib.contextmanager
 def serving(app, **settings):
-    server = create_server(app, host="127.0.0.1", port=0, threads=2,
-                           max_request_header_size=2048, max_request_body_size=1024, **settings)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        yield server.effective_port
-    finally:
-        server.close()
-        thread.join(timeout=5)
-
-
-def exchange(port, raw):
-    """Send ``raw``; (status, the raw header list in order, body) of the answer."""
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
-        conn.sendall(raw)
-        chunks = []
-        while chunk := conn.recv(65536):
-            chunks.append(chunk)
-    head, _, body = b"".join(chunks).partition(b"\r\n\r\n")
-    status_line, *lines = head.decode("latin-1").split("\r\n")
-    return int(status_line.split()[1]), [tuple(line.split(": ", 1)) for line in lines], body
+    return on_the_wire.serving(app, threads=2, max_request_header_size=2048, max_request_body_size=1024, **settings)
 
 
 def request(port, method, path, headers):

@@ -26,6 +26,14 @@ def first_with(rows, field):
     return next(i for i, row in enumerate(rows) if field in row)
 
 
+def problems_of(url, data):
+    """The problems ``validate`` finds in ``data`` (``(path, message)``), against the database at ``url``."""
+    with writable(url):
+        with pytest.raises(FixtureError) as caught:
+            validate(data)
+    return caught.value.problems
+
+
 @pytest.mark.parametrize("mutate, path", [
     (lambda d: d["news"][0].update(status="bogus"), "$.news[0].status"),
     (lambda d: d["news"][0].update(published_at="yesterday"), "$.news[0].published_at"),
@@ -39,30 +47,22 @@ def first_with(rows, field):
 def test_invalid_value_is_named_by_its_json_path(fresh_app, small, mutate, path):
     _, url = fresh_app
     mutate(small)
-    with writable(url):
-        with pytest.raises(FixtureError) as caught:
-            validate(small)
-    assert path in [p for p, _ in caught.value.problems], caught.value.problems
+    problems = problems_of(url, small)
+    assert path in [p for p, _ in problems], problems
 
 
 def test_every_bad_value_is_reported_at_once(fresh_app, small):
     _, url = fresh_app
     small["news"][0]["status"] = "bogus"
     small["downloads"][0]["is_public"] = "yes"
-    with writable(url):
-        with pytest.raises(FixtureError) as caught:
-            validate(small)
-    paths = {p for p, _ in caught.value.problems}
+    paths = {p for p, _ in problems_of(url, small)}
     assert {"$.news[0].status", "$.downloads[0].is_public"} <= paths
 
 
 def test_duplicate_ids_are_rejected(fresh_app, small):
     _, url = fresh_app
     small["news"][1]["id"] = small["news"][0]["id"]
-    with writable(url):
-        with pytest.raises(FixtureError) as caught:
-            validate(small)
-    assert "$.news[1].id" in {p for p, _ in caught.value.problems}
+    assert "$.news[1].id" in {p for p, _ in problems_of(url, small)}
 
 
 def test_failed_import_leaves_the_database_unchanged(fresh_app, small):
@@ -152,10 +152,7 @@ def test_cli_import_of_broken_json_fails_cleanly(fresh_app, tmp_path, monkeypatc
 def test_slug_of_another_festival_is_rejected(fresh_app, small, fixture_data):
     _, url = fresh_app
     small["festival"]["id"] = str(uuid.uuid4())
-    with writable(url):
-        with pytest.raises(FixtureError) as caught:
-            validate(small)
-    assert "$.festival.slug" in {p for p, _ in caught.value.problems}
+    assert "$.festival.slug" in {p for p, _ in problems_of(url, small)}
 
 
 def test_a_read_snapshot_sees_an_import_whole_or_not_at_all(fresh_app, small):

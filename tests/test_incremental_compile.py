@@ -39,7 +39,7 @@ def topper_rows(festival_id):
 
 
 @pytest.fixture
-def natural(fresh_app):
+def natural_id(fresh_app):
     _, url = fresh_app
     with writable(url):
         import_fixture(natural_festival())
@@ -63,8 +63,8 @@ UPDATES = {
 
 
 @pytest.mark.parametrize("name", UPDATES)
-def test_an_update_compiles_the_same_rows_as_a_full_compile(natural, name):
-    festival_id = natural
+def test_an_update_compiles_the_same_rows_as_a_full_compile(natural_id, name):
+    festival_id = natural_id
     summary = update_fixture(UPDATES[name]())
     assert summary.row_diff.touched["subFestProgrammes"] or summary.row_diff.touched["subFestCandidates"]
     after_update = compiled_rows(festival_id)
@@ -72,8 +72,8 @@ def test_an_update_compiles_the_same_rows_as_a_full_compile(natural, name):
     assert compiled_rows(festival_id) == after_update
 
 
-def test_a_recompile_compiles_only_its_records(natural):
-    festival_id = natural
+def test_a_recompile_compiles_only_its_records(natural_id):
+    festival_id = natural_id
     from db.compiled.tables import PublicCandidate, PublicProgramme
 
     programmes = PublicProgramme.select().where(PublicProgramme.festival == festival_id).count()

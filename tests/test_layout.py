@@ -145,12 +145,6 @@ def test_no_room_of_db_imports_a_room_above_it():
     assert found == []
 
 
-def test_the_serving_path_uses_source_compiled_and_the_infrastructure_only():
-    found = sorted(f"{m} imports {other}" for m, room, other in _room_imports()
-                   if room == "db.serving" and other not in SERVING_MAY_IMPORT)
-    assert found == []
-
-
 def test_only_app_imports_the_serving_path():
     """A request's database is the app's (the front door's); the importer, the compile step
     and the readers never reach into it."""
@@ -159,9 +153,15 @@ def test_only_app_imports_the_serving_path():
     assert found == []
 
 
-def test_the_request_readers_use_the_compiled_tables_and_the_infrastructure_only():
-    found = sorted(f"{m} imports {other}" for m, room, other in _room_imports()
-                   if room == "db.read" and other not in READ_MAY_IMPORT)
+@pytest.mark.parametrize("room, may_import", [
+    # the serving path: the source, the compiled tables and the infrastructure only
+    ("db.serving", SERVING_MAY_IMPORT),
+    # the request readers: the compiled tables and the infrastructure only
+    ("db.read", READ_MAY_IMPORT),
+])
+def test_the_request_path_rooms_use_only_what_they_may(room, may_import):
+    found = sorted(f"{m} imports {other}" for m, in_room, other in _room_imports()
+                   if in_room == room and other not in may_import)
     assert found == []
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import API, BIG, SMALL
+from conftest import API, BIG, SMALL, stop_processes
 from fixture_rules import visible_news
 
 START_TIMEOUT = 30
@@ -109,14 +109,7 @@ def servers(url, key, tmp_path, count=2):
             wait_until_serving(process, port, key, log)
         yield [port for _, port, _ in processes]
     finally:
-        for process, _, _ in processes:
-            process.terminate()
-        for process, _, _ in processes:
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
+        stop_processes(*(process for process, _, _ in processes))
 
 
 def answers(ports, key):
@@ -230,13 +223,7 @@ def nginx(tmp_path):
             time.sleep(0.1)
 
     yield start
-    for process in processes:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+    stop_processes(*processes)
 
 
 def test_nginx_example_logs_no_query_string(seeded, keys, nginx, tmp_path):

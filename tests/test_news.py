@@ -1,7 +1,7 @@
 """GET /news: visibility, every parameter, sorting, paging, sanitised HTML."""
 import pytest
 
-from conftest import BIG, SMALL
+from conftest import BIG, ENCODINGS, SMALL, array_query
 from fixture_rules import parse_time, visible_news
 
 
@@ -157,16 +157,12 @@ def _tagged(news, tags):
     return sorted(n["id"] for n in news if set(n.get("tags", [])) & set(tags))
 
 
-@pytest.mark.parametrize("encoding", ["repeated", "bracket", "comma"])
+@pytest.mark.parametrize("encoding", ENCODINGS)
 def test_tags_any_of_in_three_encodings(app, keys, news, encoding):
     all_tags = sorted({t for n in news[BIG] for t in n.get("tags", [])})
     assert len(all_tags) >= 2
     wanted = all_tags[:2]
-    query = {
-        "repeated": "&".join(f"tags={t}" for t in wanted),
-        "bracket": "&".join(f"tags[]={t}" for t in wanted),
-        "comma": "tags=" + ",".join(wanted),
-    }[encoding]
+    query = array_query("tags", wanted, encoding)
     response = app.test_client().get(f"/public-api/v1/news?limit=500&{query}",
                                       headers={"X-API-Key": keys[BIG]})
     assert response.status_code == 200

@@ -118,12 +118,17 @@ def test_an_absent_or_disqualified_entry_is_in_no_result_list(parish):
     assert chests("S-QUIZ") == ["203", "201", "204"]  # 202 was disqualified
 
 
-def test_a_contradictory_second_first_place_is_refused_naming_its_line(fresh_app, tmp_path):
-    _, url = fresh_app
-    folder = tmp_path / "parish"
+def parish_folder(folder):
+    """``folder``, made, holding a copy of the festival's CSV files."""
     folder.mkdir()
     for path in FESTIVAL.glob("*.csv"):
         (folder / path.name).write_bytes(path.read_bytes())
+    return folder
+
+
+def test_a_contradictory_second_first_place_is_refused_naming_its_line(fresh_app, tmp_path):
+    _, url = fresh_app
+    folder = parish_folder(tmp_path / "parish")
     (folder / "results.csv").write_bytes((CONTRADICTION / "results.csv").read_bytes())  # the second copy
     with writable(url):
         with pytest.raises(FixtureError) as caught:
@@ -135,10 +140,7 @@ def test_a_contradictory_second_first_place_is_refused_naming_its_line(fresh_app
 
 def test_the_same_positions_under_the_standard_style_are_refused(fresh_app, tmp_path):
     _, url = fresh_app
-    folder = tmp_path / "parish"
-    folder.mkdir()
-    for path in FESTIVAL.glob("*.csv"):
-        (folder / path.name).write_bytes(path.read_bytes())
+    folder = parish_folder(tmp_path / "parish")
     festival = folder / "festival.csv"
     festival.write_text(festival.read_text(encoding="utf-8").replace(",dense\n", ",standard\n"), encoding="utf-8")
     with writable(url):
@@ -157,10 +159,7 @@ def test_as_a_workbook_it_reads_the_same_and_its_contradiction_names_the_sheets_
     _, url = fresh_app
     folder_as_workbook(FESTIVAL, tmp_path / "parish.xlsx")
     assert read_workbook(tmp_path / "parish.xlsx").data == read_folder(FESTIVAL).data
-    folder = tmp_path / "contradiction"
-    folder.mkdir()
-    for path in FESTIVAL.glob("*.csv"):
-        (folder / path.name).write_bytes(path.read_bytes())
+    folder = parish_folder(tmp_path / "contradiction")
     (folder / "results.csv").write_bytes((CONTRADICTION / "results.csv").read_bytes())
     folder_as_workbook(folder, tmp_path / "contradiction.xlsx")
     with writable(url):

@@ -5,10 +5,11 @@ import fnmatch
 import pytest
 
 import db.clock
-from conftest import API, BIG, SMALL
+from conftest import API, BIG, ENCODINGS, SMALL, array_query
 from schemas.enums import PROGRAM_TYPES, SUB_FEST_PROGRAMME_STATUSES
 from fixture_rules import PRIVATE_FIELD_NAMES, flag, parse_time, private_values
-from structure_rules import big, expected_order, fests, ids, sub_fest, window_open  # noqa: F401 (fixtures)
+from structure_rules import UNKNOWN_ID, expected_order, ids, one_404, unseen_sub_fests, window_open
+from structure_rules import big, fests, sub_fest  # noqa: F401 (fixtures)
 from structure_tiny import shape  # noqa: F401 (fixture)
 
 DURING = datetime.datetime(2026, 1, 15, 12, 0)  # registration open for the 2026-2030 windows
@@ -191,14 +192,10 @@ def test_category_filter(api, big, sub_fest):
         assert ids(listed(api, subFestId=sub_fest, categoryIds=category)) == expected
 
 
-@pytest.mark.parametrize("encoding", ["repeated", "bracket", "comma"])
+@pytest.mark.parametrize("encoding", ENCODINGS)
 def test_category_ids_accept_three_encodings(app, keys, big, sub_fest, encoding):
     wanted = [c["id"] for c in big.categories(sub_fest)][:2]
-    query = {
-        "repeated": "&".join(f"categoryIds={c}" for c in wanted),
-        "bracket": "&".join(f"categoryIds[]={c}" for c in wanted),
-        "comma": "categoryIds=" + ",".join(wanted),
-    }[encoding]
+    query = array_query("categoryIds", wanted, encoding)
     response = app.test_client().get(f"{API}/programmes?subFestId={sub_fest}&limit=500&{query}",
                                       headers={"X-API-Key": keys[BIG]})
     assert response.status_code == 200
@@ -401,46 +398,10 @@ def test_pages_neither_repeat_nor_skip(api, big, sub_fest):
 # --- errors ------------------------------------------------------------------------------------------------
 
 
-def _not_found_sub_fests(fests):
-    big, small = fests[BIG], fests[SMALL]
-    hidden = [s for s in big.rows("subFests") if s["id"] not in big.sub_fest_ids]
-    return {
-        "unknown": "5f0c6d1e-0000-4000-8000-000000000000",
-        "another festival's": small.sub_fests[0]["id"],
-        **{f"hidden ({s['slug']})": s["id"] for s in hidden},
-    }
-
-
 def test_not_found_sub_fests_are_one_identical_404(api, fests):
-    cases = _not_found_sub_fests(fests)
+    cases = unseen_sub_fests(fests)
     assert len(cases) >= 4
-    bodies = set()
-    for name, sub_fest in cases.items():
-        response = api.get("/programmes", subFestId=sub_fest)
-        assert response.status_code == 404, name
-        bodies.add(response.get_data(as_text=True))
-    assert len(bodies) == 1
-    assert "Sub-fest not found." in bodies.pop()
-
-
-@pytest.mark.parametrize("params, field", [
-    ({}, "subFestId"),
-    ({"subFestId": "not-a-uuid"}, "subFestId"),
-    ({"status": "finished"}, "status"),
-    ({"statuses": "draft,finished"}, "statuses"),
-    ({"programType": "solo"}, "programType"),
-    ({"sortBy": "points"}, "sortBy"),
-    ({"sortOrder": "up"}, "sortOrder"),
-    ({"hasResults": "maybe"}, "hasResults"),
-    ({"categoryIds": "abc"}, "categoryIds"),
-    ({"limit": 501}, "limit"),
-])
-def test_bad_parameters_are_400(api, sub_fest, params, field):
-    params = {"subFestId": sub_fest, **params} if field != "subFestId" else params
-    response = api.get("/programmes", **params)
-    assert response.status_code == 400
-    body = response.get_json()
-    assert field in body["errors"]["query"]
+    assert "Sub-fest not found." in one_404(api, "/programmes", "subFestId", cases)
 
 
 @pytest.mark.parametrize("field, allowed", [
@@ -524,14 +485,9 @@ def test_detail_windows_follow_the_clock(api, big, sub_fest, clock, now):
 def test_detail_404_is_identical_for_every_hidden_case(api, fests):
     big, small = fests[BIG], fests[SMALL]
     hidden = [p["id"] for p in big.rows("subFestProgrammes") if p["id"] not in big.programme_ids]
-    cases = ["5f0c6d1e-0000-4000-8000-000000000000", next(iter(small.programme_ids)), *hidden]
+    cases = [UNKNOWN_ID, next(iter(small.programme_ids)), *hidden]
     assert len(hidden) >= 3
-    bodies = set()
-    for programme_id in cases:
-        response = api.get("/programme-detail", subFestProgramId=programme_id)
-        assert response.status_code == 404, programme_id
-        bodies.add(response.get_data(as_text=True))
-    assert len(bodies) == 1 and "Programme not found." in bodies.pop()
+    assert "Programme not found." in one_404(api, "/programme-detail", "subFestProgramId", cases)
 
 
 @pytest.mark.parametrize("params", [{}, {"subFestProgramId": "nope"}])

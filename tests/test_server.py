@@ -10,32 +10,9 @@ import sys
 import threading
 
 import pytest
+from on_the_wire import exchange, serving
 
 from app.server import create_server
-
-
-@contextlib.contextmanager
-def running(app, **settings):
-    server = create_server(app, host="127.0.0.1", port=0, threads=1, **settings)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        yield server.effective_port
-    finally:
-        server.close()
-        thread.join(timeout=5)
-
-
-def exchange(port, raw):
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:
-        conn.sendall(raw)
-        chunks = []
-        while chunk := conn.recv(65536):
-            chunks.append(chunk)
-    head, _, body = b"".join(chunks).partition(b"\r\n\r\n")
-    status_line, *header_lines = head.decode("latin-1").split("\r\n")
-    headers = dict(line.split(": ", 1) for line in header_lines)
-    return int(status_line.split()[1]), headers, body
 
 
 @pytest.mark.parametrize("raw, status", [
@@ -47,17 +24,17 @@ def exchange(port, raw):
     (b"GET /public-api/v1/news HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501),
 ])
 def test_waitress_errors_are_json(app, raw, status):
-    with running(app, max_request_header_size=2048, max_request_body_size=1024) as port:
+    with serving(app, threads=1, max_request_header_size=2048, max_request_body_size=1024) as port:
         code, headers, body = exchange(port, raw)
     assert code == status
-    assert headers["Content-Type"] == "application/json"
+    assert dict(headers)["Content-Type"] == "application/json"
     payload = json.loads(body)
     assert set(payload) == {"code", "status", "message"} and payload["code"] == status
     assert b"news" not in body and b"aaa" not in body  # nothing of the request is echoed
 
 
 def test_requests_still_reach_the_app(app, keys):
-    with running(app) as port:
+    with serving(app, threads=1) as port:
         code, headers, body = exchange(port, b"GET /public-api/v1/news?limit=1 HTTP/1.1\r\nHost: x\r\n"
                                              b"X-API-Key: " + keys["kalolsavam-2026"].encode() + b"\r\n"
                                              b"Connection: close\r\n\r\n")
@@ -68,7 +45,7 @@ def test_a_304_keeps_the_connection_open(app, keys):
     """Revalidations on one keep-alive connection: waitress alone closes it after each 304."""
     import http.client
 
-    with running(app) as port:
+    with serving(app, threads=1) as port:
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
         headers = {"X-API-Key": keys["kalolsavam-2026"]}
         connection.request("GET", "/public-api/v1/news?limit=1", headers=headers)

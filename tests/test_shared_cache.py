@@ -22,7 +22,7 @@ import time
 
 import pytest
 
-from conftest import API, BIG, SMALL
+from conftest import API, BIG, SMALL, stop_processes
 from fixture_rules import visible_news
 from test_multiprocess import fetch_url, festival_api, free_port, nginx, process_env, wait_until_serving  # noqa: F401
 
@@ -59,13 +59,7 @@ def service(url, key, tmp_path, **settings):
         wait_until_serving(process, port, key, log)
         yield process, port, log
     finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
+        stop_processes(process)
 
 
 def access_lines(log, path):

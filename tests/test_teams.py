@@ -1,9 +1,10 @@
 """GET /teams: visibility, the team tree's candidate counts, every parameter, sorting."""
 import pytest
 
-from conftest import API, BIG, SMALL
+from conftest import API, BIG, ENCODINGS, SMALL, array_query
 from fixture_rules import PRIVATE_FIELD_NAMES, flag, private_values
-from structure_rules import big, expected_order, fests, ids, sub_fest  # noqa: F401 (fixtures)
+from structure_rules import expected_order, ids, one_404, unseen_sub_fests
+from structure_rules import big, fests, sub_fest  # noqa: F401 (fixtures)
 from structure_tiny import shape  # noqa: F401 (fixture)
 
 ITEM_FIELDS = {"id", "name", "displayName", "publicName", "motto", "logoUrl", "colorCode", "displayOrder",
@@ -90,16 +91,12 @@ def test_search(api, big, sub_fest):
     assert listed(api, subFestId=sub_fest, search="HIDDEN") == []
 
 
-@pytest.mark.parametrize("encoding", ["repeated", "bracket", "comma"])
+@pytest.mark.parametrize("encoding", ENCODINGS)
 def test_color_code_any_of_in_three_encodings(app, keys, big, sub_fest, encoding):
     colors = sorted({t["color_code"] for t in big.teams(sub_fest) if t.get("color_code")})[:2]
     assert len(colors) == 2
     encoded = [c.replace("#", "%23").upper() for c in colors]
-    query = {
-        "repeated": "&".join(f"colorCode={c}" for c in encoded),
-        "bracket": "&".join(f"colorCode[]={c}" for c in encoded),
-        "comma": "colorCode=" + ",".join(encoded),
-    }[encoding]
+    query = array_query("colorCode", encoded, encoding)
     response = app.test_client().get(f"{API}/teams?subFestId={sub_fest}&limit=500&{query}",
                                       headers={"X-API-Key": keys[BIG]})
     assert response.status_code == 200
@@ -144,15 +141,7 @@ def test_sorting(api, big, sub_fest, sort_by, column, order):
 
 
 def test_not_found_and_bad_parameters(api, fests, sub_fest):
-    big, small = fests[BIG], fests[SMALL]
-    cases = ["5f0c6d1e-0000-4000-8000-000000000000", small.sub_fests[0]["id"],
-             *(s["id"] for s in big.rows("subFests") if s["id"] not in big.sub_fest_ids)]
-    bodies = set()
-    for case in cases:
-        response = api.get("/teams", subFestId=case)
-        assert response.status_code == 404
-        bodies.add(response.get_data(as_text=True))
-    assert len(bodies) == 1
+    one_404(api, "/teams", "subFestId", unseen_sub_fests(fests))
     for params, field in (({}, "subFestId"), ({"subFestId": "x"}, "subFestId"),
                           ({"subFestId": sub_fest, "hasCandidates": "y"}, "hasCandidates"),
                           ({"subFestId": sub_fest, "sortBy": "candidateCount"}, "sortBy")):

@@ -17,15 +17,6 @@ def row_counts():
     return {model.__name__: model.select().count() for model in m.ALL_MODELS}
 
 
-@pytest.fixture
-def natural(fresh_app):
-    """``(app, url)`` with the natural festival imported."""
-    app, url = fresh_app
-    with writable(url):
-        import_fixture(natural_festival())
-    return app, url
-
-
 def find(model, **where):
     return model.get(*[getattr(model, k) == v for k, v in where.items()])
 

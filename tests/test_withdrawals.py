@@ -5,23 +5,14 @@ import pytest
 from click.testing import CliRunner
 
 from app.cli import main as cli
-from conftest import API, writable
+from conftest import API, after_writing, writable
 from db.source import models as m
 from db.source.keys import create_key
 from db.source.revisions import current_revision
-from natural_festival import PUBLISHED, SLUG, natural_festival, update
+from natural_festival import SLUG, junior_results, natural_festival, update
 from seed.pipeline.write.importer import import_file, import_fixture
 from seed.pipeline.write.update import update_fixture
 from seed.pipeline.guard.withdrawals import WithdrawalRefused
-
-@pytest.fixture
-def natural(fresh_app):
-    """``(app, url)`` with the natural festival imported."""
-    app, url = fresh_app
-    with writable(url):
-        import_fixture(natural_festival())
-    return app, url
-
 
 def stored():
     """What a refused import must leave as it was: every row of every table, and the revision."""
@@ -46,20 +37,22 @@ def morning_folder():
     return data
 
 
-def afternoon():
-    """The update of the afternoon: junior P1's result published."""
-    return update(
-        subFestProgrammes=[{"sub_fest_slug": "junior", "code": "P1", "status": "result_published",
-                            "published_at": PUBLISHED}],
-        results=[{"sub_fest_slug": "junior", "sub_fest_programme_code": "P1", "chest_no": "101",
-                  "position": 1, "points": 7, "is_published": True, "published_at": PUBLISHED}])
+@pytest.fixture
+def morning(natural):
+    """``(app, url)`` after the morning's full import."""
+    return after_writing(natural, import_fixture, morning_folder())
 
 
-def test_a_full_import_that_would_undo_a_published_result_is_refused_and_writes_nothing(natural):
-    _, url = natural
+@pytest.fixture
+def afternoon(morning):
+    """``(app, url)`` after the morning's full import and the afternoon's update, which
+    publishes junior P1's result."""
+    return after_writing(morning, update_fixture, junior_results())
+
+
+def test_a_full_import_that_would_undo_a_published_result_is_refused_and_writes_nothing(afternoon):
+    _, url = afternoon
     with writable(url):
-        import_fixture(morning_folder())
-        update_fixture(afternoon())
         before = stored()
         with pytest.raises(WithdrawalRefused) as refused:
             import_fixture(morning_folder())
@@ -67,14 +60,13 @@ def test_a_full_import_that_would_undo_a_published_result_is_refused_and_writes_
     assert refused.value.lines() == ["published result junior P1 chest 101, position 1: left out or deleted"]
 
 
-def test_every_kind_of_published_record_that_would_go_is_listed(natural):
-    _, url = natural
+def test_every_kind_of_published_record_that_would_go_is_listed(morning):
+    _, url = morning
+    data = morning_folder()
+    next(p for p in data["subFestProgrammes"] if p["programme_code"] == "GS")["is_public"] = False
+    data["news"] = [n for n in data["news"] if n["title"] != "Day two"]
+    next(r for r in data["results"] if r["chest_no"] == "102")["is_published"] = False
     with writable(url):
-        import_fixture(morning_folder())
-        data = morning_folder()
-        next(p for p in data["subFestProgrammes"] if p["programme_code"] == "GS")["is_public"] = False
-        data["news"] = [n for n in data["news"] if n["title"] != "Day two"]
-        next(r for r in data["results"] if r["chest_no"] == "102")["is_published"] = False
         with pytest.raises(WithdrawalRefused) as refused:
             import_fixture(data)
     assert refused.value.lines() == [
@@ -84,11 +76,9 @@ def test_every_kind_of_published_record_that_would_go_is_listed(natural):
     ]
 
 
-def test_the_flag_lets_a_full_import_withdraw_and_says_what_went(natural):
-    app, url = natural
+def test_the_flag_lets_a_full_import_withdraw_and_says_what_went(afternoon):
+    app, url = afternoon
     with writable(url):
-        import_fixture(morning_folder())
-        update_fixture(afternoon())
         key = create_key(m.Festival.get(m.Festival.slug == SLUG), label="t")[1]
         summary = import_fixture(morning_folder(), allow_withdrawals=True)
     assert [w.line() for w in summary.withdrawals] == [
@@ -98,13 +88,12 @@ def test_the_flag_lets_a_full_import_withdraw_and_says_what_went(natural):
     assert body["results"] == []
 
 
-def test_a_row_that_withdraws_or_deletes_its_own_record_is_enough(natural):
-    _, url = natural
+def test_a_row_that_withdraws_or_deletes_its_own_record_is_enough(morning):
+    _, url = morning
+    data = morning_folder()
+    next(r for r in data["results"] if r["chest_no"] == "102")["withdrawn"] = True
+    next(n for n in data["news"] if n["title"] == "Day two")["deleted"] = True
     with writable(url):
-        import_fixture(morning_folder())
-        data = morning_folder()
-        next(r for r in data["results"] if r["chest_no"] == "102")["withdrawn"] = True
-        next(n for n in data["news"] if n["title"] == "Day two")["deleted"] = True
         summary = import_fixture(data)
     assert summary.withdrawals == []
 

@@ -20,7 +20,7 @@ from urllib.parse import urlparse, urlunparse
 
 import pytest
 
-from conftest import API, ON_POSTGRES, database_copy
+from conftest import API, ON_POSTGRES, database_copy, stop_processes
 from test_multiprocess import festival_api, free_port
 
 START_SECONDS = 30
@@ -74,16 +74,6 @@ class Server:
         return self.log_path.read_text(errors="replace")
 
 
-def stop(process, timeout=10):
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=timeout)
-
-
 def start_server(url, log_path, threads=4, **settings):
     """`festival-api serve` on ``url`` with these settings (besides the tests' defaults), its
     output in ``log_path``: a :class:`Server` answering ``/healthz``, or the test fails (the
@@ -104,7 +94,7 @@ def start_server(url, log_path, threads=4, **settings):
             if request(port, "/healthz", timeout=2).status == 200:
                 return server
         if time.monotonic() > deadline:
-            stop(process)
+            stop_processes(process)
             pytest.fail(f"serve did not answer within {START_SECONDS}s:\n{server.log()[-3000:]}")
         time.sleep(0.1)
 
@@ -122,7 +112,7 @@ def serve(tmp_path):
 
     yield start
     for server in started:
-        stop(server.process)
+        stop_processes(server.process)
 
 
 @pytest.fixture

@@ -99,13 +99,25 @@ def postgres_lock(url):
     return hold
 
 
-def test_an_update_waits_for_another_writer_says_so_and_gives_up_after_the_deadline(database):
-    path = fixture_file(SMALL)
-    hold = postgres_lock(database) if ON_POSTGRES else sqlite_lock(sqlite_path(database))
+def write_lock(url):
+    """The ``hold`` of :func:`another_writer` for the database at ``url``."""
+    return postgres_lock(url) if ON_POSTGRES else sqlite_lock(sqlite_path(url))
+
+
+def run_behind_another_writer(url, hold, *args):
+    """Run `festival-api ARGS` while another writer holds the lock, released once the command
+    has waited: ``(the process, what it said until then, what it said after)``."""
     with another_writer(hold) as release:
-        process, said = run_until_waiting(database, "import", "--update", path)
+        process, said = run_until_waiting(url, *args)
         release()
         _, rest = process.communicate(timeout=60)
+    return process, said, rest
+
+
+def test_an_update_waits_for_another_writer_says_so_and_gives_up_after_the_deadline(database):
+    path = fixture_file(SMALL)
+    hold = write_lock(database)
+    process, said, rest = run_behind_another_writer(database, hold, "import", "--update", path)
     assert WAITING in said, said + rest
     assert process.returncode == 0, said + rest
 
@@ -147,11 +159,7 @@ def test_a_full_disk_is_named_and_nothing_is_written(sqlite_database, monkeypatc
 
 
 def test_toppers_recompute_waits_for_another_writer_like_an_import(database):
-    hold = postgres_lock(database) if ON_POSTGRES else sqlite_lock(sqlite_path(database))
-    with another_writer(hold) as release:
-        process, said = run_until_waiting(database, "toppers", "recompute", SMALL)
-        release()
-        _, rest = process.communicate(timeout=60)
+    process, said, rest = run_behind_another_writer(database, write_lock(database), "toppers", "recompute", SMALL)
     assert WAITING in said, said + rest
     assert process.returncode == 0, said + rest
     assert f"of {SMALL}, revision" in said + rest

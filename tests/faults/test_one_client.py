@@ -18,7 +18,9 @@ import pytest
 from conftest import API, BIG, database_copy
 from test_multiprocess import free_port
 
-from .conftest import request, start_server, stop
+from conftest import stop_processes
+
+from .conftest import request, start_server
 
 ATTACKER, VISITOR, NEIGHBOUR = "127.0.0.2", "127.0.0.3", "127.0.0.4"
 
@@ -219,7 +221,7 @@ def plain_server(seeded, tmp_path_factory):
         try:
             yield server
         finally:
-            stop(server.process)
+            stop_processes(server.process)
 
 
 @pytest.mark.parametrize("method, header, status", BODIES)
