@@ -65,54 +65,34 @@ def test_revocation_takes_effect(fresh_app):
 
 # The endpoints that need a sub-fest: a case not about it sends the large festival's main one.
 NEEDS_A_SUB_FEST = ("/candidates", "/programmes")
-# (endpoint, parameters, the one they get wrong): a 400 naming it.
-BAD_PARAMETERS = [
-    ("/news", {"limit": 0}, "limit"),
-    ("/news", {"limit": 501}, "limit"),
-    ("/news", {"limit": "ten"}, "limit"),
-    ("/news", {"page": 0}, "page"),
-    ("/news", {"page": -1}, "page"),
-    ("/news", {"page": 10**12}, "page"),
-    ("/news", {"page": "1e9999"}, "page"),
-    ("/news", {"sortBy": "email"}, "sortBy"),
-    ("/news", {"sortOrder": "up"}, "sortOrder"),
-    ("/news", {"status": "bogus"}, "status"),
-    ("/news", {"isPublic": "maybe"}, "isPublic"),
-    ("/news", {"hasThumbnail": "yes"}, "hasThumbnail"),
-    ("/gallery", {"albumId": "not-a-uuid"}, "albumId"),
-    ("/gallery", {"categoryId": "123"}, "categoryId"),
-    ("/downloads", {"isPublic": "2"}, "isPublic"),
-    ("/subfests", {"sortBy": "festival"}, "sortBy"),
-    ("/candidates", {}, "subFestId"),
-    ("/candidates", {"subFestId": "12345"}, "subFestId"),
-    ("/candidates", {"gender": "female,unknown"}, "gender"),
-    ("/candidates", {"isActive": "yes"}, "isActive"),
-    ("/candidates", {"teamIds": "x"}, "teamIds"),
-    ("/candidates", {"sectionIds": "x"}, "sectionIds"),
-    ("/candidates", {"hasAvatar": "perhaps"}, "hasAvatar"),
-    ("/candidates", {"page": 0}, "page"),
-    ("/programmes", {}, "subFestId"),
-    ("/programmes", {"subFestId": "not-a-uuid"}, "subFestId"),
-    ("/programmes", {"status": "finished"}, "status"),
-    ("/programmes", {"statuses": "draft,finished"}, "statuses"),
-    ("/programmes", {"programType": "solo"}, "programType"),
-    ("/programmes", {"sortBy": "points"}, "sortBy"),
-    ("/programmes", {"sortOrder": "up"}, "sortOrder"),
-    ("/programmes", {"hasResults": "maybe"}, "hasResults"),
-    ("/programmes", {"categoryIds": "abc"}, "categoryIds"),
-    ("/programmes", {"limit": 501}, "limit"),
-    ("/schedules", {"scheduledAtFrom": "tomorrow"}, "scheduledAtFrom"),
-    ("/schedules", {"scheduledAtTo": "2026-01-12T09:00:00"}, "scheduledAtTo"),  # a date-time needs an offset
-    ("/schedules", {"scheduledAtTo": "2026-13-01"}, "scheduledAtTo"),
-    ("/schedules", {"venueId": "not-a-uuid"}, "venueId"),
-    ("/schedules", {"subFestProgramId": "42"}, "subFestProgramId"),
-    ("/schedules", {"sortBy": "venue"}, "sortBy"),
-    ("/schedules", {"sortOrder": "up"}, "sortOrder"),
-    ("/schedules", {"limit": 501}, "limit"),
-]
+# Each endpoint's parameters that get one wrong, and the one: a 400 naming it.
+BAD_PARAMETERS = {
+    "/news": [({"limit": 0}, "limit"), ({"limit": 501}, "limit"), ({"limit": "ten"}, "limit"),
+              ({"page": 0}, "page"), ({"page": -1}, "page"), ({"page": 10**12}, "page"), ({"page": "1e9999"}, "page"),
+              ({"sortBy": "email"}, "sortBy"), ({"sortOrder": "up"}, "sortOrder"), ({"status": "bogus"}, "status"),
+              ({"isPublic": "maybe"}, "isPublic"), ({"hasThumbnail": "yes"}, "hasThumbnail")],
+    "/gallery": [({"albumId": "not-a-uuid"}, "albumId"), ({"categoryId": "123"}, "categoryId")],
+    "/downloads": [({"isPublic": "2"}, "isPublic")],
+    "/subfests": [({"sortBy": "festival"}, "sortBy")],
+    "/candidates": [({}, "subFestId"), ({"subFestId": "12345"}, "subFestId"),
+                    ({"gender": "female,unknown"}, "gender"), ({"isActive": "yes"}, "isActive"),
+                    ({"teamIds": "x"}, "teamIds"), ({"sectionIds": "x"}, "sectionIds"),
+                    ({"hasAvatar": "perhaps"}, "hasAvatar"), ({"page": 0}, "page")],
+    "/programmes": [({}, "subFestId"), ({"subFestId": "not-a-uuid"}, "subFestId"), ({"status": "finished"}, "status"),
+                    ({"statuses": "draft,finished"}, "statuses"), ({"programType": "solo"}, "programType"),
+                    ({"sortBy": "points"}, "sortBy"), ({"sortOrder": "up"}, "sortOrder"),
+                    ({"hasResults": "maybe"}, "hasResults"), ({"categoryIds": "abc"}, "categoryIds"),
+                    ({"limit": 501}, "limit")],
+    "/schedules": [({"scheduledAtFrom": "tomorrow"}, "scheduledAtFrom"),
+                   ({"scheduledAtTo": "2026-01-12T09:00:00"}, "scheduledAtTo"),  # a date-time needs an offset
+                   ({"scheduledAtTo": "2026-13-01"}, "scheduledAtTo"), ({"venueId": "not-a-uuid"}, "venueId"),
+                   ({"subFestProgramId": "42"}, "subFestProgramId"), ({"sortBy": "venue"}, "sortBy"),
+                   ({"sortOrder": "up"}, "sortOrder"), ({"limit": 501}, "limit")],
+}
 
 
-@pytest.mark.parametrize("path, params, field", BAD_PARAMETERS)
+@pytest.mark.parametrize("path, params, field", [(path, params, field) for path, cases in BAD_PARAMETERS.items()
+                                                  for params, field in cases])
 def test_bad_parameters_are_400_naming_the_parameter(api, sub_fest, path, params, field):
     if path in NEEDS_A_SUB_FEST and field != "subFestId":
         params = {"subFestId": sub_fest, **params}
