@@ -97,3 +97,11 @@ def private_values(data):
                 # as JSON answers write it: other characters than ASCII as \u escapes
                 values.add(json.dumps(str(candidate[name]))[1:-1])
     return values
+
+
+def publication(slug, programme, results, at):
+    """The update (``festival-api import --update``) that publishes ``programme``'s ``results``
+    at ``at`` (an ISO time) in the festival ``slug``."""
+    return {"formatVersion": 1, "festival": {"slug": slug},
+            "subFestProgrammes": [{"id": programme["id"], "status": "result_published", "published_at": at}],
+            "results": [{"id": r["id"], "is_published": True, "published_at": at} for r in results]}

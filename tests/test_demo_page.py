@@ -21,7 +21,7 @@ import pytest
 
 from conftest import BIG, SMALL
 from custom_apps import app_with  # noqa: F401  (fixture)
-from fixture_rules import flag, private_values, visible_programme_ids, visible_sub_fests
+from fixture_rules import flag, private_values, publication, visible_programme_ids, visible_sub_fests
 
 CHROMIUM = "/usr/bin/chromium"
 # The festival the page opens on: the first key `festival-api demo` prints, the README's.
@@ -413,11 +413,7 @@ def test_a_published_result_appears_without_a_reload(browser_page, demo_server, 
 
     now = (datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(minutes=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
     update = tmp_path / "publish.json"
-    update.write_text(json.dumps({
-        "formatVersion": 1, "festival": {"slug": SHOWN},
-        "subFestProgrammes": [{"id": programme["id"], "status": "result_published", "published_at": now}],
-        "results": [{"id": r["id"], "is_published": True, "published_at": now} for r in results],
-    }), encoding="utf-8")
+    update.write_text(json.dumps(publication(SHOWN, programme, results, now)), encoding="utf-8")
     asked.clear()
     imported = subprocess.run([sys.executable, "-m", "app.cli", "import", "--update", str(update)],
                               env={**os.environ, "DATABASE_URL": database_url}, capture_output=True, text=True,

@@ -5,7 +5,8 @@ import pytest
 
 from conftest import API, BIG, SMALL, writable
 from db import clock
-from fixture_rules import PRIVATE_FIELD_NAMES, flag, private_values, visible_programme_ids, visible_sub_fests
+from fixture_rules import (
+    PRIVATE_FIELD_NAMES, flag, private_values, publication, visible_programme_ids, visible_sub_fests)
 from seed.pipeline.write.update import update_fixture
 from structure_rules import one_404
 from structure_rules import fests  # noqa: F401 (fixtures)
@@ -151,12 +152,6 @@ def unpublished_results(data, zero_points):
     raise AssertionError("no such programme in the fixture")
 
 
-def publication(programme, results):
-    return {"formatVersion": 1, "festival": {"slug": BIG},
-            "subFestProgrammes": [{"id": programme["id"], "status": "result_published", "published_at": PUBLISHED_AT}],
-            "results": [{"id": r["id"], "is_published": True, "published_at": PUBLISHED_AT} for r in results]}
-
-
 def test_filters_etag_moves_only_when_an_option_does(fresh_app, keys, fixture_data, monkeypatch):
     """Publishing a result of no points, then a programme's results that move boards' points,
     leaves /filters (whole and of each sub-fest) with its ETag, a 304 to the one held, while
@@ -206,7 +201,7 @@ def test_filters_etag_moves_only_when_an_option_does(fresh_app, keys, fixture_da
     programme, results = unpublished_results(data, zero_points=True)
     before, points_before, start = held(), points(), revision()
     with writable(url):
-        update_fixture(publication(programme, results))
+        update_fixture(publication(BIG, programme, results, PUBLISHED_AT))
     assert revision() == start + 1
     assert points() == points_before
     shown = get("/programme-result", {"subFestProgramId": programme["id"]}).get_json()["results"]
@@ -219,7 +214,7 @@ def test_filters_etag_moves_only_when_an_option_does(fresh_app, keys, fixture_da
     later = clock.utcnow() + datetime.timedelta(hours=1)
     with writable(url), monkeypatch.context() as patched:
         patched.setattr(clock, "utcnow", lambda: later)
-        update_fixture(publication(programme, results))
+        update_fixture(publication(BIG, programme, results, PUBLISHED_AT))
     assert points() != points_before
     assert [b for b, at in board_times().items() if at != times_before[b]]
     unchanged_since(before, start + 2)

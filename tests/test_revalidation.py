@@ -11,7 +11,7 @@ from app.cli import main as cli
 from app.door.headers import weak_etag
 from conftest import API, BIG
 from custom_apps import app_with  # noqa: F401  (fixture)
-from fixture_rules import flag, visible_programme_ids
+from fixture_rules import flag, publication, visible_programme_ids
 from test_headers_on_the_wire import request, serving, values
 
 PUBLISHED_AT = "2026-01-18T16:00:00Z"
@@ -139,11 +139,7 @@ def test_on_the_wire_an_unchanged_answer_is_a_free_304_after_an_update(
 def publish(tmp_path, monkeypatch, url, programme, results):
     """Publish ``programme``'s results with ``festival-api import --update``."""
     update = tmp_path / "publish.json"
-    update.write_text(json.dumps({
-        "formatVersion": 1, "festival": {"slug": BIG},
-        "subFestProgrammes": [{"id": programme["id"], "status": "result_published", "published_at": PUBLISHED_AT}],
-        "results": [{"id": r["id"], "is_published": True, "published_at": PUBLISHED_AT} for r in results],
-    }))
+    update.write_text(json.dumps(publication(BIG, programme, results, PUBLISHED_AT)))
     monkeypatch.setenv("DATABASE_URL", url)
     done = CliRunner().invoke(cli, ["import", "--update", str(update)])
     assert done.exit_code == 0, done.output
