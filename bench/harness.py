@@ -39,16 +39,18 @@ def get_json(port, key, path, **params):
         connection.close()
 
 
-def fetch_changed(get, changes, latest, **toppers_params):
+def fetch_changed(get, changes, pages):
     """What a page polling ``/changes`` fetches again for ``changes`` (that answer) with
-    ``get(path, **params)``: ``latest`` (its ``(path, params)`` of the latest results) when a
-    programme changed, and the ``/toppers`` of each leaderboard that changed."""
+    ``get(path, **params)``, as docs/clients.md's browser recipe does: the first of ``pages``
+    (its ``(path, params)``, the latest results first) when a programme changed, and each of
+    its ``/toppers`` whose leaderboard changed (not the other boards ``/changes`` names)."""
     if any(change["kind"] == "programme" for change in changes["data"]):
-        path, params = latest
+        path, params = pages[0]
         get(path, **params)
-    for change in changes["data"]:
-        if change["kind"] == "leaderboard":
-            get("/toppers", topperPlaceholderId=change["id"], **toppers_params)
+    moved = {change["id"] for change in changes["data"] if change["kind"] == "leaderboard"}
+    for path, params in pages:
+        if path == "/toppers" and params["topperPlaceholderId"] in moved:
+            get(path, **params)
 
 
 @contextlib.contextmanager

@@ -10,9 +10,9 @@ following docs/clients.md:
 - **revalidating**: a result-day page that asks again for everything it shows, each answer
   with the ETag it holds (``If-None-Match``), as a browser does once its copy is stale;
 - **changes**: the browser recipe: ``/changes?sinceRevision=N`` (revalidated), then the
-  latest results list when a programme changed and each leaderboard a change names; ``N``
-  moves to the festival's revision (``X-Data-Revision``, or the body's where the code has no
-  such header).
+  latest results list when a programme changed and its page's leaderboard when a change
+  names it; ``N`` moves to the festival's revision (``X-Data-Revision``, or the body's where
+  the code has no such header).
 
 Printed per side and kind, counted from the end of the first poll (every visitor has
 loaded its page by then): requests and bytes received (status line, headers and body, as
@@ -143,7 +143,7 @@ class Visitor:
             return
         changes = self.get("/changes", sinceRevision=self.revision, limit=100)
         revision = self.revision
-        fetch_changed(self.get, changes, self.pages[0], limit=10)
+        fetch_changed(self.get, changes, self.pages)
         self.revision = revision
 
 

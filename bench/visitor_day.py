@@ -18,7 +18,10 @@ is stale, ``CACHE_MAX_AGE`` being 10 s):
   (``/topper-race``), the menus (``/filters``), ``/subfests``, ``/news``, ``/schedules``;
 - **changes**: the browser recipe of docs/clients.md: ``/changes?sinceRevision=N`` (kinds
   ``programme`` and ``leaderboard``), then the latest results when a programme changed and
-  each leaderboard a change names; ``N`` moves to ``X-Data-Revision``.
+  its page's leaderboard when a change names it; ``N`` moves to ``X-Data-Revision``.
+
+Each code replays the day with its own visitors (its ``bench/visitor_day.py``, this one's
+when it has none), so that before and after compare the service and the recipe of each.
 
 Printed per code and kind, counted over the day (every visitor has loaded its page before
 the first publication): requests, full (``200``) answers and bytes received (status line,
@@ -143,7 +146,7 @@ def replay(args, workdir):
                 return
             changes = self.get("/changes", sinceRevision=self.shown, limit=100, kinds=["programme", "leaderboard"])
             revision = self.revision
-            fetch_changed(self.get, changes, self.pages[0])
+            fetch_changed(self.get, changes, self.pages)
             self.shown = revision
 
     boards = client.get(f"{API}/topper-placeholders", query_string={"subFestSlug": SUB_FEST},
@@ -220,7 +223,9 @@ def main():
         codes["after"] = ROOT
     figures = {}
     for label, code in codes.items():
-        done = subprocess.run([sys.executable, os.path.abspath(__file__), "--inner", "--visitors", str(args.visitors),
+        own = os.path.join(code, "bench", "visitor_day.py")
+        script = own if os.path.exists(own) else os.path.abspath(__file__)
+        done = subprocess.run([sys.executable, script, "--inner", "--visitors", str(args.visitors),
                                "--publications", str(args.publications),
                                "--publish-every", str(args.publish_every), "--poll-every", str(args.poll_every)],
                               cwd=code, env={**os.environ, "PYTHONPATH": code}, capture_output=True, text=True)

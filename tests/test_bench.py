@@ -116,9 +116,14 @@ def test_the_visitor_day_replays_publications(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     kinds = json.loads(out.read_text())["after"]["kinds"]
     assert set(kinds) == {"page", "changes"}
-    for run in kinds.values():
-        assert run["requests_per_visitor_minute"] > run["full_per_visitor_minute"] > 0, run
-    assert "/programme-results" in kinds["changes"]["full_by_path"]  # a publication named, fetched again
+    page, changes = kinds["page"], kinds["changes"]
+    assert page["requests_per_visitor_minute"] > page["full_per_visitor_minute"] > 0, page  # 304s
+    # The recipe asks for what /changes names alone: the latest results, and its own board at
+    # most once a publication.
+    assert changes["requests_per_visitor_minute"] >= changes["full_per_visitor_minute"] > 0, changes
+    fetched = changes["full_by_path"]
+    assert "/programme-results" in fetched  # a publication named, fetched again
+    assert fetched.get("/toppers", 0) <= fetched["/programme-results"], fetched
     assert "200s/visitor-min" in done.stdout
 
 

@@ -7,9 +7,11 @@ browser refuses the call unless the preflight's answer is right. What the server
 read from its access log: the preflights, the data answers, and the 304s of the browser's
 own cache revalidating a repeat. docs/clients.md quotes the preflight counts measured here.
 """
+import contextlib
 import http.server
 import json
 import os
+import re
 import subprocess
 import threading
 import time
@@ -19,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from conftest import API, BIG, SMALL, stop_processes
+from fixture_rules import publication
 from test_demo_page import CHROMIUM, CHROMIUM_ARGS
 from test_multiprocess import festival_api, fetch, free_port, wait_until_serving
 
@@ -285,39 +288,50 @@ def test_the_default_cache_mode_sends_one_preflight_where_no_cache_sends_one_per
     assert f'`cache: "no-cache"` sends {no_cache}' in doc
 
 
+@contextlib.contextmanager
+def service_on_a_copy(seeded, keys, tmp_path, name):
+    """``(service, database URL)``: `festival-api serve` over a private writable copy of the
+    database."""
+    from conftest import database_copy
+
+    with database_copy(seeded[0], tmp_path) as url:
+        service = Service(url, tmp_path, name)
+        try:
+            wait_until_serving(service.process, service.port, keys[BIG], service.log)
+            yield service, url
+        finally:
+            service.stop()
+
+
+def publish(url, tmp_path, programme, results, at):
+    """Publish ``programme``'s ``results`` at ``at`` with `festival-api import --update`."""
+    update = tmp_path / "publish.json"
+    update.write_text(json.dumps(publication(BIG, programme, results, at)), encoding="utf-8")
+    imported = subprocess.run(festival_api() + ["import", "--update", str(update)], timeout=120,
+                              env={**os.environ, "DATABASE_URL": url}, capture_output=True, text=True)
+    assert imported.returncode == 0, imported.stderr
+
+
 def test_after_an_import_the_browsers_revalidated_copy_reads_the_new_revision(site, seeded, keys, fixture_data,
                                                                              tmp_path):
     """One programme's results are published: the page's repeat of an answer that did not
     change is still a 304 to the browser, which hands the page its copy with the festival's
     new revision in X-Data-Revision (read from the 304's headers)."""
     import datetime
-    import sys
 
-    from conftest import database_copy
     from test_demo_page import unpublished_programme
 
     _, _, page_address, browser = site
     programme, results = unpublished_programme(fixture_data[BIG])
-    with database_copy(seeded[0], tmp_path) as url:
-        service = Service(url, tmp_path, "writable")
-        context = None
+    with service_on_a_copy(seeded, keys, tmp_path, "writable") as (service, url):
+        context, page = open_site(browser, page_address)
         try:
-            wait_until_serving(service.process, service.port, keys[BIG], service.log)
-            context, page = open_site(browser, page_address)
             news = address(service.base, "/news", {"limit": 5})
             first = call(page, news, keys[BIG])
             assert first["status"] == 200
 
             now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-            update = tmp_path / "publish.json"
-            update.write_text(json.dumps({
-                "formatVersion": 1, "festival": {"slug": BIG},
-                "subFestProgrammes": [{"id": programme["id"], "status": "result_published", "published_at": now}],
-                "results": [{"id": r["id"], "is_published": True, "published_at": now} for r in results],
-            }), encoding="utf-8")
-            imported = subprocess.run(festival_api() + ["import", "--update", str(update)], timeout=120,
-                                      env={**os.environ, "DATABASE_URL": url}, capture_output=True, text=True)
-            assert imported.returncode == 0, imported.stderr
+            publish(url, tmp_path, programme, results, now)
 
             time.sleep(MAX_AGE + 0.5)
             before = len(service.requests())
@@ -326,6 +340,66 @@ def test_after_an_import_the_browsers_revalidated_copy_reads_the_new_revision(si
             assert again["status"] == 200 and again["body"] == first["body"]
             assert int(again["revision"]) > int(first["revision"]) == first["body"]["context"]["data"]["revision"]
         finally:
-            if context is not None:
-                context.close()
-            service.stop()
+            context.close()
+
+DOC = (Path(__file__).resolve().parent.parent / "docs" / "clients.md").read_text(encoding="utf-8")
+
+
+def browser_recipe(base, key):
+    """docs/clients.md's browser recipe as printed, calling the service at ``base`` with ``key``."""
+    code = next(block for block in re.findall(r"```js\n(.*?)```", DOC, re.S) if "async function poll" in block)
+    for placeholder in ('"https://api.example.org/public-api/v1"', '"fds_..."'):
+        assert code.count(placeholder) == 1, placeholder
+    return code.replace('"https://api.example.org/public-api/v1"', json.dumps(base)).replace('"fds_..."', json.dumps(key))
+
+
+# What the recipe leaves to the page: how it renders (here: what it was given), and its timer
+# (here: the test polls).
+RECIPE_PAGE = """
+window.rendered = [];
+window.render = (items) => window.rendered.push(["results", items.length]);
+window.renderLeaderboard = (answer) => window.rendered.push(["board", answer.placeholder.id]);
+window.setTimeout = () => 0;
+"""
+
+
+def test_the_browser_recipe_fetches_again_only_the_boards_its_page_shows(site, seeded, keys, fixture_data, tmp_path):
+    """docs/clients.md's recipe in a page on another origin: it loads the latest results and
+    its board; a poll while nothing changed asks /changes alone; after `import --update`
+    publishes a programme's results, which moves several boards, the poll fetches the latest
+    results and the page's own board again, and no other board."""
+    from test_demo_page import unpublished_programme
+
+    _, _, page_address, browser = site
+    programme, results = unpublished_programme(fixture_data[BIG])
+    with service_on_a_copy(seeded, keys, tmp_path, "recipe") as (service, url):
+        context, page = open_site(browser, page_address)
+        try:
+            page.add_script_tag(content=RECIPE_PAGE)
+            page.add_script_tag(content=browser_recipe(service.base, keys[BIG]))
+            page.wait_for_function("window.rendered.length === 1 + BOARDS.length")
+            shown = page.evaluate("BOARDS")
+            assert len(shown) == 1 and sorted(page.evaluate("window.rendered")) == [["board", shown[0]], ["results", 6]]
+            start = page.evaluate("revision")
+
+            time.sleep(MAX_AGE + 0.5)
+            before = len(service.requests())
+            page.evaluate("() => poll()")
+            asked = [r for r in service.requests_after(before, 2) if r[0] == "GET"]  # a new address: preflight
+            assert asked == [("GET", "/changes", 200)]
+
+            publish(url, tmp_path, programme, results, "2026-01-18T16:00:00Z")
+            named = {c["id"] for c in get_json(service.base, "/changes", keys[BIG], sinceRevision=start,
+                                               kinds="leaderboard", limit=100)["data"]}
+            assert shown[0] in named and len(named - set(shown)) >= 2  # other boards moved too
+
+            time.sleep(MAX_AGE + 0.5)
+            page.evaluate("window.rendered = []")
+            before = len(service.requests())
+            page.evaluate("() => poll()")
+            asked = sorted(r for r in service.requests_after(before, 3) if r[0] == "GET")
+            assert asked == [("GET", "/changes", 200), ("GET", "/programme-results", 200), ("GET", "/toppers", 200)]
+            assert sorted(page.evaluate("window.rendered")) == [["board", shown[0]], ["results", 6]]
+            assert page.evaluate("revision") == start + 1
+        finally:
+            context.close()
