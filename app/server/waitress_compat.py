@@ -3,7 +3,8 @@
 Written against waitress 3.0.2 (setup.cfg bounds it to ``>=3.0,<3.1``). It subclasses
 waitress's task (``ErrorTask``, ``WSGITask``: ``build_response_header``, ``wrote_header``,
 ``complete``, ``chunked_response``, ``content_length``, ``has_body``), channel
-(``HTTPChannel``: ``outbuf_lock``, ``total_outbufs_len``, ``write_soon``, ``received``
+(``HTTPChannel``: ``outbuf_lock``, ``total_outbufs_len``, ``write_soon``,
+``_flush_some_if_lockable`` (written again: it waits a moment for the lock), ``_flush_some``, ``received``
 (written again, as waitress 3.0.2 has it, with a stop at the pipeline depth),
 ``readable``, ``handle_write``, ``service``, ``requests``, ``requests_lock``, ``request``,
 ``send_continue``, ``sent_continue``, ``will_close``, ``close_when_flushed``,
@@ -70,6 +71,7 @@ import math
 import select
 import socket
 import struct
+import sys
 import threading
 import time
 from collections import OrderedDict, deque
@@ -79,6 +81,7 @@ from waitress.channel import HTTPChannel
 from waitress.parser import HTTPRequestParser
 from waitress.server import BaseWSGIServer
 from waitress.server import create_server as waitress_create_server
+from waitress.buffers import ReadOnlyFileBasedBuffer
 from waitress.task import ErrorTask, ThreadedTaskDispatcher, WSGITask
 from waitress.utilities import Error, RequestEntityTooLarge, RequestHeaderFieldsTooLarge, build_http_date
 
@@ -160,6 +163,27 @@ def _http_date(when):
     return made[1]
 
 
+def _common_environ(server):
+    """The part of waitress's WSGI environment that is the same for every request to ``server``."""
+    adj = server.adj
+    return {"SERVER_PORT": str(server.effective_port), "SERVER_NAME": server.server_name,
+            "SERVER_SOFTWARE": adj.ident, "SCRIPT_NAME": adj.url_prefix, "wsgi.version": (1, 0),
+            "wsgi.errors": sys.stderr, "wsgi.multithread": True, "wsgi.multiprocess": False,
+            "wsgi.run_once": False, "wsgi.file_wrapper": ReadOnlyFileBasedBuffer, "wsgi.input_terminated": True}
+
+
+# A request header's key in waitress's parsed headers -> its WSGI environment key; keys seen at most.
+_ENVIRON_NAMES = {}
+MAX_ENVIRON_NAMES = 256
+
+
+def _environ_name(key):
+    name = "CONTENT_LENGTH" if key == "CONTENT_LENGTH" else "CONTENT_TYPE" if key == "CONTENT_TYPE" else "HTTP_" + key
+    if len(_ENVIRON_NAMES) < MAX_ENVIRON_NAMES:
+        _ENVIRON_NAMES[key] = name
+    return name
+
+
 class KeepAliveTask(WSGITask):
     """waitress's task, keeping an HTTP/1.1 connection open after an answer that has no
     body by definition (1xx, 204, 304), sending a whole answer with its head in one
@@ -171,8 +195,45 @@ class KeepAliveTask(WSGITask):
     client a new connection, more than the answer itself."""
 
     def get_environment(self):
-        environ = super().get_environment()
-        environ.setdefault(AFTER_ANSWER, [])
+        """waitress's WSGI environment (3.0.2's ``get_environment``), with ``AFTER_ANSWER``,
+        made from what does not change between requests made once: the server's part once
+        per listener, the client's once per connection, each header's key once per name."""
+        environ = self.environ
+        if environ is not None:
+            return environ
+        request, channel = self.request, self.channel
+        server = channel.server
+        common = server.__dict__.get("common_environ")
+        if common is None:
+            common = server.common_environ = _common_environ(server)
+        client = channel.__dict__.get("client_environ")
+        if client is None:
+            addr = channel.addr
+            client = channel.client_environ = {"REMOTE_ADDR": addr[0], "REMOTE_HOST": addr[0],
+                                               "REMOTE_PORT": str(addr[1]),
+                                               "waitress.client_disconnected": channel.check_client_disconnected}
+        path = request.path
+        if path[:2] == "//":
+            path = "/" + path.lstrip("/")  # extra slashes at its start stripped, as waitress does
+        url_prefix = common["SCRIPT_NAME"]
+        if url_prefix:
+            if path == url_prefix:
+                path = ""
+            elif path.startswith(url_prefix + "/"):
+                path = path[len(url_prefix):]
+        environ = {**common, **client, "REQUEST_METHOD": request.command.upper(),
+                   "SERVER_PROTOCOL": "HTTP/%s" % self.version, "PATH_INFO": path,
+                   "REQUEST_URI": request.request_uri, "QUERY_STRING": request.query,
+                   "wsgi.url_scheme": request.url_scheme, "wsgi.input": request.get_body_stream(),
+                   AFTER_ANSWER: []}
+        for key, value in request.headers.items():
+            name = _ENVIRON_NAMES.get(key)
+            if name is None:
+                name = _environ_name(key)
+            if name not in environ:
+                environ[name] = value
+        environ["waitress.client_disconnected"] = channel.check_client_disconnected
+        self.environ = environ
         return environ
 
     def service(self):
@@ -186,14 +247,21 @@ class KeepAliveTask(WSGITask):
     def write(self, data):
         """The first write of a whole answer (its Content-Length bytes at once, as the front
         door gives every answer) goes out with the head in one system call
-        (:meth:`JsonErrorChannel.write_answer`); any other write as waitress writes it."""
-        if (not self.wrote_header and data and self.complete and not self.chunked_response
-                and self.content_length == len(data) and self.has_body):
-            head = self.build_response_header()
-            self.wrote_header = True
-            self.content_bytes_written += len(data)
-            self.channel.write_answer(head, data)
-            return
+        (:meth:`JsonErrorChannel.write_answer`), and so does the head of an answer that has
+        no body (a ``304``), not through waitress's buffers; any other write as waitress
+        writes it."""
+        if not self.wrote_header and self.complete and not self.chunked_response:
+            if data and self.content_length == len(data) and self.has_body:
+                head = self.build_response_header()
+                self.wrote_header = True
+                self.content_bytes_written += len(data)
+                self.channel.write_answer(head, data)
+                return
+            if not data and not self.has_body:  # a 304's head, alone
+                head = self.build_response_header()
+                self.wrote_header = True
+                self.channel.write_answer(head, b"")
+                return
         super().write(data)
 
     def build_response_header(self):
@@ -403,6 +471,8 @@ def origin_in(head):
 
 
 _SENDMSG = hasattr(socket.socket, "sendmsg")  # not on Windows
+# Seconds the loop waits for a worker writing to a connection to let it send (the lock).
+FLUSH_WAIT = 0.01
 
 
 class JsonErrorChannel(HTTPChannel):
@@ -481,6 +551,21 @@ class JsonErrorChannel(HTTPChannel):
                     break
                 data = data[consumed:]
         return True
+
+    def _flush_some_if_lockable(self, do_close=True):
+        """waitress's, which the loop calls to send while a worker serves the connection, but
+        waiting up to ``FLUSH_WAIT`` seconds for the lock, not giving up at once: a worker
+        holds it only while it hands bytes to the socket, which does not block. Given up at
+        once, the loop was asked again at once, turn after turn, and held the interpreter
+        the worker needed to finish: a ``304`` whose head the loop saw before the worker had
+        sent it cost a thousand empty turns."""
+        if self.outbuf_lock.acquire(timeout=FLUSH_WAIT):
+            try:
+                self._flush_some(do_close=do_close)
+                if self.total_outbufs_len < self.adj.outbuf_high_watermark:
+                    self.outbuf_lock.notify()
+            finally:
+                self.outbuf_lock.release()
 
     def park(self):
         """Whether this connection's next request waits, not given to a worker, because the
@@ -1072,6 +1157,10 @@ _WRITE = select.POLLOUT
 # Connections past a deadline closed at most in one turn of the loop: a crowd opened at
 # once is due at once, and is closed over a few turns, others served in between.
 CLOSE_AT_ONCE = 32
+# Events taken from epoll at most in one turn: the rest stay ready for the next turns (epoll
+# hands them round in turn), so a crowd dripping bytes on a thousand connections at once is
+# read over a few short turns, a newcomer's request among them.
+EVENTS_AT_ONCE = 64
 
 # The connection a worker thread is serving (:meth:`JsonErrorChannel.service`): what a
 # worker wakes the loop for.
@@ -1099,7 +1188,7 @@ class ChannelLoop:
     epoll call. Each connection's timeouts (``CHANNEL_TIMEOUT``, ``HEADER_TIMEOUT``,
     ``SEND_TIMEOUT``) are a deadline in a heap, looked at when due, and at most
     ``CLOSE_AT_ONCE`` close in a turn: no sweep walks all connections, and a crowd opened at
-    once is not closed in one long turn.
+    once is not closed in one long turn; a turn takes at most ``EVENTS_AT_ONCE`` events.
     """
 
     def __init__(self, socket_map, header_timeout, send_timeout, channel_timeout):
@@ -1113,6 +1202,7 @@ class ChannelLoop:
         self.order = itertools.count()
         self.woken = False  # the trigger is pulled and the loop has not turned since
         self.trigger = None
+        self.asking = threading.RLock()  # what epoll is asked, asked by the loop and by workers
 
     # What the connections and their workers tell the loop.
 
@@ -1121,9 +1211,10 @@ class ChannelLoop:
         self.schedule(channel, channel.creation_time + min(self.header_timeout or math.inf, self.channel_timeout))
 
     def removed(self, fd):
-        if self.registered.pop(fd, None) is not None:
-            with contextlib.suppress(OSError, ValueError):
-                self.poller.unregister(fd)
+        with self.asking:
+            if self.registered.pop(fd, None) is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    self.poller.unregister(fd)
 
     def touch(self, channel):
         """From the loop's thread: ``channel``'s wishes changed (it was told to close, say)."""
@@ -1137,9 +1228,15 @@ class ChannelLoop:
         channel = getattr(_serving, "channel", None)
         if channel is not None:
             fd = channel._fileno
-            if fd is not None and not channel.writable() and (
-                    not channel.readable() or self.registered.get(fd, 0) & select.POLLIN):
-                return  # nothing for the loop (a read it stops asking for meanwhile: see refresh)
+            if fd is not None and not channel.writable():
+                if channel.readable() and not self.registered.get(fd, 0) & select.POLLIN:
+                    # A read the loop stopped asking for while the request was served (its
+                    # client sent the next one as soon as the answer came): asked again here,
+                    # without a turn of the loop.
+                    with self.asking:
+                        if channel._fileno == fd and self.map.get(fd) is channel:
+                            self._ask(fd, self.registered.get(fd, 0) | _READ)
+                return  # nothing else for the loop
             self.touched.append(channel)
         if not self.woken:
             self.woken = True
@@ -1183,7 +1280,7 @@ class ChannelLoop:
         if self.deadlines:
             wait = max(0.0, min(wait, self.deadlines[0][0] - now))
         try:
-            events = self.poller.poll(wait)
+            events = self.poller.poll(wait, EVENTS_AT_ONCE)
         except InterruptedError:
             return
         others = self.others
@@ -1233,20 +1330,24 @@ class ChannelLoop:
             self._ask(fd, asked | _READ)
 
     def _ask(self, fd, events):
-        had = self.registered.get(fd, 0)
-        if not events:
-            self.removed(fd)
-            return
-        self.registered[fd] = events
-        try:
-            if had:
+        """Have epoll report ``events`` of ``fd`` (none: not watched), from any thread."""
+        with self.asking:
+            had = self.registered.get(fd, 0)
+            if not events:
+                if self.registered.pop(fd, None) is not None:
+                    with contextlib.suppress(OSError, ValueError):
+                        self.poller.unregister(fd)
+                return
+            self.registered[fd] = events
+            try:
+                if had:
+                    self.poller.modify(fd, events)
+                else:
+                    self.poller.register(fd, events)
+            except FileExistsError:
                 self.poller.modify(fd, events)
-            else:
+            except FileNotFoundError:
                 self.poller.register(fd, events)
-        except FileExistsError:
-            self.poller.modify(fd, events)
-        except FileNotFoundError:
-            self.poller.register(fd, events)
 
     def _sweep(self, now):
         """Look at the connections whose deadline has come; close those past one, at most

@@ -117,9 +117,9 @@ def loop_cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-# The visitor's 90th percentile under the crowds below, seconds: a few milliseconds on a quiet
-# machine, up to 0.03 s at load 40.
-CROWD_P90 = 0.25
+# The visitor's median and 90th percentile under the crowds below, seconds: a few
+# milliseconds on a quiet machine, up to 5 and 80 ms with the suite beside them at load 30.
+CROWD_P50, CROWD_P90 = 0.1, 0.5
 # CPU the server's loop may spend on each of a visitor's requests beside 2,000 idle
 # connections, seconds: about 0.1 ms asking only the connections that did something;
 # waitress's own loop, asking all 2,000 on every turn, spent several milliseconds.
@@ -159,6 +159,7 @@ def test_a_crowd_of_2500_connections_at_the_default_limits_never_delays_another(
     the slowest well under a second on a quiet machine."""
     server = serve(database, threads=8)
     seconds, _ = crowd_beside_visitor(server, keys[BIG], mode, addresses=25, each=100, times=25, every=0.2)
+    assert seconds[len(seconds) // 2] < CROWD_P50, seconds
     assert seconds[int(0.9 * len(seconds))] < CROWD_P90 and seconds[-1] < BOUND, seconds
 
 
