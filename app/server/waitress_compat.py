@@ -567,6 +567,32 @@ class JsonErrorChannel(HTTPChannel):
             finally:
                 self.outbuf_lock.release()
 
+    def read_ahead(self):
+        """Read what the client sent while its one request is being served, when nothing else
+        waits (no request past it, nothing to send, not closing), into :attr:`held`, which the
+        request's worker reads once it has answered (:meth:`service`); whether it was read.
+        A keep-alive client sends its next request as soon as the answer reaches it, before
+        the worker has finished with the request: waitress stopped reading the socket until
+        then and was woken to read it again. Nothing is read at the end of the stream (the
+        client may still read the answer) or past one read."""
+        if self.held or len(self.requests) != 1 or self.total_outbufs_len or self.will_close \
+                or self.close_when_flushed or not self.connected:
+            return False
+        try:
+            data = self.socket.recv(self.adj.recv_bytes)
+        except OSError:
+            return False
+        if not data:
+            return False  # the end of its stream: seen again once the request is answered
+        self.last_activity = time.time()
+        self.spoke = True
+        with self.requests_lock:
+            if self.requests:  # its worker reads it (service), after answering
+                self.held = data
+                return True
+        self.received(data)  # answered meanwhile: read here, as the loop reads
+        return True
+
     def park(self):
         """Whether this connection's next request waits, not given to a worker, because the
         answer before it is not all handed to the socket yet; :meth:`handle_write` gives it
@@ -1293,6 +1319,12 @@ class ChannelLoop:
                 wasyncore.readwrite(obj, flags)
                 continue
             wants = _wants(obj)
+            if flags == select.POLLIN and not wants and obj.read_ahead():
+                # The next request, sent as soon as the answer came, while its worker finishes
+                # the one before: kept for that worker (a read it takes, not a turn of the loop).
+                if self.header_timeout:
+                    self.schedule(obj, time.time() + self.header_timeout)
+                continue
             if not wants or flags & ~(wants | select.POLLERR | select.POLLHUP | select.POLLNVAL):
                 self.refresh(obj, exact=True)  # asked for more than it wants now (see refresh)
             flags &= wants | select.POLLERR | select.POLLHUP | select.POLLNVAL
