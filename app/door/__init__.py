@@ -41,8 +41,8 @@ held while requests wait).
 
 What the door sees of a request as it passes these steps is one record, its
 :class:`~app.door.observation.Observation`: the access line is written from it and, with
-``SERVER_TIMING`` on, the ``Server-Timing`` header of an API answer (the time of each step:
-``key``, ``limit``, ``cache``, ``query``, ``render``) is made from it.
+``SERVER_TIMING`` on, the ``Server-Timing`` header of an API answer (its time by kind of
+work: ``key``, ``limit``, ``cache``, ``query``, ``render``) is made from it.
 
 Requests outside the API's data endpoints (``/healthz``, the documentation, the demo page,
 unknown paths, other methods) go to Flask with no key and no snapshot; the front door
