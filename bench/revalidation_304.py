@@ -1,6 +1,7 @@
 """A revalidated answer (``If-None-Match``, response cache on) beside bare hello, the code before and after.
 
     .venv/bin/python bench/revalidation_304.py [--before DIR [--before-python PY]] [--seconds 3] [--rounds 2]
+                                               [--server-only]
 
 Each code (this checkout, and ``DIR``, a checkout of earlier code, run by ``PY`` when its
 dependencies differ) seeds its own SQLite database and serves it (``festival-api serve``,
@@ -10,7 +11,9 @@ connection for ``--seconds`` on bare hello, then on each code's ``/programmes`` 
 it answered (every request a ``304``), in turn, so a load that comes and goes falls on all
 alike. It prints each run's requests/s, the server's CPU a request, and the ``304`` ÷ bare
 hello of the same round (requests/s), then the medians, and bare hello's CPU a request ÷ a
-``304``'s (which a shared machine's load moves less than requests/s).
+``304``'s (which a shared machine's load moves less than requests/s). ``--server-only``: each
+code's server (its ``app.server.create_server``, as ``serve`` makes it) answers every request
+with a fixed ``304`` (no app, no database), so what the server alone costs is compared.
 """
 import argparse
 import contextlib
@@ -41,6 +44,46 @@ def get(port, path, headers):
         return response.status, {name.lower(): value for name, value in response.getheaders()}
     finally:
         connection.close()
+
+
+def fixed_304(environ, start_response):
+    start_response("304 Not Modified", [("ETag", 'W/"fixed"'), ("Cache-Control", "no-cache")])
+    return []
+
+
+def serve_fixed(port):
+    """Serve :func:`fixed_304` through the ``app.server`` found first on the path, with the
+    settings ``serve`` gives it (what an older checkout's server takes)."""
+    from app import server
+
+    server.pin_to_cpu()
+    settings = {"host": "127.0.0.1", "port": port, "threads": 8}
+    if os.path.exists(os.path.join(os.path.dirname(server.__file__), "waitress_compat.py")):  # its guards open
+        settings.update(connections_per_address=0, threads_per_address=256, header_timeout=5)
+    server.create_server(fixed_304, **settings).run()
+
+
+class FixedSide:
+    """One code's server answering a fixed ``304``."""
+
+    def __init__(self, label, folder, python, workdir):
+        self.label, self.key, self.etag = label, "", 'W/"fixed"'
+        self.port = free_port()
+        self.process = subprocess.Popen([python, os.path.abspath(__file__), "--serve-fixed", str(self.port)],
+                                        cwd=folder, env={**os.environ, "PYTHONPATH": folder},
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while True:
+            with contextlib.suppress(OSError):
+                if get(self.port, PATH, {})[0] == 304:
+                    break
+            if time.monotonic() > deadline or self.process.poll() is not None:
+                raise RuntimeError(f"the server of {folder} did not start")
+            time.sleep(0.1)
+
+    def close(self):
+        self.process.terminate()
+        self.process.wait(timeout=10)
 
 
 class Side:
@@ -88,14 +131,20 @@ def main():
     parser.add_argument("--before-python", default=sys.executable, help="the Python that runs it")
     parser.add_argument("--seconds", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--server-only", action="store_true", help="each code's server alone, answering a fixed 304")
+    parser.add_argument("--serve-fixed", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve_fixed:
+        serve_fixed(args.serve_fixed)
+        return
+    side_class = FixedSide if args.server_only else Side
     print(f"load average before: {os.getloadavg()}", flush=True)
     with tempfile.TemporaryDirectory() as workdir, contextlib.ExitStack() as stack:
         sides = []
         if args.before:
             sides.append(stack.enter_context(contextlib.closing(
-                Side("before", os.path.abspath(args.before), args.before_python, workdir))))
-        sides.append(stack.enter_context(contextlib.closing(Side("after", ROOT, sys.executable, workdir))))
+                side_class("before", os.path.abspath(args.before), args.before_python, workdir))))
+        sides.append(stack.enter_context(contextlib.closing(side_class("after", ROOT, sys.executable, workdir))))
         hello = stack.enter_context(contextlib.closing(Baseline("hello")))
         ratios = {side.label: [] for side in sides}
         cpu = {side.label: [] for side in sides}

@@ -1,6 +1,7 @@
 """waitress's own errors, answered before the app sees the request, in the one JSON shape."""
 import contextlib
 import json
+import math
 import os
 import platform
 import resource
@@ -433,3 +434,32 @@ def test_an_answers_head_is_waitresss_own(version, connection, status, headers, 
         made.append((build(task), task.close_on_finish, task.chunked_response, task.response_headers))
     assert made[0] == made[1]
     assert made[1][0].startswith(f"HTTP/{version} {status}\r\n".encode())
+
+
+def test_a_connection_at_its_header_deadline_is_either_closed_or_due_later_never_due_still():
+    """The loop looks at a connection when its deadline has come: it is closed, or its next
+    deadline is after now. A sum rounded one way and a difference the other (the deadline
+    within a float's rounding of now) left it due and not closed, looked at again forever."""
+    from app.server.waitress_compat import _overdue
+
+    class Owing:
+        requests, will_close = [], False
+
+        def __init__(self, started):
+            self.started = self.last_activity = started
+
+        def header_started(self):
+            return self.started
+
+        def owed_for(self, monotonic):
+            return 0
+
+    for now in (1764300000.123456, 1764300000.9, 1764312345.000001):
+        started = now - 5
+        for _ in range(40):
+            started = math.nextafter(started, 0)
+        for step in range(80):  # every float from 40 below now - 5 to 40 above
+            channel = Owing(started)
+            verdict = _overdue(channel, now, 0.0, header_timeout=5, send_timeout=30, channel_timeout=60)
+            assert verdict is True and channel.will_close or verdict > now, (now, started, verdict)
+            started = math.nextafter(started, math.inf)

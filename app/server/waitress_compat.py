@@ -1144,17 +1144,18 @@ def _overdue(channel, now, monotonic, header_timeout, send_timeout, channel_time
     following = math.inf
     if channel_timeout is not None and not requests:
         idle_until = channel.last_activity + channel_timeout
-        if idle_until < now:
+        if idle_until <= now:
             channel.will_close = True
             return True
         following = idle_until
     if header_timeout:
         started = channel.header_started()
         if started is not None:
-            if started < now - header_timeout:
+            due = started + header_timeout  # the one sum both tests use: past it or not, never both
+            if due <= now:
                 channel.will_close = True
                 return True
-            following = min(following, started + header_timeout)
+            following = min(following, due)
     if channel.owed_for(monotonic) > send_timeout:
         # Its socket takes nothing, so the loop would never get to close it for will_close
         # (waitress closes in handle_write): shut both ways, the next poll says it hung up
@@ -1404,7 +1405,7 @@ class ChannelLoop:
                 continue
             if channel.requests or channel.total_outbufs_len:  # being served, or its answer sent
                 following = min(following, now + SWEEP_SECONDS)
-            self.schedule(channel, following)
+            self.schedule(channel, max(following, now + 0.001))  # never due again in this sweep
 
 
 class LoopModule:
