@@ -179,7 +179,7 @@ def test_an_outage_logs_one_line_per_cause_not_a_traceback_per_request(postgres_
 
 
 def test_killed_connections_are_replaced_never_a_500(postgres_database, serve, keys):
-    name = "fds-faults-killed"
+    name = f"fds-faults-killed-{os.getpid()}"  # another run on the same server keeps its connections
     server = serve(with_query(postgres_database, application_name=name), threads=4)
     for _ in range(8):
         assert server.get("/news", keys[BIG]).status == 200
