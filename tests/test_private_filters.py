@@ -17,7 +17,7 @@ from custom_apps import app_with  # noqa: F401  (fixture)
 from schemas.candidates import ADM_NO_OFF_MESSAGE
 from structure_rules import Festival
 from test_access_log import capture_log  # noqa: F401  (fixture)
-from test_rate_limit import redis_prefix  # noqa: F401  (fixture)
+from test_rate_limit import REDIS_WAIT, redis_prefix  # noqa: F401  (redis_prefix: a fixture)
 from wsgi_call import WsgiGetter
 
 # Guesses of the same shape that no candidate has.
@@ -243,7 +243,7 @@ def test_its_budget_is_small_and_its_own(turned_on, app_with, keys, fixture_data
 def test_its_budget_is_shared_by_processes_through_redis(turned_on, app_with, keys, fixture_data, redis_prefix):
     prefix, connection = redis_prefix
     settings = {"RATELIMIT_PRIVATE_FILTER": "2 per minute", "RATELIMIT_STORAGE_URI": "redis://127.0.0.1:6379",
-                "RATELIMIT_KEY_PREFIX": prefix}
+                "RATELIMIT_KEY_PREFIX": prefix, **REDIS_WAIT}
     first = app_with(database_url=turned_on, **settings).test_client()
     second = app_with(database_url=turned_on, **settings).test_client()
     slug, _, number = the_one_found(fixture_data)
