@@ -68,8 +68,11 @@ def test_each_client_address_has_its_own_budget_on_one_key(app_with, keys):
     assert second.status_code == 200 and second.headers["X-RateLimit-Remaining"] == "1"
 
 
-def test_x_forwarded_for_is_ignored_unless_proxies_are_trusted(app_with, keys, caplog):
-    client = app_with(RATELIMIT_DEFAULT="2 per minute").test_client()
+def test_x_forwarded_for_is_ignored_unless_proxies_are_trusted(app_with, keys, caplog, monkeypatch):
+    app = app_with(RATELIMIT_DEFAULT="2 per minute")
+    # The app's logger writes its own JSON lines and does not propagate to caplog's root handler.
+    monkeypatch.setattr(app.logger, "handlers", [*app.logger.handlers, caplog.handler])
+    client = app.test_client()
     statuses = [from_address(client, keys[BIG], "10.0.0.1", forwarded_for=f"203.0.113.{i}").status_code
                 for i in range(3)]
     assert statuses == [200, 200, 429]  # a client cannot choose its address
