@@ -46,6 +46,18 @@ def get(port, path, headers):
         connection.close()
 
 
+def answering(process, port, path, status, folder):
+    """Return once the server ``process`` at ``port`` answers ``path`` with ``status`` (30 s at most)."""
+    for _ in range(300):
+        with contextlib.suppress(OSError):
+            if get(port, path, {})[0] == status:
+                return
+        if process.poll() is not None:
+            break
+        time.sleep(0.1)
+    raise RuntimeError(f"the server of {folder} did not start")
+
+
 def fixed_304(environ, start_response):
     start_response("304 Not Modified", [("ETag", 'W/"fixed"'), ("Cache-Control", "no-cache")])
     return []
@@ -72,14 +84,7 @@ class FixedSide:
         self.process = subprocess.Popen([python, os.path.abspath(__file__), "--serve-fixed", str(self.port)],
                                         cwd=folder, env={**os.environ, "PYTHONPATH": folder},
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 30
-        while True:
-            with contextlib.suppress(OSError):
-                if get(self.port, PATH, {})[0] == 304:
-                    break
-            if time.monotonic() > deadline or self.process.poll() is not None:
-                raise RuntimeError(f"the server of {folder} did not start")
-            time.sleep(0.1)
+        answering(self.process, self.port, PATH, 304, folder)
 
     def close(self):
         self.process.terminate()
@@ -106,14 +111,7 @@ class Side:
         self.process = subprocess.Popen([python, "-m", "app.cli", "serve", "--port", str(self.port), "--threads", "8"],
                                         cwd=folder, env=self.env, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 30
-        while True:
-            with contextlib.suppress(OSError):
-                if get(self.port, "/healthz", {})[0] == 200:
-                    break
-            if time.monotonic() > deadline or self.process.poll() is not None:
-                raise RuntimeError(f"the server of {folder} did not start")
-            time.sleep(0.1)
+        answering(self.process, self.port, "/healthz", 200, folder)
         status, headers = get(self.port, PATH, {"X-API-Key": self.key})
         assert status == 200, status
         self.etag = headers["etag"]
