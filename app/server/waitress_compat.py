@@ -1381,6 +1381,8 @@ class ChannelLoop:
                 self.poller.modify(fd, events)
             except FileNotFoundError:
                 self.poller.register(fd, events)
+            except OSError:  # closed meanwhile (its close unregisters it): nothing to watch
+                self.registered.pop(fd, None)
 
     def _sweep(self, now):
         """Look at the connections whose deadline has come; close those past one, at most
