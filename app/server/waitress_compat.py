@@ -232,7 +232,6 @@ class KeepAliveTask(WSGITask):
                 name = _environ_name(key)
             if name not in environ:
                 environ[name] = value
-        environ["waitress.client_disconnected"] = channel.check_client_disconnected
         self.environ = environ
         return environ
 
