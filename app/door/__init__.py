@@ -73,7 +73,7 @@ from .limits import make_private_filter_limits, make_rate_limits
 from .observation import CACHE, KEY, LIMIT, QUERY, RENDER, SERVER_TIMING, Observation
 from .quiet_log import QuietLog
 from .request import AFTER_ANSWER, MAX_PARSED_LENGTH, FestivalAtRevision, RequestState
-from .response_cache import CachedResponse, ResponseCache
+from .response_cache import CachedResponse, ResponseCache, without_body_headers
 
 # The steps of a data request, in order (the module's doc): each is the door's method
 # ``_<step>(environ, state)``, which returns an Answer to stop there or None to go on.
@@ -86,12 +86,6 @@ _REASONS = {200: "200 OK", 304: "304 NOT MODIFIED"}
 
 WRONG_KEYS_MESSAGE = ("Too many requests with a wrong API key from this address; "
                       "try again after Retry-After seconds.")
-
-
-# The headers that describe a body, left out of a 304 (Werkzeug's entity headers, but
-# ``Expires`` and ``Content-Location``, which a 304 may carry).
-BODY_HEADERS = frozenset(("allow", "content-encoding", "content-language", "content-length", "content-md5",
-                          "content-range", "content-type", "last-modified"))
 
 
 class Answer:
@@ -326,10 +320,8 @@ class FrontDoor:
             # remove_entity_headers, without the set it builds on every call): a kept
             # answer's are worked out once.
             entry = answer.entry
-            if entry is not None:
-                answer.headers = list(entry.bodiless_headers(BODY_HEADERS))
-            else:
-                answer.headers = [header for header in answer.headers if header[0].lower() not in BODY_HEADERS]
+            bodiless = entry.bodiless_headers() if entry is not None else without_body_headers(answer.headers)
+            answer.headers = list(bodiless)
         elif self._counts_requests and not state.limit_spent:
             state.limit_spent = True
             seen = state.seen

@@ -26,6 +26,16 @@ MAX_ENCODINGS = 4
 # How long identical requests wait for the one making a missing answer, before making it too.
 MAKER_WAIT_SECONDS = 5
 
+# The headers that describe a body, left out of a 304 (Werkzeug's entity headers, but
+# ``Expires`` and ``Content-Location``, which a 304 may carry).
+BODY_HEADERS = frozenset(("allow", "content-encoding", "content-language", "content-length", "content-md5",
+                          "content-range", "content-type", "last-modified"))
+
+
+def without_body_headers(headers):
+    """``headers`` (``(name, value)`` pairs) without those that describe a body: a ``304``'s."""
+    return tuple(header for header in headers if header[0].lower() not in BODY_HEADERS)
+
 
 class CachedResponse:
     """The body of a ``200`` answer, the view's headers, its ETag, and its compressed copies."""
@@ -40,13 +50,12 @@ class CachedResponse:
         self._lock = threading.Lock()
         self._bodiless = None
 
-    def bodiless_headers(self, body_headers):
-        """The headers without those of ``body_headers`` (lower case): a ``304``'s, worked
-        out once."""
+    def bodiless_headers(self):
+        """The headers without those that describe a body (:func:`without_body_headers`): a
+        ``304``'s, worked out once."""
         bodiless = self._bodiless
         if bodiless is None:
-            self._bodiless = bodiless = tuple(header for header in self.headers
-                                              if header[0].lower() not in body_headers)
+            self._bodiless = bodiless = without_body_headers(self.headers)
         return bodiless
 
     def remember_encoding(self, encoding, data):

@@ -19,8 +19,9 @@ methods of each listener (``handle_accept``, ``readable``, ``maintenance``) and 
 ``next_channel_cleanup``, ``active_channels``, ``trigger`` (its ``_physical_pull``) and
 ``pull_trigger``; its loop replaces ``wasyncore.loop`` through the servers' ``asyncore``
 attribute (``run`` calls ``asyncore.loop``), and drives each dispatcher as ``wasyncore.poll2``
-does (``readable``, ``writable``, ``accepting``, ``_fileno``, ``add_channel``, ``wasyncore.readwrite``). The server and fault tests (tests/test_server.py,
-tests/faults/) hold each of these; CI runs them against the newest waitress the bound
+does (``readable``, ``writable``, ``accepting``, ``_fileno``, ``add_channel``,
+``wasyncore.readwrite``). The server and fault tests (tests/test_server.py, tests/faults/)
+hold each of these; CI runs them against the newest waitress the bound
 allows (``.ci/run``).
 
 What it changes:
