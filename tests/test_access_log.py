@@ -125,7 +125,8 @@ def test_the_access_lines_clock_writes_the_time_datetime_writes():
 HELD_LINES_SCRIPT = r"""
 import os, signal, sys, time
 from flask import Flask
-from app.door.access_log import MAX_HELD, init_access_log, log_request, write_held
+from app.door.access_log import MAX_HELD, hold_observation, init_access_log, log_request, write_held
+from app.door.observation import Observation
 from app.server import write_held_lines_on_sigterm
 
 app = Flask("held")
@@ -148,6 +149,11 @@ for number in range(3, 3 + MAX_HELD):
 mark("after MAX_HELD")
 line(100); line(101, held=False)  # a line not held goes out after the held ones
 mark("after one not held")
+seen = Observation()              # an answer made, not yet sent: its place is kept,
+seen.method, seen.path, seen.query, seen.status, seen.size = "GET", "/103", [("chestNo", "1")], 200, 5
+hold_observation(seen)
+line(104, held=False)             # so a request sent once it was answered is logged after it
+mark("after a held observation")
 line(102)
 write_held_lines_on_sigterm()
 os.kill(os.getpid(), signal.SIGTERM)
@@ -163,7 +169,7 @@ def test_held_access_lines_go_out_in_order_when_the_server_idles_when_many_wait_
     out = [line if not line.startswith("{") else json.loads(line)["path"] for line in done.stderr.splitlines()]
     held = [f"/{number}" for number in range(3, 3 + MAX_HELD)]
     assert out == ["after two held", "/1", "/2", "after write_held", *held, "after MAX_HELD",
-                   "/100", "/101", "after one not held", "/102"]
+                   "/100", "/101", "after one not held", "/103", "/104", "after a held observation", "/102"]
 
 
 def test_the_held_lines_can_be_written_from_a_signal_caught_while_they_are_held():

@@ -63,7 +63,7 @@ from db.serving import DATABASE_ERRORS, ServiceDatabase, Unavailable
 from db.serving.deadlines import is_deadline_error
 from schemas.candidates import PRIVATE_PARAMETERS
 
-from .access_log import log_observation
+from .access_log import hold_observation, log_observation, write_held
 from .auth import CHALLENGE, ENVIRON_HEADER, MISSING_MESSAGE, UNKNOWN_MESSAGE, KeyCache
 from .errors import error_json, query_messages
 from .festival_url import PARAMETER as FESTIVAL_PARAMETER, REPEATED_MESSAGE, named_festival, refusal_message
@@ -466,8 +466,8 @@ class FrontDoor:
         after = environ.get(AFTER_ANSWER)
         if after is None:
             log_observation(seen)
-        else:  # once the answer is on its way (the client does not wait for it), held
-            after.append(lambda: log_observation(seen, held=True))  # while requests wait (access_log)
+        elif hold_observation(seen):  # its place kept before the answer leaves; its line made later
+            after.append(write_held)  # once the answer is on its way (the client does not wait for it)
         # b"": waitress sends the headers of an answer without a body before the after work.
         return [b""] if method == "HEAD" or not body else [body]
 

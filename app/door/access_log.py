@@ -5,11 +5,13 @@ time, method, path, the *names* of the query parameters (values can be personal,
 chest number), status, duration, festival slug, the API key's id (never the key), bytes
 sent and whether the response cache answered.
 
-Under ``festival-api serve`` a line may be *held* (:func:`log_observation`'s ``held``): it
-waits in memory while other requests wait for a worker, and goes out with the others in one
-``write(2)`` once the server has no request waiting (``app/server/__init__.py`` calls
-:func:`write_held`), or at ``MAX_HELD`` lines. Under load one system call then writes many
-lines; an idle server writes each line as its request ends.
+Under ``festival-api serve`` a line may be *held* (:func:`hold_observation`): its request
+takes its place among the held lines before its answer is sent, and its line is made and
+written with the others in one ``write(2)`` once the server has no request waiting
+(``app/server/__init__.py`` calls :func:`write_held`), or at ``MAX_HELD`` lines. Under load
+one system call then writes many lines; an idle server writes each line as its request ends.
+A request that a client sends once it has an answer is logged after that answer's request,
+whichever connection it comes on (a browser's preflight, then its call).
 """
 import atexit
 import datetime
@@ -67,11 +69,11 @@ class StderrHandler(logging.StreamHandler):
         and formatting would cost as much as a cached answer. ``held``: the line may wait
         for :func:`write_held` (see the module doc).
 
-        To the process's own stderr lines go in one ``write(2)`` with no lock held: the
-        kernel keeps them whole (appended to a file, or up to 4 kB into a pipe), and
-        worker threads never queue behind each other's system call for a lock, which at
-        64 connections cost two thirds of the throughput."""
-        data = orjson.dumps(line, default=str) + b"\n"
+        To the process's own stderr lines go in one ``write(2)`` a batch, from one thread at a
+        time, which writes what others held meanwhile (:class:`_HeldLines`): lines leave in
+        order, and worker threads never queue behind each other's system call for a lock,
+        which at 64 connections cost two thirds of the throughput."""
+        data = _encoded(line)
         stream = self.stream
         if stream is sys.__stderr__ and _STDERR_FD is not None:
             if not held:
@@ -88,32 +90,47 @@ class StderrHandler(logging.StreamHandler):
 MAX_HELD = 64
 
 
-class _HeldLines:
-    """Access lines waiting to be written to the process's stderr, in the order they ended.
+def _encoded(line):
+    return orjson.dumps(line, default=str) + b"\n"
 
-    Two threads writing at once each write the lines they took, whole: a batch may then
-    follow lines that ended after it (each line holds its own time)."""
+
+class _HeldLines:
+    """Access lines waiting to be written to the process's stderr, in the order their
+    answers were made: each a line (bytes) or an observation whose line is made when written.
+
+    One thread writes at a time, and writes what was held while it wrote before it lets go:
+    lines leave in the order they were held. A thread that finds another writing leaves its
+    lines to it, not waiting for its system call (``wait``: but for that one, in turn)."""
 
     def __init__(self):
         self._lines = []
         # Never held across a system call; reentrant: SIGTERM's handler writes the held lines
         # from the main thread, which the signal may have caught inside hold() or write().
         self._lock = threading.RLock()
+        self._writing = threading.RLock()  # held by the thread writing
 
     def hold(self, data):
-        """Keep ``data``; return how many lines are held now."""
+        """Keep ``data`` (a line, or an :class:`~app.door.observation.Observation`); return how
+        many lines are held now."""
         with self._lock:
             self._lines.append(data)
             return len(self._lines)
 
-    def write(self, data=b""):
-        """Write the held lines, then ``data``, in one ``write(2)``."""
-        if self._lines:
-            with self._lock:
-                lines, self._lines = self._lines, []
-            data = b"".join(lines) + data
-        while data:  # only a signal or a full disk cuts a write short
-            data = data[os.write(_STDERR_FD, data):]
+    def write(self, data=b"", wait=False):
+        """Write the held lines, then ``data``, each batch in one ``write(2)``."""
+        if data:
+            self.hold(data)
+        while self._lines:
+            if not self._writing.acquire(timeout=1 if wait else 0):
+                return  # the thread writing takes them before it lets go
+            try:
+                with self._lock:
+                    lines, self._lines = self._lines, []
+                    data = b"".join(line if type(line) is bytes else _encoded(_line(line)) for line in lines)
+                while data:  # only a signal or a full disk cuts a write short
+                    data = data[os.write(_STDERR_FD, data):]
+            finally:
+                self._writing.release()
 
 
 def _stderr_fd():
@@ -128,12 +145,13 @@ _HELD = _HeldLines()
 _HANDLER = StderrHandler()
 
 
-def write_held():
-    """Write the access lines held so far (the server calls this when no request waits)."""
-    _HELD.write()
+def write_held(wait=False):
+    """Write the access lines held so far (the server calls this when no request waits);
+    ``wait``: for a thread writing now, as the process ends."""
+    _HELD.write(wait=wait)
 
 
-atexit.register(write_held)
+atexit.register(write_held, wait=True)
 _SERVICE = logging.getLogger("festival_api")
 _ACCESS = logging.getLogger(ACCESS_LOGGER)
 
@@ -167,15 +185,10 @@ class _Clock:
 _CLOCK = _Clock()
 
 
-def log_observation(seen, held=False):
-    """Write the access line of ``seen`` (an :class:`~app.door.observation.Observation`: the front
-    door, ``app/door/__init__.py``, writes one per request), of which the query's names alone are
-    logged; ``held``: the line may wait for :func:`write_held`, which the server calls."""
-    logger = _ACCESS
-    if not logger.isEnabledFor(logging.INFO):
-        return
+def _line(seen):
+    """The access line (a dict) of ``seen``, of which the query's names alone are logged."""
     started, festival = seen.started, seen.festival
-    line = {
+    return {
         "time": _CLOCK.iso(seen.started_at or time.time()),
         "level": "INFO",
         "logger": ACCESS_LOGGER,
@@ -189,11 +202,38 @@ def log_observation(seen, held=False):
         "bytes": seen.size,
         "cache": seen.cache,
     }
-    if not logger.handlers and _SERVICE.handlers == [_HANDLER]:  # as configured: no other handler wants a record
+
+
+def _as_configured():
+    """Whether the access lines go to the service's own handler alone (no other handler wants a record)."""
+    return not _ACCESS.handlers and _SERVICE.handlers == [_HANDLER]
+
+
+def log_observation(seen, held=False):
+    """Write the access line of ``seen`` (an :class:`~app.door.observation.Observation`: the front
+    door, ``app/door/__init__.py``, writes one per request), of which the query's names alone are
+    logged; ``held``: the line may wait for :func:`write_held`, which the server calls."""
+    if not _ACCESS.isEnabledFor(logging.INFO):
+        return
+    line = _line(seen)
+    if _as_configured():
         _HANDLER.write_line(line, held)
     else:
         del line["level"], line["logger"]
-        logger.info("request", extra={"fields": line})
+        _ACCESS.info("request", extra={"fields": line})
+
+
+def hold_observation(seen):
+    """Give the access line of ``seen``, whose answer is made but not sent, its place among the
+    held lines; its line is made when they are written (:func:`write_held`). True when
+    ``MAX_HELD`` lines are held: the caller writes them once the answer is sent. Where the
+    lines do not go to the process's stderr alone, the line is written now."""
+    if not _ACCESS.isEnabledFor(logging.INFO):
+        return False
+    if _STDERR_FD is not None and _as_configured() and _HANDLER.stream is sys.__stderr__:
+        return _HELD.hold(seen) >= MAX_HELD
+    log_observation(seen)
+    return False
 
 
 def log_request(method, path, query, status, started, festival, key_id, size, cache, started_at=None, ended=None,

@@ -184,7 +184,7 @@ def write_held_lines_on_sigterm(before_exit=None):
     thread, before serving."""
 
     def terminate(signum, frame):
-        write_held()
+        write_held(wait=True)
         try:
             if before_exit is not None:
                 before_exit()
