@@ -3,7 +3,8 @@
 Seeds a temporary SQLite database, starts ``festival-api serve`` (waitress, its default
 settings: 8 threads, ``CONNECTION_LIMIT`` 2000, ``CONNECTIONS_PER_ADDRESS`` 100) on a loopback
 port, and runs each attack for ``--seconds`` while a visitor from 127.0.0.2 asks, on a new
-connection every 0.2 s, for a small page (``/subfests``) and for the data port's ``/healthz``:
+connection every ``--every`` seconds (0.04: about 400 of each in 20 s, so that p99 is not
+the slowest one or two), for a small page (``/subfests``) and for the data port's ``/healthz``:
 
 - ``none``: no attack (the visitor alone);
 - ``slow readers``: 8 connections from one address (127.0.0.50) each pipeline 100 requests
@@ -15,15 +16,19 @@ connection every 0.2 s, for a small page (``/subfests``) and for the data port's
   same address, a right key five times a second (its answers are printed too).
 
     .venv/bin/python bench/attacks.py [--seconds 20] [--only slow,silent] [--code DIR] [--before DIR]
-                                      [--shared /work/shared/attacks]
+                                      [--shared /work/shared/attacks] [--no-pin] [--every 0.04]
 
-Prints one line per attack: the visitor's answers (200s of all), p50, p99 and slowest, for
-the page and for ``/healthz``, and the load average before and after. ``--code DIR`` serves
-another checkout's code (``git worktree add DIR COMMIT``); ``--before DIR`` serves a second
-checkout's code beside it, on the same database, and runs each attack on it just before
-this code's, so that both meet the same load. The attackers run in a process of their own
-(the visitor's timings are not held by their Python), on the same CPUs as the server, so
-the figures are an upper bound of what the attack costs. ``--shared DIR`` runs the hostile
+Prints one line per attack: the visitor's answers (200s of all: the sample count), p50, p99
+and slowest, for the page and for ``/healthz``, and the load average before and after.
+``--code DIR`` serves another checkout's code (``git worktree add DIR COMMIT``); ``--before
+DIR`` serves a second checkout's code beside it, on the same database, and runs each attack
+on it just before this code's, so that both meet the same load. The attackers run in a
+process of their own (the visitor's timings are not held by their Python). With ``--pin``
+(the default on 2 CPUs or more) they are held to the upper half of the CPUs this process may
+use and the server and the visitor to the lower half (``sched_setaffinity``), as attackers
+on other machines would be: the figures are then the server's, not a CPU shared with 2,500
+connections' Python. ``--no-pin`` leaves all on the same CPUs, an upper bound of what an
+attack costs on one machine (other work on the machine shares the CPUs either way). ``--shared DIR`` runs the hostile
 clients of ``DIR`` instead of this module's (``slow_readers.py`` with one address,
 ``lockout.py``, ``wrong_keys.py``, the shared attack scripts: their own probes' JSON line is
 printed too).
@@ -71,11 +76,11 @@ def get(port, path, key=None, source=VISITOR, timeout=10.0):
         return type(error).__name__, time.perf_counter() - started
 
 
-def visitor(port, key, stop, results):
+def visitor(port, key, stop, results, every):
     while not stop.is_set():
         results["page"].append(get(port, f"{API}/subfests", key))
         results["healthz"].append(get(port, "/healthz"))
-        stop.wait(0.2)
+        stop.wait(every)
 
 
 def run_until(stop, attacker):
@@ -92,17 +97,22 @@ def crowd(port, key, stop, mode):
     run_until(stop, Crowd(port, key, mode, addresses=25, each=100, path=f"{API}/subfests"))
 
 
-def wrong_keys(port, key, stop, results, source="127.0.0.60"):
-    def guesser():
-        while not stop.is_set():
-            results["guesser"].append(get(port, f"{API}/subfests", "fds_" + secrets.token_urlsafe(32), source=source))
+GUESSER = "127.0.0.60"
 
-    thread = threading.Thread(target=guesser, daemon=True)
-    thread.start()
+
+def guesser(port, key, stop, told):
+    """Random keys from ``GUESSER`` as fast as the server answers; the statuses' counts are
+    put on ``told``."""
+    statuses = collections.Counter()
     while not stop.is_set():
-        results["right key, same address"].append(get(port, f"{API}/subfests", key, source=source))
+        statuses[str(get(port, f"{API}/subfests", "fds_" + secrets.token_urlsafe(32), source=GUESSER)[0])] += 1
+    told.put(dict(statuses))
+
+
+def right_key_beside_guesser(port, key, stop, results):
+    while not stop.is_set():
+        results["right key, same address"].append(get(port, f"{API}/subfests", key, source=GUESSER))
         stop.wait(0.2)
-    thread.join()
 
 
 ATTACKS = {
@@ -111,8 +121,28 @@ ATTACKS = {
     "silent": lambda port, key, stop: crowd(port, key, stop, "silent"),
     "drip": lambda port, key, stop: crowd(port, key, stop, "drip"),
     "partial": lambda port, key, stop: crowd(port, key, stop, "partial"),
-    "wrong keys": "wrong keys",
+    "wrong keys": guesser,
 }
+
+
+def cpu_halves():
+    """``(the server's CPUs, the attackers' CPUs)``: the CPUs this process may use, the lower
+    half and the upper half, or None with fewer than 2 (or no ``sched_getaffinity``)."""
+    allowed = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    if len(allowed) < 2:
+        return None
+    return set(allowed[:len(allowed) // 2]), set(allowed[len(allowed) // 2:])
+
+
+def pinned(cpus, target, *args):
+    """``target(*args)`` on ``cpus`` (all this process's CPUs when None)."""
+    if cpus:
+        os.sched_setaffinity(0, cpus)
+    target(*args)
+
+
+def cpu_list(cpus):
+    return ",".join(str(cpu) for cpu in sorted(cpus))
 
 
 def summary(answers):
@@ -123,7 +153,7 @@ def summary(answers):
         return f"{ok[min(len(ok) - 1, int(q * len(ok)))] * 1000:7.1f}" if ok else "      -"
 
     slowest = max((seconds for _, seconds in answers), default=0)
-    return (f"{len(ok):>3}/{len(answers):<3} p50 {ms(0.5)} p99 {ms(0.99)} max {slowest * 1000:7.1f} ms"
+    return (f"{len(ok):>3}/{len(answers):<3} answered, p50 {ms(0.5)} p99 {ms(0.99)} max {slowest * 1000:7.1f} ms"
             + ("" if set(statuses) <= {"200"} else f" {dict(statuses)}"))
 
 
@@ -139,11 +169,24 @@ def main():
     parser.add_argument("--threads", type=int, default=8, help="waitress worker threads (default 8)")
     parser.add_argument("--before", help="a checkout of earlier code, served beside it and attacked just before it")
     parser.add_argument("--shared", help="a folder of the shared attack scripts, run as the attackers")
+    parser.add_argument("--pin", action=argparse.BooleanOptionalAction,
+                        help="the attackers on half the CPUs, the server and the visitor on the other half "
+                             "(default: on with 2 CPUs or more)")
+    parser.add_argument("--every", type=float, default=0.04,
+                        help="seconds the visitor waits between its requests (default 0.04)")
     args = parser.parse_args()
     chosen = [name.strip() for name in args.only.split(",")] if args.only else list(ATTACKS)
     unknown = [name for name in chosen if name not in ATTACKS]
     if unknown:
         parser.error(f"unknown attack(s): {', '.join(unknown)}")
+    halves = cpu_halves()
+    if args.pin and halves is None:
+        parser.error("--pin needs 2 CPUs or more")
+    args.pin = halves is not None if args.pin is None else args.pin
+    args.server_cpus, args.attacker_cpus = halves if args.pin else (None, None)
+    if args.pin:
+        # The servers, started from here, and the visitor's thread keep these CPUs.
+        os.sched_setaffinity(0, args.server_cpus)
     codes = ([("before", args.before)] if args.before else []) + [("now" if args.before else "", args.code)]
     with tempfile.TemporaryDirectory(prefix="attacks-") as workdir:
         env = {**os.environ, "DATABASE_URL": f"sqlite:///{workdir}/festival.db", "LOG_LEVEL": "WARNING"}
@@ -160,8 +203,11 @@ def main():
                 commit = subprocess.run(["git", "-C", folder, "rev-parse", "--short", "HEAD"],
                                         capture_output=True, text=True, check=False).stdout.strip()
                 described.append(f"{label + ' ' if label else ''}code {commit or folder}")
-            print(f"{', '.join(described)}, {args.threads} threads, {args.seconds:g} s each, "
-                  f"{os.cpu_count()} CPUs shared with the attackers; load {' '.join(load())}")
+            placed = (f"server and visitor on CPU {cpu_list(args.server_cpus)}, attackers on CPU "
+                      f"{cpu_list(args.attacker_cpus)} (pinned)" if args.pin
+                      else f"{os.cpu_count()} CPUs shared with the attackers (not pinned)")
+            print(f"{', '.join(described)}, {args.threads} threads, {args.seconds:g} s each, a visit every "
+                  f"{args.every:g} s, {placed}; load {' '.join(load())}")
             for name in chosen:
                 for label, _, port, _ in servers:
                     run_attack(name, label, port, key, f"{workdir}/key.txt", args)
@@ -202,36 +248,42 @@ SHARED = {
 def run_attack(name, label, port, key, keyfile, args):
     """Run attack ``name`` on the server at ``port`` for ``args.seconds`` (after 2 s to set
     it up) while the visitor asks; print the visitor's figures."""
-    stop, results = threading.Event(), collections.defaultdict(list)
+    context = multiprocessing.get_context("fork")
+    stop, results, told = context.Event(), collections.defaultdict(list), context.Queue()
     attack = ATTACKS[name]
-    attacker = shared = None
+    attacker = shared = right_key = None
     if attack is not None and args.shared:
         script, words, extra = SHARED[name]
         command = [sys.executable, os.path.join(args.shared, script),
                    *words.format(port=port, keyfile=keyfile, seconds=args.seconds + 3).split()]
-        shared = subprocess.Popen(command, env={**os.environ, **extra}, stdout=subprocess.PIPE, text=True)
-    elif attack == "wrong keys":
-        attacker = threading.Thread(target=wrong_keys, args=(port, key, stop, results), daemon=True)
+        shared = subprocess.Popen(command, env={**os.environ, **extra}, stdout=subprocess.PIPE, text=True,
+                                  preexec_fn=(lambda: os.sched_setaffinity(0, args.attacker_cpus)) if args.pin else None)
     elif attack is not None:
-        stop = multiprocessing.get_context("fork").Event()
-        attacker = multiprocessing.get_context("fork").Process(target=attack, args=(port, key, stop), daemon=True)
+        extra = (told,) if attack is guesser else ()
+        attacker = context.Process(target=pinned, args=(args.attacker_cpus, attack, port, key, stop, *extra),
+                                   daemon=True)
+        attacker.start()
+    if attack is guesser and shared is None:
+        right_key = threading.Thread(target=right_key_beside_guesser, args=(port, key, stop, results), daemon=True)
+        right_key.start()
     if attacker is not None or shared is not None:
-        if attacker is not None:
-            attacker.start()
         time.sleep(2)  # the attack in place
-    watcher = threading.Thread(target=visitor, args=(port, key, stop, results), daemon=True)
+    watcher = threading.Thread(target=visitor, args=(port, key, stop, results, args.every), daemon=True)
     watcher.start()
     time.sleep(args.seconds)
     stop.set()
     watcher.join(timeout=30)
+    if right_key is not None:
+        right_key.join(timeout=30)
+    guesses = told.get(timeout=30) if attack is guesser and shared is None else None
     if attacker is not None:
         attacker.join(timeout=30)
     title = f"{name}{' (' + label + ')' if label else ''}"
     print(f"{title:<13} page    {summary(results['page'])}")
     print(f"{'':<13} healthz {summary(results['healthz'])}")
-    if name == "wrong keys" and shared is None:
+    if guesses is not None:
         print(f"{'':<13} right key at the guesser's address {summary(results['right key, same address'])}")
-        print(f"{'':<13} guesser {dict(collections.Counter(str(s) for s, _ in results['guesser']))}")
+        print(f"{'':<13} guesser {guesses}")
     if shared is not None:
         try:
             told = shared.communicate(timeout=60)[0].strip().splitlines()
