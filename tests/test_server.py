@@ -16,6 +16,18 @@ from on_the_wire import exchange, serving
 from app.server import create_server
 
 
+def test_closing_the_server_ends_its_loop_at_once_not_when_its_wait_ends(app):
+    # The loop waits on epoll up to asyncore_loop_timeout; a closed socket does not wake it.
+    server = create_server(app, host="127.0.0.1", port=0, threads=1, asyncore_loop_timeout=30)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    code, _, _ = exchange(server.effective_port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    assert code == 200
+    server.close()
+    thread.join(timeout=5)
+    assert not thread.is_alive()
+
+
 @pytest.mark.parametrize("raw, status", [
     (b"GET /public-api/v1/news\xff HTTP/1.1\r\nHost: x\r\n\r\n", 400),
     (b"G\xffT /public-api/v1/news HTTP/1.1\r\nHost: x\r\n\r\n", 400),

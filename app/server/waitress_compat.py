@@ -1230,6 +1230,11 @@ class ChannelLoop:
         self.woken = False  # the trigger is pulled and the loop has not turned since
         self.trigger = None
         self.asking = threading.RLock()  # what epoll is asked, asked by the loop and by workers
+        self.stopped = False  # the server is closing: the loop ends at once
+        # What stop() wakes the loop with: not the listeners' trigger, which closing the
+        # server closes, maybe before the loop has seen it pulled.
+        self.stopper, self.stop_sent = socket.socketpair()
+        self.poller.register(self.stopper.fileno(), select.POLLIN)
 
     # What the connections and their workers tell the loop.
 
@@ -1269,6 +1274,13 @@ class ChannelLoop:
             self.woken = True
             self.trigger._physical_pull()
 
+    def stop(self):
+        """End the loop now, not when its wait on epoll (up to ``asyncore_loop_timeout``, a
+        second) ends: a closed socket does not wake epoll."""
+        self.stopped = True
+        with contextlib.suppress(OSError):  # the loop has ended and closed it
+            self.stop_sent.send(b"x")
+
     def schedule(self, channel, when):
         if when < channel.check_at:
             channel.check_at = when
@@ -1283,10 +1295,15 @@ class ChannelLoop:
                 self.added(obj)
             else:
                 self.others[fd] = obj
-        while self.map and (count is None or count > 0):
-            self.turn(timeout)
-            if count is not None:
-                count -= 1
+        try:
+            while self.map and not self.stopped and (count is None or count > 0):
+                self.turn(timeout)
+                if count is not None:
+                    count -= 1
+        finally:
+            if count is None:
+                self.stopper.close()
+                self.stop_sent.close()
 
     def turn(self, timeout):
         self.woken = False  # before the connections woken for are read: a later wake pulls again
@@ -1463,4 +1480,13 @@ def create_server(app, connections_per_address=0, trusted_proxies=0, header_time
             listener.readable = functools.partial(_listening, listener)
             listener.maintenance = functools.partial(_maintenance, listener, listener.maintenance, header_timeout,
                                                      send_timeout)
+    if loop is not None:
+        server.close = functools.partial(_close, loop, server.close)
     return server
+
+
+def _close(loop, close):
+    """The server's ``close``, which ends its loop first (:meth:`ChannelLoop.stop`): closing
+    returns once the loop has stopped, not up to a second later."""
+    loop.stop()
+    close()
