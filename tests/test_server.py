@@ -343,6 +343,38 @@ def test_requests_are_taken_in_turn_by_address_each_address_within_its_share_of_
     assert queue.ready() and queue.take() == ("a2", "A")
 
 
+class Served:
+    """A request standing in for a connection's: which thread served it, and what it queues."""
+
+    def __init__(self, dispatcher, served, then=None):
+        self.dispatcher, self.served, self.then = dispatcher, served, then
+        self.done = threading.Event()
+
+    def service(self):
+        self.served.append(threading.get_ident())
+        if self.then is not None:
+            self.dispatcher.add_task(self.then)  # its connection's next request, read meanwhile
+        self.done.set()
+
+
+def test_a_worker_takes_its_connections_next_request_itself_when_none_other_waits():
+    from app.server.waitress_compat import HealthFirstDispatcher
+
+    dispatcher = HealthFirstDispatcher(threads=2)
+    woken = []
+    notify = dispatcher.queue_cv.notify
+    dispatcher.queue_cv.notify = lambda n=1: (woken.append(n), notify(n))
+    try:
+        dispatcher.set_thread_count(2)
+        served = []
+        second = Served(dispatcher, served)
+        dispatcher.add_task(Served(dispatcher, served, then=second))
+        assert second.done.wait(5)
+        assert served[0] == served[1] and woken == [1]  # one thread, woken once (for the first)
+    finally:
+        dispatcher.shutdown()
+
+
 class DispatchStandIn(LoopStandIn):
     """What a channel needs of its server, keeping the connections given to the workers."""
 

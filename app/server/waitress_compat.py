@@ -56,7 +56,8 @@ What it changes:
   ``SEND_TIMEOUT`` for its reader closes the connection (:class:`JsonErrorChannel`);
 - a ``304`` keeps its keep-alive connection; a whole answer goes out with its head in one
   system call; the app's ``AFTER_ANSWER`` work runs after the answer is sent; idle workers
-  are woken last-in first-out and ``/healthz`` has a worker thread of its own;
+  are woken last-in first-out, none for a connection's next request that the worker
+  queuing it takes itself, and ``/healthz`` has a worker thread of its own;
 - the connections waiting are accepted in one turn of the loop, not one per turn;
 - the loop waits on epoll and a turn costs what the connections that did something cost,
   not what all that are open cost: idle or dripping crowds of thousands of connections do
@@ -786,10 +787,19 @@ class FairQueue:
         return task
 
 
+# The dispatcher whose worker this thread is (HealthFirstDispatcher.handler_thread).
+_worker = threading.local()
+
+
 class HealthFirstDispatcher(ThreadedTaskDispatcher):
     """waitress's worker threads, woken last-in first-out (:class:`LastInFirstOut`), taking
     requests in turn by client address, each address at most ``share`` threads at once
     (:class:`FairQueue`), and one more thread of its own for ``/healthz``.
+
+    A worker that queues its connection's next request (read while it answered the one
+    before), when no other request waits, takes it itself once it returns: no other thread
+    is woken for it (waitress woke one, which found it taken, or took it while this one
+    went to sleep: a thread switch or two a request).
 
     A load balancer's health check must be answered within a second even while every
     worker is held by API requests waiting on a database that hangs (each up to the
@@ -816,10 +826,12 @@ class HealthFirstDispatcher(ThreadedTaskDispatcher):
         share_address = getattr(task, "share_address", None)
         address = share_address() if share_address is not None else None
         with self.lock:
+            taker = not self.queue.length and getattr(_worker, "dispatcher", None) is self
             self.queue.append(task, address)
-            self.queue_cv.notify()
+            if not taker:  # else the worker adding it takes it (handler_thread)
+                self.queue_cv.notify()
             queue_size = len(self.queue)
-            idle_threads = len(self.threads) - self.stop_count - self.active_count
+            idle_threads = len(self.threads) - self.stop_count - self.active_count + taker
             if queue_size > idle_threads:
                 self.queue_logger.warning("Task queue depth is %d", queue_size - idle_threads)
 
@@ -827,6 +839,7 @@ class HealthFirstDispatcher(ThreadedTaskDispatcher):
         """waitress's worker, taking the requests in :class:`FairQueue`'s order."""
         queue = self.queue
         address = done = None
+        _worker.dispatcher = self
         while True:
             with self.lock:
                 if done:  # the request served last: its address's worker is free (one lock a request)
@@ -841,6 +854,8 @@ class HealthFirstDispatcher(ThreadedTaskDispatcher):
                     self.stop_count -= 1
                     self.threads.discard(thread_no)
                     self.thread_exit_cv.notify()
+                    if queue.length:  # one it queued for itself (add_task): another takes it
+                        self.queue_cv.notify()
                     break
                 task, address = queue.take()
                 done = True
