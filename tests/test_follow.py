@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "seed" / "examples" / "district-fest-csv"
 SLUG = "district-fest-2026"
 FESTIVAL_API = Path(sys.executable).with_name("festival-api")
-INTERVAL = 1.0
+INTERVAL = 0.5
 # What one look and one apply of this small workbook may take beyond the intervals
 # themselves, on a loaded 2-core machine.
 APPLY_ALLOWANCE = 3.0
