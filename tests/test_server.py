@@ -324,6 +324,55 @@ def test_large_answers_arrive_whole_through_the_server_to_a_reader_that_waits(ap
     assert bodies[1] == bodies[0] and bodies[2] == bodies[0]
 
 
+def test_a_closed_connection_is_freed_at_once_not_left_to_the_garbage_collector(app, keys):
+    """Connections that were answered (a right key, a wrong one, ``/healthz``, a request
+    waitress refuses), kept alive or closed, or that sent nothing: each is freed by reference
+    counting once closed. In a reference cycle, a flood of connections waits for the
+    collector's full pass, which holds the interpreter, every thread's requests, for as long
+    as it walks the heap (bench/attacks.py's key guesser)."""
+    import gc
+    import time
+
+    from app.server.waitress_compat import JsonErrorChannel
+
+    def live():
+        return sum(isinstance(thing, JsonErrorChannel) for thing in gc.get_objects())
+
+    key = keys["kalolsavam-2026"].encode()
+    asked = [b"GET /public-api/v1/news?limit=1 HTTP/1.1\r\nHost: x\r\nX-API-Key: " + key + b"\r\n",
+             b"GET /public-api/v1/news?limit=1 HTTP/1.1\r\nHost: x\r\nX-API-Key: fds_wrong\r\n",
+             b"GET /healthz HTTP/1.1\r\nHost: x\r\n",
+             b"GET /public-api/v1/news\xff HTTP/1.1\r\nHost: x\r\n"]
+    gc.collect()
+    gc.disable()  # what a cycle holds stays until the pass below
+    try:
+        # Short deadlines: the loop's heap lets go of a closed connection at its deadline.
+        with serving(app, threads=2, header_timeout=1, channel_timeout=1, send_timeout=1) as port:
+            before = live()
+            for head in asked * 5:
+                exchange(port, head + b"Connection: close\r\n\r\n")
+                with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:  # kept alive
+                    conn.sendall(head + b"\r\n")
+                    conn.recv(65536)
+            for _ in range(5):
+                socket.create_connection(("127.0.0.1", port), timeout=10).close()  # silent
+            # The last connection each thread served (2 workers, /healthz's, the loop) may be
+            # held by its variables until the next.
+            deadline = time.monotonic() + 6
+            while live() > before + 4 and time.monotonic() < deadline:
+                time.sleep(0.1)
+            gc.set_debug(gc.DEBUG_SAVEALL)
+            try:
+                gc.collect()
+                in_cycles = sum(isinstance(thing, JsonErrorChannel) for thing in gc.garbage)
+            finally:
+                gc.set_debug(0)
+                gc.garbage.clear()
+    finally:
+        gc.enable()
+    assert in_cycles == 0, f"{in_cycles} of 45 closed connections freed only by the garbage collector"
+
+
 def test_requests_are_taken_in_turn_by_address_each_address_within_its_share_of_threads():
     from app.server.waitress_compat import FairQueue
 

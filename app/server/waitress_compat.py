@@ -199,7 +199,13 @@ class KeepAliveTask(WSGITask):
     def get_environment(self):
         """waitress's WSGI environment (3.0.2's ``get_environment``), with ``AFTER_ANSWER``,
         made from what does not change between requests made once: the server's part once
-        per listener, the client's once per connection, each header's key once per name."""
+        per listener, the client's once per connection, each header's key once per name.
+
+        The connection's part holds nothing that points back at the connection (its
+        ``waitress.client_disconnected`` is added to each request's): a closed connection is
+        freed at once, not left in a reference cycle for the garbage collector, whose full
+        collection of a flood's thousands of them held the interpreter for hundreds of
+        milliseconds (tests/test_server.py, bench/attacks.py's key guesser)."""
         environ = self.environ
         if environ is not None:
             return environ
@@ -212,8 +218,7 @@ class KeepAliveTask(WSGITask):
         if client is None:
             addr = channel.addr
             client = channel.client_environ = {"REMOTE_ADDR": addr[0], "REMOTE_HOST": addr[0],
-                                               "REMOTE_PORT": str(addr[1]),
-                                               "waitress.client_disconnected": channel.check_client_disconnected}
+                                               "REMOTE_PORT": str(addr[1])}
         path = request.path
         if path[:2] == "//":
             path = "/" + path.lstrip("/")  # extra slashes at its start stripped, as waitress does
@@ -227,7 +232,7 @@ class KeepAliveTask(WSGITask):
                    "SERVER_PROTOCOL": "HTTP/%s" % self.version, "PATH_INFO": path,
                    "REQUEST_URI": request.request_uri, "QUERY_STRING": request.query,
                    "wsgi.url_scheme": request.url_scheme, "wsgi.input": request.get_body_stream(),
-                   AFTER_ANSWER: []}
+                   "waitress.client_disconnected": channel.check_client_disconnected, AFTER_ANSWER: []}
         for key, value in request.headers.items():
             name = _ENVIRON_NAMES.get(key)
             if name is None:
