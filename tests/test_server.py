@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 from on_the_wire import exchange, serving
@@ -456,6 +457,51 @@ def test_a_connection_has_at_most_its_pipeline_depth_of_requests_read_the_rest_w
     finally:
         channel.close()
         theirs.close()
+
+
+def test_a_quick_clients_next_request_is_read_by_the_worker_that_answered_and_the_loop_watches_it_again_after():
+    """A client that sends its next request while the answer's worker finishes (its
+    ``AFTER_ANSWER`` work) has it read ahead, and then its next ones read by that worker:
+    its socket unwatched by the loop meanwhile, and watched again once none came."""
+    import select
+
+    from app.door.request import AFTER_ANSWER
+
+    sent = {path: threading.Event() for path in ("/a", "/b", "/c", "/d")}
+    served = []
+
+    def app(environ, start_response):
+        path = environ["PATH_INFO"]
+        channel = environ["waitress.client_disconnected"].__self__
+        watched = loop.registered.get(channel._fileno, 0) & select.POLLIN
+        served.append((path, threading.get_ident(), bool(watched)))
+        environ[AFTER_ANSWER].append(lambda: sent[path].wait(5) and time.sleep(0.05))  # till the next is sent
+        start_response("304 Not Modified", [("ETag", '"x"')])
+        return []
+
+    server = create_server(app, host="127.0.0.1", port=0, threads=2)
+    loop = server.event_loop
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        with socket.create_connection(("127.0.0.1", server.effective_port), timeout=5) as client:
+            for path, following in (("/a", "/b"), ("/b", "/c"), ("/c", None), ("/d", None)):
+                if path == "/a":
+                    client.sendall(b"GET /a HTTP/1.1\r\nHost: x\r\n\r\n")
+                assert client.recv(4096).startswith(b"HTTP/1.1 304 ")
+                if following:
+                    client.sendall(b"GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % following.encode())
+                sent[path].set()
+                if path == "/c":  # a pause: the worker finds nothing, the loop reads /d
+                    time.sleep(0.3)
+                    client.sendall(b"GET /d HTTP/1.1\r\nHost: x\r\n\r\n")
+    finally:
+        server.close()
+        thread.join(timeout=5)
+    assert [path for path, _, _ in served] == ["/a", "/b", "/c", "/d"]
+    assert len({ident for _, ident, _ in served[:3]}) == 1  # /b and /c taken by /a's worker itself
+    # /a read by the loop, /b read ahead (the client is quick), /c read by the worker, /d by the loop
+    assert [watched for _, _, watched in served] == [True, False, False, True]
 
 
 def test_a_pipelined_request_waits_for_the_answer_before_it_to_leave_the_buffers_not_in_a_worker():

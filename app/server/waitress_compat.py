@@ -58,6 +58,8 @@ What it changes:
   system call; the app's ``AFTER_ANSWER`` work runs after the answer is sent; idle workers
   are woken last-in first-out, none for a connection's next request that the worker
   queuing it takes itself, and ``/healthz`` has a worker thread of its own;
+- a client that sends its next request as soon as an answer reaches it (a quick one) has
+  it read and served by the worker that answered, not the loop: no thread is woken for it;
 - the connections waiting are accepted in one turn of the loop, not one per turn;
 - the loop waits on epoll and a turn costs what the connections that did something cost,
   not what all that are open cost: idle or dripping crowds of thousands of connections do
@@ -510,6 +512,7 @@ class JsonErrorChannel(HTTPChannel):
     held = b""  # what the client sent past its pipeline depth, read once requests are answered
     pipeline_depth = DEFAULT_PIPELINE_DEPTH
     check_at = math.inf  # when its loop looks at its timeouts next (ChannelLoop)
+    quick = False  # its client sent its last request before the answer's worker had finished
 
     def __init__(self, server, sock, addr, adj, map=None):
         super().__init__(server, sock, addr, adj, map)
@@ -519,9 +522,29 @@ class JsonErrorChannel(HTTPChannel):
         else:
             self.parser_class = BodilessRequestParser
         self.pipeline_depth = getattr(server, "pipeline_depth", DEFAULT_PIPELINE_DEPTH)
+        self.reading = threading.Lock()  # held to read the socket and parse what was read
 
     def readable(self):
         return not self.held and super().readable()
+
+    def handle_read(self):
+        """waitress's (3.0.2), under :attr:`reading`; nothing to read is no error (the
+        worker serving a quick client read it first: :meth:`read_next`)."""
+        with self.reading:
+            try:
+                data = self.recv(self.adj.recv_bytes)
+            except BlockingIOError:
+                return
+            except OSError:
+                if self.adj.log_socket_errors:
+                    self.logger.exception("Socket error")
+                self.handle_close()
+                return
+            if data:
+                self.last_activity = time.time()
+                self.received(data)
+            else:
+                self.connected = False  # the client closed
 
     def received(self, data):
         """waitress's ``received``, which stops once ``pipeline_depth`` requests wait and
@@ -580,24 +603,26 @@ class JsonErrorChannel(HTTPChannel):
         A keep-alive client sends its next request as soon as the answer reaches it, before
         the worker has finished with the request: waitress stopped reading the socket until
         then and was woken to read it again. Nothing is read at the end of the stream (the
-        client may still read the answer) or past one read."""
+        client may still read the answer) or past one read. A client whose request is read
+        ahead is quick (:attr:`quick`): its worker reads its next ones (:meth:`read_next`)."""
         if self.held or len(self.requests) != 1 or self.total_outbufs_len or self.will_close \
                 or self.close_when_flushed or not self.connected:
             return False
-        try:
-            data = self.socket.recv(self.adj.recv_bytes)
-        except OSError:
-            return False
-        if not data:
-            return False  # the end of its stream: seen again once the request is answered
-        self.last_activity = time.time()
-        self.spoke = True
-        with self.requests_lock:
-            if self.requests:  # its worker reads it (service), after answering
-                self.held = data
-                return True
-        self.received(data)  # answered meanwhile: read here, as the loop reads
-        return True
+        with self.reading:
+            try:
+                data = self.socket.recv(self.adj.recv_bytes)
+            except OSError:
+                return False
+            if not data:
+                return False  # the end of its stream: seen again once the request is answered
+            self.last_activity = time.time()
+            self.spoke = True
+            with self.requests_lock:
+                if self.requests:  # its worker reads it (service), after answering
+                    self.held = data
+                    return True
+            self.received(data)  # answered meanwhile: read here, as the loop reads
+            return True
 
     def park(self):
         """Whether this connection's next request waits, not given to a worker, because the
@@ -668,9 +693,11 @@ class JsonErrorChannel(HTTPChannel):
     def service(self):
         self.owed_since = None  # an answer is being made: its worker writes it
         _serving.channel = self  # what the loop is woken for (ChannelLoop.wake)
+        _serving.reads_next = self.quick
         try:
             super().service()
         finally:
+            _serving.reads_next = False
             if self.total_outbufs_len:  # the answer is written: only the loop's sending lowers it now
                 with self.outbuf_lock:
                     if self.total_outbufs_len and self.connected:
@@ -678,9 +705,49 @@ class JsonErrorChannel(HTTPChannel):
             if self.held and not self.requests and self.connected:
                 self.received(b"")  # what waited past the pipeline depth, now that the rest is served
                 self.server.pull_trigger()  # the loop reads the socket again
+            elif self.quick and not self.requests and not self.read_next():
+                self.quick = False
+                if self.connected:
+                    self.server.pull_trigger()  # the loop reads it again
             _serving.channel = None
             if not self.server.task_dispatcher.queue:
                 write_held()
+
+    def read_next(self):
+        """Read and parse this quick client's next request in the worker that answered the
+        one before, when no other request waits for a worker; whether a request was queued
+        (this worker takes it: :meth:`HealthFirstDispatcher.add_task`). The loop does not
+        watch the socket meanwhile (:meth:`ChannelLoop.turn`); when nothing came, or only
+        part of a request, it is watched again.
+
+        Read by the loop, the next request cost two thread switches (the loop woken by
+        epoll, a worker woken for the request), and the loop, woken while the worker still
+        held the interpreter, waited for it."""
+        if self.will_close or self.close_when_flushed or not self.connected or self.total_outbufs_len \
+                or self.request is not None or self.server.task_dispatcher.queue:
+            return False
+        if not self.reading.acquire(blocking=False):
+            return False  # the loop reads it
+        try:
+            if self.requests or self.held or self.request is not None:
+                return False
+            try:
+                data = self.socket.recv(self.adj.recv_bytes)
+            except OSError:
+                return False
+            if not data:
+                return False
+            self.last_activity = time.time()
+            self.received(data)
+            if self.requests:
+                return True
+            request = self.request
+            loop = self.server.event_loop
+            if request is not None and loop is not None and loop.header_timeout:
+                loop.schedule(self, request.started + loop.header_timeout)
+            return False
+        finally:
+            self.reading.release()
 
     def add_channel(self, map=None):
         super().add_channel(map)
@@ -1232,7 +1299,9 @@ class ChannelLoop:
     the loop only when the loop has something to do for it: :meth:`wake`); the listeners and
     the trigger are asked every turn, as before. A connection asks for reads until a read
     finds it not reading (its requests are being served): the common request costs no
-    epoll call. Each connection's timeouts (``CHANNEL_TIMEOUT``, ``HEADER_TIMEOUT``,
+    epoll call. A quick client's (one whose next request came while the answer's worker
+    finished, read ahead) is not watched while served: its worker reads its next request
+    (:meth:`JsonErrorChannel.read_next`), and has it watched again when none came. Each connection's timeouts (``CHANNEL_TIMEOUT``, ``HEADER_TIMEOUT``,
     ``SEND_TIMEOUT``) are a deadline in a heap, looked at when due, and at most
     ``CLOSE_AT_ONCE`` close in a turn: no sweep walks all connections, and a crowd opened at
     once is not closed in one long turn; a turn takes at most ``EVENTS_AT_ONCE`` events.
@@ -1281,7 +1350,8 @@ class ChannelLoop:
         if channel is not None:
             fd = channel._fileno
             if fd is not None and not channel.writable():
-                if channel.readable() and not self.registered.get(fd, 0) & select.POLLIN:
+                if channel.readable() and not self.registered.get(fd, 0) & select.POLLIN \
+                        and not getattr(_serving, "reads_next", False):
                     # A read the loop stopped asking for while the request was served (its
                     # client sent the next one as soon as the answer came): asked again here,
                     # without a turn of the loop.
@@ -1362,6 +1432,9 @@ class ChannelLoop:
                 # the one before: kept for that worker (a read it takes, not a turn of the loop).
                 if self.header_timeout:
                     self.schedule(obj, time.time() + self.header_timeout)
+                if not obj.quick:  # a quick client: its worker reads its next request (service)
+                    obj.quick = True
+                    self.refresh(obj, exact=True)
                 continue
             if not wants or flags & ~(wants | select.POLLERR | select.POLLHUP | select.POLLNVAL):
                 self.refresh(obj, exact=True)  # asked for more than it wants now (see refresh)
