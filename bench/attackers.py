@@ -1,6 +1,8 @@
 """Hostile clients of a server on a loopback port, each running in threads of its own until
 ``close()``: the attacks of bench/attacks.py, which tests/faults/test_fairness.py runs
-shortened against a real ``festival-api serve``."""
+shortened against a real ``festival-api serve``; and the CPUs that keep them off the
+server's, as attackers on other machines would be."""
+import os
 import selectors
 import socket
 import threading
@@ -116,3 +118,29 @@ class Crowd:
         self._stop.set()
         for thread in self._threads:
             thread.join(timeout=5)
+
+
+def cpu_halves():
+    """``(the server's CPUs, the attackers' CPUs)``: the CPUs this process may use, the lower
+    half and the upper half, or None with fewer than 2 (or no ``sched_getaffinity``)."""
+    allowed = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    if len(allowed) < 2:
+        return None
+    return set(allowed[:len(allowed) // 2]), set(allowed[len(allowed) // 2:])
+
+
+def pinned(cpus, target, *args):
+    """``target(*args)`` on ``cpus`` (all this process's CPUs when None)."""
+    if cpus:
+        os.sched_setaffinity(0, cpus)
+    target(*args)
+
+
+def pin_running(pid, cpus):
+    """Every thread of the running process ``pid`` on ``cpus`` (Linux: a thread started
+    later takes its starter's)."""
+    for thread in os.listdir(f"/proc/{pid}/task"):
+        try:
+            os.sched_setaffinity(int(thread), cpus)
+        except ProcessLookupError:  # it ended meanwhile
+            pass

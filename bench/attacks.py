@@ -48,7 +48,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 
-from attackers import Crowd, SlowReaders
+from attackers import Crowd, SlowReaders, cpu_halves, pinned
 from harness import FESTIVAL, cli, free_port
 
 API = "/public-api/v1"
@@ -124,21 +124,6 @@ ATTACKS = {
     "wrong keys": guesser,
 }
 
-
-def cpu_halves():
-    """``(the server's CPUs, the attackers' CPUs)``: the CPUs this process may use, the lower
-    half and the upper half, or None with fewer than 2 (or no ``sched_getaffinity``)."""
-    allowed = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-    if len(allowed) < 2:
-        return None
-    return set(allowed[:len(allowed) // 2]), set(allowed[len(allowed) // 2:])
-
-
-def pinned(cpus, target, *args):
-    """``target(*args)`` on ``cpus`` (all this process's CPUs when None)."""
-    if cpus:
-        os.sched_setaffinity(0, cpus)
-    target(*args)
 
 
 def cpu_list(cpus):
