@@ -6,7 +6,8 @@ waitress's task (``ErrorTask``, ``WSGITask``: ``build_response_header``, ``wrote
 (``HTTPChannel``: ``outbuf_lock``, ``total_outbufs_len``, ``write_soon``,
 ``_flush_some_if_lockable`` (written again: it waits a moment for the lock), ``_flush_some``, ``received``
 (written again, as waitress 3.0.2 has it, with a stop at the pipeline depth),
-``readable``, ``handle_write``, ``service``, ``requests``, ``requests_lock``, ``request``,
+``handle_read`` (written again: a read that finds nothing is no error), ``recv``,
+``handle_close``, ``readable``, ``handle_write``, ``service``, ``requests``, ``requests_lock``, ``request``,
 ``send_continue``, ``sent_continue``, ``will_close``, ``close_when_flushed``,
 ``connected``, ``creation_time``, ``parser_class``, ``del_channel``), request parser
 (``HTTPRequestParser``: ``received``, ``headers``, ``headers_finished``, ``chunked``,
@@ -59,7 +60,8 @@ What it changes:
   are woken last-in first-out, none for a connection's next request that the worker
   queuing it takes itself, and ``/healthz`` has a worker thread of its own;
 - a client that sends its next request as soon as an answer reaches it (a quick one) has
-  it read and served by the worker that answered, not the loop: no thread is woken for it;
+  it read and served by the worker that answered (which waits ``NEXT_REQUEST_WAIT`` for
+  it, when no other request waits), not by the loop: no thread is woken for it;
 - the connections waiting are accepted in one turn of the loop, not one per turn;
 - the loop waits on epoll and a turn costs what the connections that did something cost,
   not what all that are open cost: idle or dripping crowds of thousands of connections do
@@ -481,6 +483,8 @@ def origin_in(head):
 _SENDMSG = hasattr(socket.socket, "sendmsg")  # not on Windows
 # Seconds the loop waits for a worker writing to a connection to let it send (the lock).
 FLUSH_WAIT = 0.01
+# Seconds the worker that answered a quick client waits for its next request (read_next).
+NEXT_REQUEST_WAIT = 0.0005
 
 
 class JsonErrorChannel(HTTPChannel):
@@ -512,7 +516,8 @@ class JsonErrorChannel(HTTPChannel):
     held = b""  # what the client sent past its pipeline depth, read once requests are answered
     pipeline_depth = DEFAULT_PIPELINE_DEPTH
     check_at = math.inf  # when its loop looks at its timeouts next (ChannelLoop)
-    quick = False  # its client sent its last request before the answer's worker had finished
+    quick = False  # its client sends its next request as soon as an answer reaches it
+    answered = 0.0  # monotonic time when its last request's worker had finished
 
     def __init__(self, server, sock, addr, adj, map=None):
         super().__init__(server, sock, addr, adj, map)
@@ -710,15 +715,17 @@ class JsonErrorChannel(HTTPChannel):
                 if self.connected:
                     self.server.pull_trigger()  # the loop reads it again
             _serving.channel = None
+            self.answered = time.monotonic()
             if not self.server.task_dispatcher.queue:
                 write_held()
 
     def read_next(self):
         """Read and parse this quick client's next request in the worker that answered the
-        one before, when no other request waits for a worker; whether a request was queued
-        (this worker takes it: :meth:`HealthFirstDispatcher.add_task`). The loop does not
-        watch the socket meanwhile (:meth:`ChannelLoop.turn`); when nothing came, or only
-        part of a request, it is watched again.
+        one before, when no other request waits for a worker, waiting for it at most
+        ``NEXT_REQUEST_WAIT``; whether a request was queued (this worker takes it:
+        :meth:`HealthFirstDispatcher.add_task`). The loop does not watch the socket meanwhile
+        (:meth:`ChannelLoop.turn`); when nothing came, or only part of a request, it is
+        watched again and the client is no longer quick.
 
         Read by the loop, the next request cost two thread switches (the loop woken by
         epoll, a worker woken for the request), and the loop, woken while the worker still
@@ -733,6 +740,13 @@ class JsonErrorChannel(HTTPChannel):
                 return False
             try:
                 data = self.socket.recv(self.adj.recv_bytes)
+            except BlockingIOError:  # not sent yet: waited for a moment (the interpreter let go)
+                if not select.select((self._fileno,), (), (), NEXT_REQUEST_WAIT)[0]:
+                    return False
+                try:
+                    data = self.socket.recv(self.adj.recv_bytes)
+                except OSError:
+                    return False
             except OSError:
                 return False
             if not data:
@@ -1300,11 +1314,12 @@ class ChannelLoop:
     the trigger are asked every turn, as before. A connection asks for reads until a read
     finds it not reading (its requests are being served): the common request costs no
     epoll call. A quick client's (one whose next request came while the answer's worker
-    finished, read ahead) is not watched while served: its worker reads its next request
-    (:meth:`JsonErrorChannel.read_next`), and has it watched again when none came. Each connection's timeouts (``CHANNEL_TIMEOUT``, ``HEADER_TIMEOUT``,
-    ``SEND_TIMEOUT``) are a deadline in a heap, looked at when due, and at most
-    ``CLOSE_AT_ONCE`` close in a turn: no sweep walks all connections, and a crowd opened at
-    once is not closed in one long turn; a turn takes at most ``EVENTS_AT_ONCE`` events.
+    finished, read ahead, or within ``NEXT_REQUEST_WAIT`` after) is not watched while
+    served: its worker reads its next request (:meth:`JsonErrorChannel.read_next`), and has
+    it watched again when none came. Each connection's timeouts (``CHANNEL_TIMEOUT``,
+    ``HEADER_TIMEOUT``, ``SEND_TIMEOUT``) are a deadline in a heap, looked at when due, and at
+    most ``CLOSE_AT_ONCE`` close in a turn: no sweep walks all connections, and a crowd opened
+    at once is not closed in one long turn; a turn takes at most ``EVENTS_AT_ONCE`` events.
     """
 
     def __init__(self, socket_map, header_timeout, send_timeout, channel_timeout):
@@ -1443,7 +1458,11 @@ class ChannelLoop:
                 continue  # poll2 would not have asked: nothing for it
             wasyncore.readwrite(obj, flags)
             if obj._fileno is not None:
-                self.refresh(obj)
+                if obj.requests and not obj.quick and time.monotonic() - obj.answered < NEXT_REQUEST_WAIT:
+                    obj.quick = True  # its request came at once: its worker reads its next (read_next)
+                    self.refresh(obj, exact=True)
+                else:
+                    self.refresh(obj)
                 request = obj.request
                 if request is not None and self.header_timeout and not request.headers_finished:
                     self.schedule(obj, request.started + self.header_timeout)
