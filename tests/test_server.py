@@ -475,7 +475,7 @@ def test_a_quick_clients_next_request_is_read_by_the_worker_that_answered_and_th
         channel = environ["waitress.client_disconnected"].__self__
         watched = loop.registered.get(channel._fileno, 0) & select.POLLIN
         served.append((path, threading.get_ident(), bool(watched)))
-        environ[AFTER_ANSWER].append(lambda: sent[path].wait(5) and time.sleep(0.05))  # till the next is sent
+        environ[AFTER_ANSWER].append(lambda: sent[path].wait(5) and time.sleep(0.2))  # till the next is sent
         start_response("304 Not Modified", [("ETag", '"x"')])
         return []
 
@@ -493,7 +493,7 @@ def test_a_quick_clients_next_request_is_read_by_the_worker_that_answered_and_th
                     client.sendall(b"GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % following.encode())
                 sent[path].set()
                 if path == "/c":  # a pause: the worker finds nothing, the loop reads /d
-                    time.sleep(0.3)
+                    time.sleep(0.6)
                     client.sendall(b"GET /d HTTP/1.1\r\nHost: x\r\n\r\n")
     finally:
         server.close()
