@@ -1074,9 +1074,10 @@ def _biggest(channels_of):
 
 def _make_room(listener, peer, biggest):
     """At the connection limit, room for a new connection from ``peer``: one connection of
-    ``biggest``, the address that holds the most, is closed, if ``peer`` holds less than half as many
-    and one of that address's connections is not being served (it owes its headers, or is
-    idle between requests), the oldest such; whether room was made. Addresses that hold
+    ``biggest``, the address that holds the most, is closed at once, if ``peer`` holds less
+    than half as many and one of that address's connections is not being served (it owes its
+    headers, is idle between requests, or is past a deadline), the oldest such; whether room
+    was made. Addresses that hold
     about as many as each other never take each other's connections.
 
     Without it a full server leaves every newcomer in the kernel's queue until a connection
@@ -1090,21 +1091,19 @@ def _make_room(listener, peer, biggest):
     if most < 2 or mine * 2 >= most:
         return False
     for channel in held:
-        if channel.will_close:
-            return True  # closing already (its header deadline passed): the room is coming
-        if channel.requests or channel.total_outbufs_len:
+        served = channel.requests or channel.total_outbufs_len
+        if served and channel.will_close:
+            return True  # closing once its answer is sent: the room is coming
+        if served:
             continue  # being served
         request = channel.request
-        if request is not None and request.headers_finished:
+        if not channel.will_close and request is not None and request.headers_finished:
             continue
-        channel.will_close = True  # closed by the loop's next turn
-        if listener.event_loop is not None:
-            listener.event_loop.touch(channel)
-        held.pop(channel, None)
-        if channel.peer is not None and not held:
-            channels_of.pop(channel.peer, None)
-        channel.peer = None
+        # Closed now (idle, owing its headers, or past a deadline), not by a later turn of the
+        # loop: meanwhile it would count against the limit, and once a turn's rooms reached
+        # ROOM_AT_ONCE every newcomer after them, one holding nothing too, would be refused.
         listener.made_room += 1
+        channel.handle_close()
         return True
     return False
 
