@@ -391,8 +391,8 @@ def _serve(host, port, threads, config=None, workers=None):
     """Serve the app on ``host:port`` (and ``/healthz`` alone on ``HEALTH_PORT``); refuse, in
     one line, when a setting, the database or a port is unusable."""
     from .. import create_app
-    from ..server import (BACKLOG, create_server, keep_freed_memory, pin_to_cpu, server_settings,
-                          start_health_listener, write_held_lines_on_sigterm)
+    from ..server import (BACKLOG, create_server, keep_freed_memory, leave_startup_to_itself, pin_to_cpu,
+                          server_settings, start_health_listener, write_held_lines_on_sigterm)
     from ..server.workers import listening_socket, run_workers
 
     from db.serving.local_copy import remove_copies, remove_stale_copies
@@ -420,7 +420,9 @@ def _serve(host, port, threads, config=None, workers=None):
                     app = _warmed(create_app(config))
                     if health_port:
                         start_health_listener(_health_app(app), listening_socket(host, health_port, BACKLOG))
-                    create_server(app, sockets=[sock], ident="festival-api", **waitress).run()
+                    server = create_server(app, sockets=[sock], ident="festival-api", **waitress)
+                    leave_startup_to_itself()
+                    server.run()
                 finally:  # a worker ends with os._exit: no atexit
                     remove_copies()
 
@@ -448,6 +450,7 @@ def _serve(host, port, threads, config=None, workers=None):
     click.echo(f"Serving on http://{host}:{port}/public-api/v1 (docs: /public-api/v1/docs)"
                + ("" if cpu is None else f" on CPU {cpu}")
                + (f"; /healthz also on port {health_port}" if health_port else ""), err=True)
+    leave_startup_to_itself()
     server.run()
 
 
