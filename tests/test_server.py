@@ -558,7 +558,7 @@ def test_at_the_limit_the_biggest_holder_gives_up_an_idle_connection_to_an_addre
         clients.append(newcomer)
         server.handle_accept()
         # The oldest of the biggest holder's closed at once: the server stays at its limit.
-        assert oldest not in server.active_channels.values() and oldest.socket is None
+        assert oldest not in server.active_channels.values() and oldest._fileno is None  # closed (3.0.2 drops its socket)
         assert len(server._map) == 8
         assert len(server.channels_of["127.0.0.5"]) == 5 and len(server.channels_of["127.0.0.6"]) == 1
         again = socket.create_connection(("127.0.0.1", server.effective_port), timeout=5,
