@@ -125,7 +125,6 @@ ATTACKS = {
 }
 
 
-
 def cpu_list(cpus):
     return ",".join(str(cpu) for cpu in sorted(cpus))
 
@@ -234,7 +233,7 @@ def run_attack(name, label, port, key, keyfile, args):
     """Run attack ``name`` on the server at ``port`` for ``args.seconds`` (after 2 s to set
     it up) while the visitor asks; print the visitor's figures."""
     context = multiprocessing.get_context("fork")
-    stop, results, told = context.Event(), collections.defaultdict(list), context.Queue()
+    stop, results, counts = context.Event(), collections.defaultdict(list), context.Queue()
     attack = ATTACKS[name]
     attacker = shared = right_key = None
     if attack is not None and args.shared:
@@ -244,7 +243,7 @@ def run_attack(name, label, port, key, keyfile, args):
         shared = subprocess.Popen(command, env={**os.environ, **extra}, stdout=subprocess.PIPE, text=True,
                                   preexec_fn=(lambda: os.sched_setaffinity(0, args.attacker_cpus)) if args.pin else None)
     elif attack is not None:
-        extra = (told,) if attack is guesser else ()
+        extra = (counts,) if attack is guesser else ()
         attacker = context.Process(target=pinned, args=(args.attacker_cpus, attack, port, key, stop, *extra),
                                    daemon=True)
         attacker.start()
@@ -260,7 +259,7 @@ def run_attack(name, label, port, key, keyfile, args):
     watcher.join(timeout=30)
     if right_key is not None:
         right_key.join(timeout=30)
-    guesses = told.get(timeout=30) if attack is guesser and shared is None else None
+    guesses = counts.get(timeout=30) if attack is guesser and shared is None else None
     if attacker is not None:
         attacker.join(timeout=30)
     title = f"{name}{' (' + label + ')' if label else ''}"

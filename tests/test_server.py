@@ -358,14 +358,13 @@ def test_a_closed_connection_is_freed_at_once_not_left_to_the_garbage_collector(
     collector's full pass, which holds the interpreter, every thread's requests, for as long
     as it walks the heap (bench/attacks.py's key guesser)."""
     import gc
-    import time
 
     from app.server.waitress_compat import JsonErrorChannel
 
     def live():
         return sum(isinstance(thing, JsonErrorChannel) for thing in gc.get_objects())
 
-    key = keys["kalolsavam-2026"].encode()
+    key = keys[BIG].encode()
     asked = [b"GET /public-api/v1/news?limit=1 HTTP/1.1\r\nHost: x\r\nX-API-Key: " + key + b"\r\n",
              b"GET /public-api/v1/news?limit=1 HTTP/1.1\r\nHost: x\r\nX-API-Key: fds_wrong\r\n",
              b"GET /healthz HTTP/1.1\r\nHost: x\r\n",
@@ -568,7 +567,6 @@ def test_at_the_limit_the_biggest_holder_gives_up_an_idle_connection_to_an_addre
         assert len(server.held_back) == 3  # the biggest holder gets no more
 
 
-
 def test_the_rooms_made_in_a_turn_never_keep_out_the_next_newcomer(app):
     """At the limit, ROOM_AT_ONCE newcomers from addresses holding none each get one of the
     biggest holder's idle connections, closed at once: the next newcomer gets room too and
@@ -592,6 +590,7 @@ def test_the_rooms_made_in_a_turn_never_keep_out_the_next_newcomer(app):
         server.handle_accept()
         assert not server.held_back and len(server.channels_of["127.0.2.1"]) == 1
         assert len(server._map) == limit and len(server.channels_of["127.0.0.5"]) == limit - 2 - ROOM_AT_ONCE - 1
+
 
 @pytest.mark.parametrize("version", ["1.0", "1.1"])
 @pytest.mark.parametrize("connection", ["", "close", "keep-alive"])

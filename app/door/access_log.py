@@ -74,16 +74,21 @@ class StderrHandler(logging.StreamHandler):
         order, and worker threads never queue behind each other's system call for a lock,
         which at 64 connections cost two thirds of the throughput."""
         data = _encoded(line)
-        stream = self.stream
-        if stream is sys.__stderr__ and _STDERR_FD is not None:
+        if self.writes_own_stderr():
             if not held:
                 _HELD.write(data)
             elif _HELD.hold(data) >= MAX_HELD:
                 _HELD.write()
             return
+        stream = self.stream
         with self.lock:
             stream.write(data.decode())
             stream.flush()
+
+    def writes_own_stderr(self):
+        """Whether the lines go to the process's own stderr, written to its descriptor (and
+        held, :class:`_HeldLines`), not to a stream a test runner put in its place."""
+        return _STDERR_FD is not None and self.stream is sys.__stderr__
 
 
 # Lines held at most, and so written in one system call at most.
@@ -230,7 +235,7 @@ def hold_observation(seen):
     lines do not go to the process's stderr alone, the line is written now."""
     if not _ACCESS.isEnabledFor(logging.INFO):
         return False
-    if _STDERR_FD is not None and _as_configured() and _HANDLER.stream is sys.__stderr__:
+    if _as_configured() and _HANDLER.writes_own_stderr():
         return _HELD.hold(seen) >= MAX_HELD
     log_observation(seen)
     return False

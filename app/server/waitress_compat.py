@@ -614,13 +614,9 @@ class JsonErrorChannel(HTTPChannel):
                 or self.close_when_flushed or not self.connected:
             return False
         with self.reading:
-            try:
-                data = self.socket.recv(self.adj.recv_bytes)
-            except OSError:
-                return False
+            data = self._read_now()
             if not data:
                 return False  # the end of its stream: seen again once the request is answered
-            self.last_activity = time.time()
             self.spoke = True
             with self.requests_lock:
                 if self.requests:  # its worker reads it (service), after answering
@@ -738,20 +734,9 @@ class JsonErrorChannel(HTTPChannel):
         try:
             if self.requests or self.held or self.request is not None:
                 return False
-            try:
-                data = self.socket.recv(self.adj.recv_bytes)
-            except BlockingIOError:  # not sent yet: waited for a moment (the interpreter let go)
-                if not select.select((self._fileno,), (), (), NEXT_REQUEST_WAIT)[0]:
-                    return False
-                try:
-                    data = self.socket.recv(self.adj.recv_bytes)
-                except OSError:
-                    return False
-            except OSError:
-                return False
+            data = self._read_now(wait=NEXT_REQUEST_WAIT)
             if not data:
                 return False
-            self.last_activity = time.time()
             self.received(data)
             if self.requests:
                 return True
@@ -762,6 +747,25 @@ class JsonErrorChannel(HTTPChannel):
             return False
         finally:
             self.reading.release()
+
+    def _read_now(self, wait=0.0):
+        """One read of what the client sent, by a thread other than the loop's, waiting up to
+        ``wait`` seconds for it (the interpreter let go meanwhile); b"" when nothing came, the
+        stream ended or the socket failed: the loop's own read sees which."""
+        try:
+            data = self.socket.recv(self.adj.recv_bytes)
+        except BlockingIOError:
+            if not wait or not select.select((self._fileno,), (), (), wait)[0]:
+                return b""
+            try:
+                data = self.socket.recv(self.adj.recv_bytes)
+            except OSError:
+                return b""
+        except OSError:
+            return b""
+        if data:
+            self.last_activity = time.time()
+        return data
 
     def add_channel(self, map=None):
         super().add_channel(map)
@@ -1091,14 +1095,13 @@ def _make_room(listener, peer, biggest):
     if most < 2 or mine * 2 >= most:
         return False
     for channel in held:
-        served = channel.requests or channel.total_outbufs_len
-        if served and channel.will_close:
-            return True  # closing once its answer is sent: the room is coming
-        if served:
-            continue  # being served
+        if channel.requests or channel.total_outbufs_len:  # being served
+            if channel.will_close:
+                return True  # closing once its answer is sent: the room is coming
+            continue
         request = channel.request
         if not channel.will_close and request is not None and request.headers_finished:
-            continue
+            continue  # its request whole, about to be served
         # Closed now (idle, owing its headers, or past a deadline), not by a later turn of the
         # loop: meanwhile it would count against the limit, and once a turn's rooms reached
         # ROOM_AT_ONCE every newcomer after them, one holding nothing too, would be refused.
