@@ -12,6 +12,7 @@ the command, whose summary must say what changed) and one turn of ``follow``:
 
 Nothing is written by any of them; ``--allow-withdrawals`` makes the first three a named withdrawal.
 """
+import contextlib
 import csv
 import json
 
@@ -80,6 +81,34 @@ def template(seeded, tmp_path_factory):
 def festival(template, tmp_path):
     with writable_app_on_copy(template[0], tmp_path) as (_, url):
         yield url, template[1]
+
+
+@pytest.fixture(scope="module")
+def _spare_copies(template, tmp_path_factory):
+    """``(take, give back)``: copies of ``template`` for the tests that must write nothing. A
+    test gives its copy back when it is as it was, for the next such test; a copy a test
+    changed (the test fails on its own check) is not used again."""
+    spare = []
+    with contextlib.ExitStack() as made:
+        def take():
+            if spare:
+                return spare.pop()
+            return made.enter_context(database_copy(template[0], tmp_path_factory.mktemp("unwritten")))
+        yield take, spare.append
+
+
+@pytest.fixture
+def unwritten_festival(_spare_copies, template):
+    """``(url, ids)`` like ``festival``, for a test that writes nothing: a copy left as
+    ``template`` made it is shared (on PostgreSQL a copy is a CREATE DATABASE)."""
+    take, give_back = _spare_copies
+    url = take()
+    with writable(url):
+        before = stored()
+    yield url, template[1]
+    with writable(url):
+        if stored() == before:
+            give_back(url)
 
 
 def edited_rows(edit, ids):
@@ -192,8 +221,8 @@ def run(mode, edit, fmt, ids, tmp_path, url, monkeypatch):
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("edit", EDITS)
-def test_no_path_takes_a_published_winner_down_unasked(festival, edit, fmt, mode, tmp_path, monkeypatch):
-    url, ids = festival
+def test_no_path_takes_a_published_winner_down_unasked(unwritten_festival, edit, fmt, mode, tmp_path, monkeypatch):
+    url, ids = unwritten_festival
     with writable(url):
         before = stored()
         kind, lines = run(mode, edit, fmt, ids, tmp_path, url, monkeypatch)
@@ -243,8 +272,8 @@ def test_a_swap_is_refused_in_the_sheets_terms_even_with_the_flag_and_a_full_imp
                                                                          ids["result_102"]: "101"}
 
 
-def test_a_dry_run_of_a_festival_switched_off_says_so(festival, tmp_path, monkeypatch):
-    url, ids = festival
+def test_a_dry_run_of_a_festival_switched_off_says_so(unwritten_festival, tmp_path, monkeypatch):
+    url, ids = unwritten_festival
     monkeypatch.setenv("DATABASE_URL", url)
     path = write_source(update_document("festival_off", ids), "csv", tmp_path, "off")
     done = CliRunner().invoke(cli, ["import", "--update", "--dry-run", str(path)])
