@@ -28,10 +28,6 @@ ADMIN_DATABASE = "postgres"
 _copies = itertools.count(1)
 # Tries at copying a template that something keeps connecting to.
 TEMPLATE_ATTEMPTS = 20
-# PostgreSQL 15 copies a template block by block through the write-ahead log (WAL_LOG) unless
-# told to copy its files: for the suite's 30 MB copies the files are cheaper (the server's CPU
-# over the copy-heavy test files 27-31 s -> 24 s, their wall time 45-50 s -> 39-40 s).
-FILE_COPY_SINCE = 150000
 # Connections a process drops databases on at once (``drop_later``).
 DROP_THREADS = 4
 
@@ -177,8 +173,6 @@ def _create(url, name, template=None):
         create = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
         if template:
             create = sql.SQL("{} TEMPLATE {}").format(create, sql.Identifier(template))
-            if cur.connection.server_version >= FILE_COPY_SINCE:
-                create = sql.SQL("{} STRATEGY FILE_COPY").format(create)
         for attempt in range(TEMPLATE_ATTEMPTS):
             if template:
                 cur.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
