@@ -281,7 +281,7 @@ def database_copy(url, tmp_path):
 
 def _copy_sqlite(source, target):
     """Copy the SQLite database file ``source`` to ``target``: the file itself when all it holds
-    is in it (no write-ahead log, or an empty one: the kernel copies it at a third of the CPU),
+    is in it (no write-ahead log, or an empty one: the kernel copies it at less than half the CPU),
     else with SQLite's online backup."""
     wal = f"{source}-wal"
     if not os.path.exists(wal) or os.path.getsize(wal) == 0:

@@ -86,29 +86,33 @@ def festival(template, tmp_path):
 @pytest.fixture(scope="module")
 def _spare_copies(template, tmp_path_factory):
     """``(take, give back)``: copies of ``template`` for the tests that must write nothing. A
-    test gives its copy back when it is as it was, for the next such test; a copy a test
-    changed (the test fails on its own check) is not used again."""
+    test gives its copy back when it is still as ``template`` (its rows and revision), for the
+    next such test; a copy a test changed (the test fails on its own check) is not used again."""
+    with writable(template[0]):
+        as_made = stored()
     spare = []
+
+    def give_back(url):
+        with writable(url):
+            if stored() == as_made:
+                spare.append(url)
+
     with contextlib.ExitStack() as made:
         def take():
             if spare:
                 return spare.pop()
             return made.enter_context(database_copy(template[0], tmp_path_factory.mktemp("unwritten")))
-        yield take, spare.append
+        yield take, give_back
 
 
 @pytest.fixture
 def unwritten_festival(_spare_copies, template):
-    """``(url, ids)`` like ``festival``, for a test that writes nothing: a copy left as
-    ``template`` made it is shared (on PostgreSQL a copy is a CREATE DATABASE)."""
+    """``(url, ids)`` like ``festival``, for a test that writes nothing: copies are shared while
+    they are as ``template`` made them (on PostgreSQL a copy is a CREATE DATABASE)."""
     take, give_back = _spare_copies
     url = take()
-    with writable(url):
-        before = stored()
     yield url, template[1]
-    with writable(url):
-        if stored() == before:
-            give_back(url)
+    give_back(url)
 
 
 def edited_rows(edit, ids):
