@@ -404,3 +404,27 @@ def test_a_nullable_reference_is_any_of_the_reference_or_null(spec):
                 found += 1
             assert "nullable" not in field, (name, prop)
     assert found >= 34
+
+
+def test_the_document_is_made_on_first_use_and_whole_for_every_first_reader(seeded):
+    """An app documents its operations when the document is first asked for, not when it is
+    made; readers asking at once each get the whole document, the same one."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from app import create_app
+
+    made = create_app({"DATABASE_URL": seeded[0]})
+    api = made.extensions["festival_api"]
+    assert api._undocumented and not api._spec._paths  # nothing documented yet
+    client_of = lambda _: made.test_client().get(f"{API}/openapi.json")  # noqa: E731
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(client_of, range(8)))
+    assert {answer.status_code for answer in answers} == {200}
+    assert len({answer.data for answer in answers}) == 1
+    document = answers[0].get_json()
+    assert len(document["paths"]) == len({path for blp in BLUEPRINTS for path in _routes_of(made, blp)})
+    assert not api._undocumented
+
+
+def _routes_of(made, blp):
+    return [rule.rule for rule in made.url_map.iter_rules() if rule.endpoint.startswith(f"{blp.name}.")]

@@ -330,13 +330,36 @@ class Api(flask_smorest.Api):
 
     ERROR_SCHEMA = ErrorSchema
 
+    def __init__(self, *args, **kwargs):
+        self._undocumented = []  # blueprints registered, their operations not yet in the document
+        self._documenting = threading.Lock()
+        super().__init__(*args, **kwargs)
+
+    @property
+    def spec(self):
+        """The OpenAPI document (an ``apispec.APISpec``), its operations added on first use (a
+        request for the document, ``flask openapi``): making them is most of an app's start
+        (~35 ms), which a worker that is never asked for the document does not pay."""
+        if self._undocumented:
+            with self._documenting:
+                while self._undocumented:  # emptied only once whole, for readers not waiting
+                    blp = self._undocumented[0]
+                    blp.register_views_in_doc(self, self._app, self._spec, name=blp.name, parameters=None)
+                    self._undocumented.pop(0)
+        return self._spec
+
+    @spec.setter
+    def spec(self, value):
+        self._spec = value
+
     def register_blueprint(self, blp, **options):
-        """Register ``blp`` and document its operations. Unlike flask-smorest's own, this adds no
-        tag named after the blueprint: operations carry their endpoint group's tag, and the
-        groups are declared once (``API_SPEC_OPTIONS["tags"]``)."""
+        """Register ``blp``; its operations are documented when the document is first used.
+        Unlike flask-smorest's own, this adds no tag named after the blueprint: operations
+        carry their endpoint group's tag, and the groups are declared once
+        (``API_SPEC_OPTIONS["tags"]``)."""
         self._app.extensions["flask-smorest"]["blp_name_to_api"][blp.name] = self
         self._app.register_blueprint(blp, **options)
-        blp.register_views_in_doc(self, self._app, self.spec, name=blp.name, parameters=None)
+        self._undocumented.append(blp)
 
     def _register_responses(self):
         """The error answers every operation declares (with an example and, for a 429, the
