@@ -2,6 +2,8 @@
 import copy
 import re
 
+import jsonschema
+import jsonschema_rs
 from peewee import ForeignKeyField
 
 from db.source import models as m
@@ -190,6 +192,31 @@ def check_foreign_ids(state, festival_id, problems):
                 slug = m.Festival.get_by_id(owner_id).slug
                 problems.append((f"{state.paths[row_id]}.id",
                                  f"{model._meta.table_name} id {row_id} belongs to another festival ({slug!r})"))
+
+
+class ShapeValidator:
+    """A fixture's JSON Schema (draft 2020-12), checked twice over only when it fails.
+
+    jsonschema-rs decides whether a document is valid (about 2 ms for the bundled
+    Kalolsavam, where Python's jsonschema takes about 165 ms, an eighth of its import); a
+    document it finds invalid, or cannot read (a value that is not JSON, e.g. a cell read as
+    a date), is walked by Python's jsonschema, whose errors (path, keyword, message) are the
+    problems an import reports. Formats are annotations for both, as the draft says.
+    ``tests/test_shape_validation.py`` holds the two to the same verdict.
+    """
+
+    def __init__(self, schema):
+        self._verdict = jsonschema_rs.validator_for(schema, validate_formats=False)
+        self._reporter = jsonschema.Draft202012Validator(schema)
+
+    def iter_errors(self, data):
+        """The errors of ``data`` as Python's jsonschema gives them (none when it is valid)."""
+        try:
+            if self._verdict.is_valid(data):
+                return iter(())
+        except (ValueError, TypeError, OverflowError):
+            pass
+        return self._reporter.iter_errors(data)
 
 
 _REQUIRED = re.compile(r"^'(?P<name>[^']+)' is a required property$")

@@ -2,7 +2,6 @@
 import uuid
 from dataclasses import dataclass, field
 
-import jsonschema
 from peewee import ForeignKeyField
 
 from db import clock
@@ -23,7 +22,7 @@ from seed.pipeline.read.problems import FixtureError
 from seed.pipeline.diff.row_diff import RowDiff, diff_rows
 from seed.pipeline.guard.withdrawals import WithdrawalRefused, guarded_write
 from seed.pipeline.check.positions import said_not_present
-from seed.pipeline.check.validation import check_shape
+from seed.pipeline.check.validation import ShapeValidator, check_shape
 
 __all__ = ["FixtureError", "WithdrawalRefused", "ImportSummary", "validate", "apply", "import_fixture", "import_file"]
 
@@ -41,7 +40,7 @@ class ImportSummary:
     leaderboards: list = field(default_factory=list)
 
 
-_validator = jsonschema.Draft202012Validator(json_schema())
+_validator = ShapeValidator(json_schema())
 
 
 def drop_rows(state, ids):

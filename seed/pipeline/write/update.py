@@ -10,7 +10,6 @@ import difflib
 import uuid
 from dataclasses import dataclass, field
 
-import jsonschema
 from peewee import ForeignKeyField
 
 from db import clock
@@ -28,11 +27,11 @@ from seed.pipeline.read.local_times import localise_times, parse_zone
 from seed.pipeline.check.natural_keys import INDEXED_ATTRS, Expander, KeyIndex
 from seed.pipeline.read.problems import FixtureError
 from seed.pipeline.diff.row_diff import RowDiff, diff_rows
-from seed.pipeline.check.validation import check_shape
+from seed.pipeline.check.validation import ShapeValidator, check_shape
 from seed.pipeline.guard.withdrawals import guarded_write
 from seed.pipeline.check.positions import said_not_present
 
-_partial_validator = jsonschema.Draft202012Validator(json_schema(partial=True))
+_partial_validator = ShapeValidator(json_schema(partial=True))
 
 
 @dataclass
