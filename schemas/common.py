@@ -31,6 +31,24 @@ class OutSchema(ma.Schema):
             field_obj.required = True
 
 
+def item_of_detail(item, detail):
+    """A function making ``item``'s dump (a list item's JSON) out of ``detail``'s dump of the
+    same object, where ``detail`` is ``item``'s schema with fields added (``CandidateDetailSchema``
+    is ``CandidateSchema`` and ``context``): the compiler dumps each record once, not twice.
+
+    The item's fields must be the detail's first ones, the same declarations in the same order;
+    a ``TypeError`` says when they are not.
+    """
+    keys = [field.data_key for field in item.dump_fields.values()]
+    inherited = all(type(detail)._declared_fields.get(name) is declared
+                    for name, declared in type(item)._declared_fields.items())
+    if not (isinstance(detail, type(item)) and inherited and not item.only and not detail.only
+            and not item.exclude and not detail.exclude
+            and [field.data_key for field in detail.dump_fields.values()][:len(keys)] == keys):
+        raise TypeError(f"{type(detail).__name__} is not {type(item).__name__} with fields added")
+    return lambda dumped: {key: dumped[key] for key in keys}
+
+
 class UtcDateTime(fields.DateTime):
     """Naive-UTC datetimes out as ISO 8601 with ``Z``."""
 

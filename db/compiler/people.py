@@ -9,6 +9,7 @@ import secrets
 import uuid
 
 from schemas.candidates import CandidateDetailSchema, CandidateSchema
+from schemas.common import item_of_detail
 from schemas.registrations import RegistrationSchema
 from schemas.results import CandidateResultItemSchema, ResultCandidateSchema
 
@@ -108,7 +109,8 @@ def _results_by_candidate(festival_id, candidate_ids=None):
 def compile_candidates(festival_id, writer, candidate_ids=None):
     """Compile the visible candidates of the festival's public sub-fests and their entries
     (those of ``candidate_ids`` only, when given: the caller has cleared their rows)."""
-    schemas = CandidateSchema(), CandidateDetailSchema(), ResultCandidateSchema()
+    detail_schema = CandidateDetailSchema()
+    schemas = item_of_detail(CandidateSchema(), detail_schema), detail_schema, ResultCandidateSchema()
     digests = _adm_no_digests(festival_id, candidate_ids)
     chains = _team_chains(festival_id)
     results = _results_by_candidate(festival_id, candidate_ids)
@@ -130,10 +132,11 @@ def chest_no_key(chest_no):
     return len(chest_no).to_bytes(4, "big") + text_sort_key(chest_no)
 
 
-def _compile_one(writer, c, digest, team_chain, results, item_schema, detail_schema, summary_schema):
+def _compile_one(writer, c, digest, team_chain, results, item_of, detail_schema, summary_schema):
     person = c.candidate
     c.context = None
     summary = {**c.identity, "team": c.team_ref, "category": c.category_ref}
+    detail = detail_schema.dump(c)
     writer.add(
         PublicCandidate,
         id=c.id, sub_fest=c.sub_fest_id, chest_no=ascii_lower(c.chest_no),
@@ -141,8 +144,8 @@ def _compile_one(writer, c, digest, team_chain, results, item_schema, detail_sch
         category=c.category_ref.id if c.category_ref else None, gender=person.gender,
         has_avatar=bool(c.avatar_url), has_registration=c.registration_count > 0,
         adm_no_digest=digest, chest_no_key=chest_no_key(c.chest_no), name_key=text_sort_key(person.name),
-        body=dumps(item_schema.dump(c)),
-        detail=make_template(detail_schema.dump(c), ("context",)),
+        body=dumps(item_of(detail)),
+        detail=make_template(detail, ("context",)),
         summary=dumps(summary_schema.dump(summary)),
         results=f"[{','.join(results)}]",
     )

@@ -1,4 +1,5 @@
 """Compile programmes: list items, details, published results and their filter columns."""
+from schemas.common import item_of_detail
 from schemas.nested import ScheduleRefSchema
 from schemas.programmes import ProgrammeDetailSchema, ProgrammeSchema
 from schemas.results import EntryResultSchema
@@ -42,7 +43,8 @@ def _visible_programmes(festival_id, sub_fest_id, programme_ids=None):
 def compile_programmes(festival_id, writer, programme_ids=None):
     """Compile the visible programmes of the festival (those of ``programme_ids`` only, when
     given: the caller has cleared their compiled rows)."""
-    item_schema, detail_schema = ProgrammeSchema(), ProgrammeDetailSchema()
+    detail_schema = ProgrammeDetailSchema()
+    item_of = item_of_detail(ProgrammeSchema(), detail_schema)
     schedule_schema, result_schema = ScheduleRefSchema(), EntryResultSchema(many=True)
     for sub_fest_id in [s.id for s in visibility.public_sub_fests(festival_id)]:
         programmes = _visible_programmes(festival_id, sub_fest_id, programme_ids)
@@ -55,10 +57,10 @@ def compile_programmes(festival_id, writer, programme_ids=None):
             results = results_of_programmes(festival_id, ids)
             for programme in batch:
                 _compile_one(writer, programme, judges.get(programme.id, []), results[programme.id],
-                             item_schema, detail_schema, schedule_schema, result_schema)
+                             item_of, detail_schema, schedule_schema, result_schema)
 
 
-def _compile_one(writer, p, judge_ids, results, item_schema, detail_schema, schedule_schema,
+def _compile_one(writer, p, judge_ids, results, item_of, detail_schema, schedule_schema,
                  result_schema):
     master = p.programme
     schedules = [[s["scheduled_at"].isoformat(), dumps(schedule_schema.dump(s))] for s in p.schedule_list]
@@ -66,6 +68,7 @@ def _compile_one(writer, p, judge_ids, results, item_schema, detail_schema, sche
     # dump these placeholders, which make_template then replaces.
     p.next_schedule = p.context = None
     p.candidate_registration_open = p.topic_registration_open = False
+    detail = detail_schema.dump(p)
     writer.add(
         PublicProgramme,
         id=p.id, sub_fest=p.sub_fest_id, code=ascii_lower(p.code), master_code=ascii_lower(master.code),
@@ -84,8 +87,8 @@ def _compile_one(writer, p, judge_ids, results, item_schema, detail_schema, sche
         status_key=text_sort_key(p.status), program_type_key=text_sort_key(master.program_type),
         published_at=p.published_at,
         schedules=dumps(schedules),
-        body=make_template(item_schema.dump(p), ("nextSchedule",)),
-        detail=make_template(detail_schema.dump(p), (
+        body=make_template(item_of(detail), ("nextSchedule",)),
+        detail=make_template(detail, (
             "nextSchedule", "context", "candidateRegistrationOpen", "topicRegistrationOpen")),
         results=dumps(result_schema.dump(results)),
     )
