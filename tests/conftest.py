@@ -211,13 +211,19 @@ TEST_SETTINGS = {
     # Every request may reach the admNoPattern decision; the budget has tests of its own
     # (tests/test_private_filters.py).
     "RATELIMIT_PRIVATE_FILTER": "100000 per minute",
+    # On PostgreSQL an app a test makes for itself reads the server (LOCAL_COPY=false, a setting
+    # of its own); the session's app keeps the default, the local copy, which most tests read
+    # through (``app``), and tests/test_local_copy.py and the fault tests turn it on where they
+    # are about it. A copy of the festival made for each of the run's hundreds of short-lived
+    # apps, in the background, was half the CPU of a file such as tests/test_headers_on_the_wire.py.
+    "LOCAL_COPY": False,
 }
 
 
 @pytest.fixture(scope="session")
 def app(seeded):
     """The app on the seeded database, opened read-only as in production."""
-    return create_app({"DATABASE_URL": seeded[0], **TEST_SETTINGS})
+    return create_app({"DATABASE_URL": seeded[0], **TEST_SETTINGS, "LOCAL_COPY": True})
 
 
 class ApiClient:
