@@ -31,8 +31,29 @@ def _now():
     return clock.utcnow()
 
 
+# Ids read from the database, as ``uuid.UUID``s: a compile reads the same few (a festival's, its
+# sub-fests', a programme's) on thousands of rows, and making a UUID was most of reading one.
+_IDS_READ = {}
+MAX_IDS_READ = 20_000  # past this many (about 4 MB), the memory starts again
+
+
+class CachedUUIDField(UUIDField):
+    """Peewee's ``UUIDField``, each value read made into a ``uuid.UUID`` once (UUIDs are
+    immutable: one object serves every row that names it)."""
+
+    def python_value(self, value):
+        if value is None or isinstance(value, uuid.UUID):
+            return value
+        made = _IDS_READ.get(value)
+        if made is None:
+            if len(_IDS_READ) >= MAX_IDS_READ:
+                _IDS_READ.clear()
+            made = _IDS_READ[value] = uuid.UUID(value)
+        return made
+
+
 class BaseModel(Model):
-    id = UUIDField(primary_key=True, default=uuid.uuid4)
+    id = CachedUUIDField(primary_key=True, default=uuid.uuid4)
 
     class Meta:
         database = database
