@@ -38,8 +38,8 @@ MAX_IDS_READ = 20_000  # past this many (about 4 MB), the memory starts again
 
 
 class CachedUUIDField(UUIDField):
-    """Peewee's ``UUIDField``, each value read made into a ``uuid.UUID`` once (UUIDs are
-    immutable: one object serves every row that names it)."""
+    """Peewee's ``UUIDField``, each value read as text (SQLite's) made into a ``uuid.UUID`` once
+    (UUIDs are immutable: one object serves every row that names it); psycopg2 hands UUIDs."""
 
     def python_value(self, value):
         if value is None or isinstance(value, uuid.UUID):
