@@ -6,8 +6,8 @@ from conftest import BIG, ON_POSTGRES
 from db.source import models as m
 
 
-def test_rows_read_give_equal_ids_and_one_object_per_id(app, monkeypatch):
-    monkeypatch.setattr(m, "_IDS_READ", {})  # not emptied on the way by reads before this test
+def test_rows_read_give_equal_ids_and_one_object_per_id(app):
+    m._uuid_of_text.cache_clear()  # every id below read anew, none pushed out on the way
     festival = m.Festival.get(m.Festival.slug == BIG)
     sub_fests = list(m.SubFest.select().where(m.SubFest.festival == festival.id))
     candidates = list(m.SubFestCandidate.select().where(m.SubFestCandidate.sub_fest.in_([s.id for s in sub_fests])))
@@ -21,12 +21,11 @@ def test_rows_read_give_equal_ids_and_one_object_per_id(app, monkeypatch):
     assert again.id == sub_fests[0].id and again.festival_id == festival.id
 
 
-def test_the_memory_of_ids_read_starts_again_when_full(monkeypatch):
-    monkeypatch.setattr(m, "MAX_IDS_READ", 3)
-    monkeypatch.setattr(m, "_IDS_READ", {})
+def test_the_memory_of_ids_read_is_bounded():
     field = m.BaseModel.id
-    values = [uuid.uuid4().hex for _ in range(7)]
+    values = [uuid.uuid4().hex for _ in range(m.MAX_IDS_READ + 5)]
     read = [field.python_value(value) for value in values]
     assert read == [uuid.UUID(value) for value in values]
-    assert len(m._IDS_READ) <= 3
-    assert field.python_value(None) is None and field.python_value(read[0]) is read[0]
+    assert m._uuid_of_text.cache_info().currsize == m.MAX_IDS_READ
+    assert field.python_value(None) is None and field.python_value(read[-1]) is read[-1]
+    assert field.python_value(values[-1]) is read[-1]

@@ -68,4 +68,3 @@ def test_the_item_is_the_details_first_fields_in_order():
 def test_a_detail_that_is_not_the_item_with_fields_added_is_refused(item, detail):
     with pytest.raises(TypeError):
         item_of_detail(item, detail)
-

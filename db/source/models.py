@@ -4,6 +4,7 @@ Every visibility flag the public rules need is a real column; ``db/source/visibi
 one place that reads them. Private candidate fields live on :class:`Candidate` and are
 never named by any output schema, search or sort.
 """
+import functools
 import uuid
 
 from peewee import (
@@ -33,8 +34,8 @@ def _now():
 
 # Ids read from the database, as ``uuid.UUID``s: a compile reads the same few (a festival's, its
 # sub-fests', a programme's) on thousands of rows, and making a UUID was most of reading one.
-_IDS_READ = {}
-MAX_IDS_READ = 20_000  # past this many (about 4 MB), the memory starts again
+MAX_IDS_READ = 20_000  # the ids kept (about 4 MB), the least recently read going first
+_uuid_of_text = functools.lru_cache(maxsize=MAX_IDS_READ)(uuid.UUID)
 
 
 class CachedUUIDField(UUIDField):
@@ -44,12 +45,7 @@ class CachedUUIDField(UUIDField):
     def python_value(self, value):
         if value is None or isinstance(value, uuid.UUID):
             return value
-        made = _IDS_READ.get(value)
-        if made is None:
-            if len(_IDS_READ) >= MAX_IDS_READ:
-                _IDS_READ.clear()
-            made = _IDS_READ[value] = uuid.UUID(value)
-        return made
+        return _uuid_of_text(value)
 
 
 class BaseModel(Model):
