@@ -83,14 +83,17 @@ def compiled(served, tmp_path_factory):
         (work / "openapi.json").write_bytes(response.read())
     bin_ = work / "node_modules" / ".bin"
     output = {
-        "openapi-typescript": run([str(bin_ / "openapi-typescript"), "openapi.json", "-o", "generated/schema.d.ts"],
+        "openapi-typescript": run([str(bin_ / "openapi-typescript"), "openapi.json", "-o", "generated/schema.ts"],
                                   cwd=work),
         "openapi-ts": run([str(bin_ / "openapi-ts"), "-i", "openapi.json", "-o", "heyapi",
                            "-c", "@hey-api/client-fetch"], cwd=work),
         # orval 7 (the last to run on node 20), its fetch client calling orval-fetch.ts (the
         # service's origin and key): no other package needed.
         "orval": run([str(bin_ / "orval"), "--config", "orval.config.ts"], cwd=work),
-        # One strict compile of the recipe (emitted, to run), of the whole @hey-api SDK and of orval's client.
+        # One strict compile of the recipe (emitted, to run), of openapi-typescript's types (a .ts
+        # file, not a .d.ts, so that skipLibCheck leaves them checked), the whole @hey-api SDK and
+        # orval's client; the packages' own declarations (@types/node's most of all) are not
+        # checked again (skipLibCheck, as `tsc --init` sets it): 7.4 -> 3.2 s of CPU.
         "tsc": run([str(bin_ / "tsc"), "-p", "tsconfig.json", "--strict"], cwd=work),
     }
     return work, output
@@ -111,13 +114,13 @@ def current_revision(base, key):
 
 def test_the_generated_clients_compile_strictly_without_errors(compiled):
     work, output = compiled
-    assert (work / "generated" / "schema.d.ts").stat().st_size > 10_000
+    assert (work / "generated" / "schema.ts").stat().st_size > 10_000
     assert (work / "heyapi" / "sdk.gen.ts").exists() and (work / "heyapi" / "types.gen.ts").exists()
     for tool, printed in output.items():
         assert "error" not in printed.lower(), (tool, printed[-2000:])
         assert "warn" not in printed.lower(), (tool, printed[-2000:])
     # Nullable references as `X | null`, in each generator's own words.
-    schema = (work / "generated" / "schema.d.ts").read_text(encoding="utf-8")
+    schema = (work / "generated" / "schema.ts").read_text(encoding="utf-8")
     assert 'category: components["schemas"]["CategoryRef"] | null;' in schema
     assert "| (never | null)" not in schema
     types = (work / "heyapi" / "types.gen.ts").read_text(encoding="utf-8")

@@ -1,5 +1,5 @@
 // The result-day recipe of docs/clients.md with a typed client: the types openapi-typescript
-// generates from the service's OpenAPI document (./generated/schema.d.ts) and openapi-fetch.
+// generates from the service's OpenAPI document (./generated/schema.ts) and openapi-fetch.
 //
 //   node out/recipe.js BASE_URL API_KEY
 //
