@@ -99,8 +99,8 @@ def test_every_endpoint_is_covered(operations):
 
 
 @pytest.mark.parametrize("endpoint", ENDPOINTS)
-def test_odd_values_of_every_parameter_never_fail(app, keys, operations, valid, endpoint):
-    client = app.test_client()
+def test_odd_values_of_every_parameter_never_fail(keyed_app, keys, operations, valid, endpoint):
+    client = keyed_app.test_client()
     headers = {"X-API-Key": keys[BIG]}
     parameters = operations[endpoint]
     # subFestId stands for the "subFestId or subFestSlug" selector pair

@@ -12,11 +12,8 @@ import json
 import pytest
 
 from app.door.access_log import ACCESS_LOGGER
-from app import create_app
-from app.config import SETTINGS
-from conftest import API, BIG, SMALL, TEST_SETTINGS, ApiClient
+from conftest import API, BIG, SMALL, ApiClient
 from custom_apps import app_with  # noqa: F401  (fixture)
-from db.database import database
 from schemas.candidates import ADM_NO_OFF_MESSAGE
 from structure_rules import Festival
 from test_access_log import capture_log  # noqa: F401  (fixture)
@@ -84,20 +81,6 @@ def answer(client, key, path, query, guess):
 
 
 @pytest.fixture(scope="module")
-def guessing_app(seeded):
-    """The session's app as the service runs by default, keeping a key's lookup for a few
-    seconds (``API_KEY_CACHE_SECONDS``): the tens of thousands of guesses below are about the
-    answers, and a lookup on PostgreSQL for each was half of this module's time."""
-    default, parse, _ = SETTINGS["API_KEY_CACHE_SECONDS"]
-    previous = database.obj  # making an app binds the shared proxy: the session's app keeps it
-    made = create_app({"DATABASE_URL": seeded[0], **TEST_SETTINGS, "LOCAL_COPY": True,
-                       "API_KEY_CACHE_SECONDS": parse(default)})
-    database.initialize(previous)
-    yield made
-    made.extensions["front_door"].close()
-
-
-@pytest.fixture(scope="module")
 def operations(app):
     return data_operations(app)
 
@@ -129,13 +112,13 @@ def test_the_parts_walk_every_parameter_once(operations):
 
 @pytest.mark.parametrize("part", range(PARTS))
 @pytest.mark.parametrize("slug", [BIG, SMALL])
-def test_enumerating_admission_numbers_through_every_parameter_learns_nothing(guessing_app, keys, fixture_data,
+def test_enumerating_admission_numbers_through_every_parameter_learns_nothing(keyed_app, keys, fixture_data,
                                                                            operations, slug, part):
     festival = Festival(fixture_data[slug])
     bases = base_queries(festival)
     right = admission_numbers(fixture_data[slug])
     assert len(right) > 40
-    client = WsgiGetter(guessing_app)
+    client = WsgiGetter(keyed_app)
     learned = {}
     for path, name, text in part_of(operations, part):
         base = bases.get(path, {})
@@ -163,7 +146,7 @@ def twin(value):
 
 @pytest.mark.parametrize("part", range(PARTS // 2))
 @pytest.mark.parametrize("field", ["email", "phone", "date_of_birth"])
-def test_the_other_private_values_through_every_text_parameter_learn_nothing(guessing_app, keys, fixture_data,
+def test_the_other_private_values_through_every_text_parameter_learn_nothing(keyed_app, keys, fixture_data,
                                                                              operations, field, part):
     """Every candidate's email, phone or date of birth in the small festival, each beside a
     value of the same shape that nobody has, through every parameter that takes free text:
@@ -171,7 +154,7 @@ def test_the_other_private_values_through_every_text_parameter_learn_nothing(gue
     values = [str(person[field]) for person in fixture_data[SMALL]["candidates"] if person.get(field)]
     assert len(values) > 40
     bases = base_queries(Festival(fixture_data[SMALL]))
-    client = WsgiGetter(guessing_app)
+    client = WsgiGetter(keyed_app)
     learned = []
     texts = [(path, name) for path, name, text in part_of(operations, None) if text]
     for path, name in texts[part::PARTS // 2]:

@@ -55,8 +55,8 @@ class Checker:
 
 
 @pytest.mark.parametrize("slug", [BIG, SMALL])
-def test_every_answer_matches_the_document(app, keys, spec, fixture_data, slug):
-    check = Checker(app.test_client(), keys[slug], spec)
+def test_every_answer_matches_the_document(keyed_app, keys, spec, fixture_data, slug):
+    check = Checker(keyed_app.test_client(), keys[slug], spec)
     for path in ("/subfests", "/news", "/gallery", "/downloads", "/schedules"):
         check.all(path)
     check.get("/filters")

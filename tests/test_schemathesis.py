@@ -133,11 +133,11 @@ def run_on_document(app, keys, parameters, hook=None):
             for title, sample in found[:1]]
 
 
-def test_schemathesis_finds_nothing_in_requests_sent_as_generated(app, keys, fixture_data, in_process_probes):
-    report = run_on_document(app, keys, real_selectors(fixture_data[BIG]))
+def test_schemathesis_finds_nothing_in_requests_sent_as_generated(keyed_app, keys, fixture_data, in_process_probes):
+    report = run_on_document(keyed_app, keys, real_selectors(fixture_data[BIG]))
     assert not report, "\n".join(report)
 
 
-def test_schemathesis_finds_nothing_with_generated_selectors(app, keys, in_process_probes):
-    report = run_on_document(app, keys, {}, hook=map_query)
+def test_schemathesis_finds_nothing_with_generated_selectors(keyed_app, keys, in_process_probes):
+    report = run_on_document(keyed_app, keys, {}, hook=map_query)
     assert not report, "\n".join(report)
