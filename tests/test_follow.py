@@ -109,7 +109,8 @@ class Follow:
     """``festival-api follow`` as a process; its stderr lines are collected as they come."""
 
     def __init__(self, url, database_url, *args, interval=INTERVAL):
-        env = {**os.environ, "DATABASE_URL": database_url, "PYTHONUNBUFFERED": "1"}
+        # PYTHONFAULTHANDLER: a process that does not stop prints every thread's stack on SIGABRT (``stop``).
+        env = {**os.environ, "DATABASE_URL": database_url, "PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1"}
         every = ["--interval", str(interval)] if interval else []  # None: the default
         self.process = subprocess.Popen([str(FESTIVAL_API), "follow", url, *every, *args],
                                         stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
@@ -138,7 +139,14 @@ class Follow:
 
     def stop(self, signal_number=signal.SIGTERM):
         self.process.send_signal(signal_number)
-        code = self.process.wait(timeout=20)
+        try:
+            code = self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.send_signal(signal.SIGABRT)  # its stacks, for the failure below
+            self.process.wait(timeout=10)
+            self.reader.join(timeout=5)
+            raise AssertionError(f"follow still ran 20 s after signal {signal_number}; its output and stacks:\n"
+                                 + "\n".join(line for _, line in self.lines)) from None
         self.reader.join(timeout=5)
         return code
 
